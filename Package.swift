@@ -1,0 +1,57 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Upcoming language features turned on for every regular target: explicit `any` for existentials,
+/// imports that are internal unless marked otherwise (so no yajl type leaks into the public API),
+/// and member lookups that only see what a file imports itself. Warnings fail the build of our own targets
+/// (SwiftPM ignores this setting when Sluice is a dependency of another package).
+let strictSettings: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Sluice",
+    products: [
+        .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
+        .executable(name: "sluice", targets: ["SluiceCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        // yajl, the only tokenizer: a system library found through pkg-config.
+        .systemLibrary(
+            name: "CYajl",
+            path: "CYajl",
+            pkgConfig: "yajl",
+            providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
+        ),
+        .target(
+            name: "SluiceJSON",
+            dependencies: ["CYajl"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "SluiceCLI",
+            dependencies: [
+                "SluiceJSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SluiceJSONTests",
+            dependencies: ["SluiceJSON"],
+            exclude: ["Resources"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SluiceCLITests",
+            dependencies: ["SluiceCLI"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

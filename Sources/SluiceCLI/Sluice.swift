@@ -1,0 +1,42 @@
+import ArgumentParser
+
+/// The `sluice` command.
+@main
+struct Sluice: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sluice",
+        abstract: "Streams JSON and JSON:API documents: checks, converts and imports them in constant memory.",
+        discussion: """
+            Every subcommand reads files as a stream, so inputs of many gigabytes take no more memory \
+            than small ones. Give - as a file name to read standard input.
+
+            Exit codes: 0 on success, 1 when an input is invalid, 2 on a usage error or an input that \
+            cannot be read.
+
+            Example:
+              sluice validate --syntax export.json
+            """,
+        subcommands: [Validate.self]
+    )
+
+    /// Runs the command, with usage errors exiting 2 (argument parser's default is 64) so that
+    /// scripts can tell "invalid input" (1) from "called wrongly" (2).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                let message = fullMessage(for: error)
+                Output.standardError.write(message + "\n")
+                exit(withError: ExitCode(2))
+            }
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+/// An error in JSON input: what went wrong, in one sentence, and exactly where.
+///
+/// Every error Sluice's parser and tape reader raise is a `JSONError`. It carries the byte offset,
+/// line and column of the fault, and, for faults found while the bytes were at hand, a short
+/// excerpt of the input around it:
+///
+/// ```swift
+/// do {
+///     let tape = try JSONParser.parse(Array(#"{"a": [1, 2,]}"#.utf8))
+/// } catch {
+///     print(error)
+///     // line 1, column 14 (byte 13): Unexpected ']' where a value was expected.
+///     //     {"a": [1, 2,]}
+///     //                 ^
+/// }
+/// ```
+///
+/// Compare ``kind`` to tell errors apart; the message is for people and may be reworded.
+public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The category of a ``JSONError``. New kinds may be added; switch with a `default`.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case syntax
+            case invalidUTF8
+            case unpairedSurrogate
+            case unexpectedEndOfInput
+            case depthLimitExceeded
+            case stringLimitExceeded
+            case documentLimitExceeded
+            case numberOutOfRange
+            case typeMismatch
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
+        /// The bytes do not follow JSON's grammar: an unexpected character, a missing separator,
+        /// a malformed number or escape, a comment, or more input after the top-level value.
+        public static let syntax = Kind(.syntax)
+        /// A string holds bytes that are not well-formed UTF-8 (including overlong forms, encoded
+        /// surrogates and code points above U+10FFFF).
+        public static let invalidUTF8 = Kind(.invalidUTF8)
+        /// A `\u` escape names half of a UTF-16 surrogate pair without the other half.
+        public static let unpairedSurrogate = Kind(.unpairedSurrogate)
+        /// The input ended before the JSON value was complete, or held no value at all.
+        public static let unexpectedEndOfInput = Kind(.unexpectedEndOfInput)
+        /// Arrays and objects are nested deeper than ``JSONLimits/maxDepth``.
+        public static let depthLimitExceeded = Kind(.depthLimitExceeded)
+        /// A string, key or number is longer than ``JSONLimits/maxStringBytes``.
+        public static let stringLimitExceeded = Kind(.stringLimitExceeded)
+        /// The document is longer than ``JSONLimits/maxDocumentBytes``.
+        public static let documentLimitExceeded = Kind(.documentLimitExceeded)
+        /// A number cannot be represented exactly in the requested type: it overflows, or it has a
+        /// fraction where an integer was asked for.
+        public static let numberOutOfRange = Kind(.numberOutOfRange)
+        /// A value is of another JSON type than the one asked for.
+        public static let typeMismatch = Kind(.typeMismatch)
+
+        /// The kind's name, such as `syntax` or `depthLimitExceeded`.
+        public var description: String { base.rawValue }
+    }
+
+    /// What category of fault this is.
+    public let kind: Kind
+    /// One sentence naming the fault.
+    public let message: String
+    /// Where the fault is: the first byte of the offending token, or the byte at which the parser
+    /// could no longer continue.
+    public let position: JSONPosition
+    /// Up to a few dozen bytes of the input's line around the fault, with ``excerptColumn``
+    /// marking the fault within it. Empty when the input was no longer at hand.
+    public let excerpt: String
+    /// The 0-based index, in characters of ``excerpt``, of the fault.
+    public let excerptColumn: Int
+
+    /// Creates an error. Parsers and decoders built on Sluice use this to report faults in the
+    /// same form as the parser does.
+    public init(kind: Kind, message: String, position: JSONPosition, excerpt: String = "", excerptColumn: Int = 0) {
+        self.kind = kind
+        self.message = message
+        self.position = position
+        self.excerpt = excerpt
+        self.excerptColumn = excerptColumn
+    }
+
+    /// The number of bytes of input before the fault.
+    public var byteOffset: Int { position.byteOffset }
+    /// The 1-based line of the fault.
+    public var line: Int { position.line }
+    /// The 1-based column of the fault, in UTF-8 bytes.
+    public var column: Int { position.column }
+
+    /// The position and message, then the excerpt with a caret under the fault.
+    public var description: String {
+        var text = "\(position): \(message)"
+        if !excerpt.isEmpty {
+            text += "\n    \(excerpt)\n    \(String(repeating: " ", count: excerptColumn))^"
+        }
+        return text
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// Conversions from the exact text of a JSON number to Swift numbers, done only on demand.
+///
+/// The parser keeps every number as the text of the input, already checked against JSON's grammar
+/// (`-? int frac? exp?`). Converting here, late, means a model that never reads a number pays
+/// nothing for it, and a number too large for 64 bits stays available as text or `Decimal` instead
+/// of being rounded or wrapped on the way in. Every conversion is exact or fails: integers never
+/// wrap, never truncate a fraction, and never round to another integer.
+enum JSONNumberText {
+    /// Why a number could not be converted; turned into a sentence by the caller, which knows the
+    /// type asked for and where the number stands.
+    enum Failure: Error, Equatable {
+        /// Outside the range of the requested type.
+        case outOfRange
+        /// Has a non-zero fraction, but an integer was asked for.
+        case notAnInteger
+        /// More significant digits than the requested type can hold exactly.
+        case tooPrecise
+    }
+
+    /// The parts of a grammatical JSON number, found in one pass.
+    struct Parts {
+        var negative = false
+        /// Digits before the point, without leading zeros.
+        var integerDigits: Range<Int> = 0..<0
+        /// Digits after the point.
+        var fractionDigits: Range<Int> = 0..<0
+        /// The exponent as written, saturated to ±1_000_000 (far beyond any representable value).
+        var exponent = 0
+
+        /// How many digits the integer and fraction parts have together.
+        var digitCount: Int { integerDigits.count + fractionDigits.count }
+
+        /// The value of the `position`th digit of the integer digits followed by the fraction digits.
+        func digit(_ position: Int, in text: UnsafeRawBufferPointer) -> UInt8 {
+            let index =
+                position < integerDigits.count
+                ? integerDigits.lowerBound + position
+                : fractionDigits.lowerBound + position - integerDigits.count
+            return text[index] &- UInt8(ascii: "0")
+        }
+    }
+
+    private static let zero = UInt8(ascii: "0")
+    private static let nine = UInt8(ascii: "9")
+    private static let minus = UInt8(ascii: "-")
+    private static let plus = UInt8(ascii: "+")
+    private static let point = UInt8(ascii: ".")
+
+    static func split(_ text: UnsafeRawBufferPointer) -> Parts {
+        var parts = Parts()
+        var index = 0
+        let count = text.count
+        if index < count, text[index] == minus {
+            parts.negative = true
+            index += 1
+        }
+        while index < count, text[index] == zero { index += 1 }
+        let integerStart = index
+        while index < count, text[index] >= zero, text[index] <= nine { index += 1 }
+        parts.integerDigits = integerStart..<index
+        if index < count, text[index] == point {
+            index += 1
+            let fractionStart = index
+            while index < count, text[index] >= zero, text[index] <= nine { index += 1 }
+            parts.fractionDigits = fractionStart..<index
+        }
+        if index < count {  // 'e' or 'E'
+            index += 1
+            var exponentNegative = false
+            if index < count, text[index] == minus || text[index] == plus {
+                exponentNegative = text[index] == minus
+                index += 1
+            }
+            var exponent = 0
+            while index < count {
+                exponent = min(exponent * 10 + Int(text[index] &- zero), 1_000_000)
+                index += 1
+            }
+            parts.exponent = exponentNegative ? -exponent : exponent
+        }
+        return parts
+    }
+
+    /// The number as an integer of type `T`, exactly. `1e2` and `10.0` are integers; `1.5` is not.
+    static func integer<T: FixedWidthInteger>(_ text: UnsafeRawBufferPointer, as type: T.Type) throws(Failure) -> T {
+        let parts = split(text)
+        // Trailing zeros of the significant digits move into the scale, so `1500e-2` and `15.00`
+        // both become 15 × 10^0 and only a true fraction is refused.
+        var used = parts.digitCount
+        var scale = parts.exponent - parts.fractionDigits.count
+        while used > 0, parts.digit(used - 1, in: text) == 0 {
+            used -= 1
+            scale += 1
+        }
+        if used == 0 { return 0 }
+        if scale < 0 { throw .notAnInteger }
+        var magnitude: UInt64 = 0
+        for position in 0..<used {
+            let (shifted, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (added, overflow2) = shifted.addingReportingOverflow(UInt64(parts.digit(position, in: text)))
+            if overflow1 || overflow2 { throw .outOfRange }
+            magnitude = added
+        }
+        // 10^20 exceeds UInt64.max, so a larger scale on a non-zero magnitude always overflows.
+        if scale > 19 { throw .outOfRange }
+        for _ in 0..<scale {
+            let (shifted, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+            if overflow { throw .outOfRange }
+            magnitude = shifted
+        }
+        if parts.negative {
+            // magnitude is at least 1 here (its last digit is not zero). Going through
+            // magnitude - 1 lets T.min, whose magnitude T.max cannot hold, convert too.
+            guard T.isSigned, let belowMagnitude = T(exactly: magnitude - 1) else { throw .outOfRange }
+            return 0 - belowMagnitude - 1
+        }
+        guard let value = T(exactly: magnitude) else { throw .outOfRange }
+        return value
+    }
+
+    /// Exact powers of ten that a `Double` represents without rounding.
+    private static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// The number as the nearest `Double`. Fails only when it is beyond `Double`'s range (it would
+    /// be infinite); a value too small to represent becomes zero, as IEEE 754 rounding requires.
+    static func double(_ text: UnsafeRawBufferPointer) throws(Failure) -> Double {
+        let parts = split(text)
+        // Fast path (Clinger): a mantissa of at most 15 digits and a power of ten up to 22 are both
+        // exact doubles, so one multiplication or division rounds correctly.
+        let digitCount = parts.integerDigits.count + parts.fractionDigits.count
+        let scale = parts.exponent - parts.fractionDigits.count
+        if digitCount <= 15, scale >= -22, scale <= 22 {
+            var mantissa: UInt64 = 0
+            for index in parts.integerDigits { mantissa = mantissa &* 10 &+ UInt64(text[index] &- zero) }
+            for index in parts.fractionDigits { mantissa = mantissa &* 10 &+ UInt64(text[index] &- zero) }
+            var value = Double(mantissa)
+            value = scale >= 0 ? value * exactPowersOfTen[scale] : value / exactPowersOfTen[-scale]
+            return parts.negative ? -value : value
+        }
+        // Slow path: the standard library's correctly rounded conversion.
+        guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else {
+            throw .outOfRange
+        }
+        return value
+    }
+
+    /// The number as a `Decimal`, exactly: fails when it has more significant digits than
+    /// `Decimal` holds (38) or an exponent beyond its range, rather than rounding.
+    static func decimal(_ text: UnsafeRawBufferPointer) throws(Failure) -> Decimal {
+        let parts = split(text)
+        var first = 0
+        var used = parts.digitCount
+        while first < used, parts.digit(first, in: text) == 0 { first += 1 }
+        while used > first, parts.digit(used - 1, in: text) == 0 { used -= 1 }
+        if used - first > 38 { throw .tooPrecise }
+        guard let value = Decimal(string: String(decoding: text, as: UTF8.self), locale: nil), !value.isNaN else {
+            throw .outOfRange
+        }
+        // Decimal turns an exponent below its range into zero; a non-zero number must not.
+        if used > first && value.isZero { throw .outOfRange }
+        return value
+    }
+}

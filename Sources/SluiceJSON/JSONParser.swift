@@ -1,0 +1,219 @@
+// The parser: yajl's event stream turned into a tape of tokens, chunk by chunk.
+//
+// yajl is a push parser. Each `yajl_parse` call lexes what it can of one chunk and calls back once
+// per token; a token cut by the chunk's end is kept inside yajl and finished by the next call. The
+// design here follows from three facts about that:
+//
+// 1. yajl keeps the pointer to its callback table and calls C function pointers. So the table is
+//    allocated on the heap for the parser's lifetime, the callbacks capture nothing, and each one
+//    reaches the parser's state through the context pointer (`ParserState.from`). All mutable state
+//    lives in one heap-allocated struct, `ParserState`, reached through that pointer: no class
+//    property access, so no exclusivity check or reference counting per token.
+// 2. A Swift error cannot cross a C frame. A callback that finds a fault records it and returns 0;
+//    yajl stops with `yajl_status_client_canceled` and `parse` rethrows the recorded error.
+//    Every yajl status is turned into a Swift error in one place (`ParserState.error(for:)`).
+// 3. yajl reports no positions, only how far into the current chunk it has read. Inside a callback
+//    that is the end of the token just lexed. The start is found by stepping over the whitespace
+//    and separators after the previous token; counting line feeds on the way gives line and column
+//    for free, since tokens themselves never contain a raw line feed. A token that began in an
+//    earlier chunk is remembered at that chunk's end (`pendingStart`). Because every position is
+//    derived from bytes and never from where chunks happen to split, the same input gives the same
+//    tokens and the same errors however it is cut.
+//
+// yajl's checks are the only grammar checks. On top of them the parser enforces the limits and a
+// strict UTF-8 check (see UTF8Validation.swift). Numbers stay text until someone asks (JSONTape.Value).
+
+public import Foundation
+internal import CYajl
+
+/// An incremental JSON parser: feed it chunks of any size as they arrive, then call ``finish()``.
+///
+/// The parser appends a token to its ``tape`` for every key, scalar and bracket. It never builds a
+/// dictionary or an `Any`. A consumer reads the new tokens after each chunk and releases those it is
+/// done with (``removeTokens(before:)``), which keeps memory bounded however long the input is.
+///
+/// ```swift
+/// let parser = JSONParser()
+/// for chunk in chunks {
+///     try parser.parse(chunk)
+///     // read parser.tape, then release what was consumed:
+///     parser.removeAllTokens()
+/// }
+/// try parser.finish()
+/// ```
+///
+/// The input must be one JSON value (RFC 8259) in UTF-8: no comments, no trailing commas, nothing
+/// after the value but whitespace. Every fault throws a ``JSONError`` with its position; after one,
+/// the parser is spent and rethrows the same error. Limits come from ``JSONLimits``.
+///
+/// A parser is not thread-safe; use one per document.
+public final class JSONParser {
+    private let handle: OpaquePointer
+    private let callbacks: UnsafeMutablePointer<yajl_callbacks>
+    private let state: UnsafeMutablePointer<ParserState>
+    private var finished = false
+
+    /// Creates a parser that enforces `limits`.
+    public init(limits: JSONLimits = .default) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: ParserState(limits: limits))
+        callbacks = .allocate(capacity: 1)
+        callbacks.initialize(to: ParserState.callbackTable)
+        guard let handle = yajl_alloc(callbacks, nil, UnsafeMutableRawPointer(state)) else {
+            fatalError("yajl_alloc failed: out of memory")
+        }
+        self.handle = handle
+        state.pointee.handle = handle
+        // yajl's leniencies are off by default; set them anyway so the choice is visible here.
+        // Strings are validated as UTF-8 (dont_validate_strings off); no comments, no trailing
+        // garbage, one value only, and a partial value at the end is an error.
+        _ = cyajl_config(handle, yajl_allow_comments, 0)
+        _ = cyajl_config(handle, yajl_dont_validate_strings, 0)
+        _ = cyajl_config(handle, yajl_allow_trailing_garbage, 0)
+        _ = cyajl_config(handle, yajl_allow_multiple_values, 0)
+        _ = cyajl_config(handle, yajl_allow_partial_values, 0)
+    }
+
+    deinit {
+        yajl_free(handle)
+        callbacks.deinitialize(count: 1)
+        callbacks.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// The tokens parsed and not yet released.
+    ///
+    /// Read it between calls to `parse`; a copy kept across a call makes the parser copy its
+    /// storage instead of appending in place.
+    public var tape: JSONTape {
+        _read { yield state.pointee.tape }
+    }
+
+    /// The limits this parser enforces.
+    public var limits: JSONLimits { state.pointee.limits }
+
+    /// The number of input bytes handed to the parser so far.
+    public var bytesParsed: Int { state.pointee.chunkBase }
+
+    /// The number of arrays and objects open at the current point of the input.
+    public var depth: Int { state.pointee.containers.count }
+
+    /// Whether a complete top-level value has been parsed. Only whitespace may follow.
+    public var isComplete: Bool { state.pointee.sawToken && state.pointee.containers.isEmpty }
+
+    /// Releases every token before the absolute index `index`; see ``JSONTape/removeTokens(before:)``.
+    public func removeTokens(before index: Int) {
+        state.pointee.tape.removeTokens(before: index)
+    }
+
+    /// Releases every token parsed so far.
+    public func removeAllTokens() {
+        state.pointee.tape.removeAll()
+    }
+
+    /// Parses the next chunk of input.
+    ///
+    /// A chunk may end anywhere, even inside a token or a UTF-8 sequence.
+    ///
+    /// - Throws: ``JSONError`` at the first fault. The parser is spent afterwards.
+    /// - Precondition: ``finish()`` has not been called.
+    public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
+        precondition(!finished, "JSONParser.parse(_:) called after finish()")
+        if let failure = state.pointee.failure { throw failure }
+        guard !bytes.isEmpty else { return }
+        let allowed = state.pointee.limits.maxDocumentBytes - state.pointee.chunkBase
+        if bytes.count > allowed {
+            try feed(UnsafeRawBufferPointer(rebasing: bytes[..<allowed]))
+            throw state.pointee.documentLimitExceeded()
+        }
+        try feed(bytes)
+    }
+
+    /// Parses the next chunk of input.
+    public func parse(_ bytes: [UInt8]) throws(JSONError) {
+        try withBytes(bytes) { buffer throws(JSONError) in try parse(buffer) }
+    }
+
+    /// Parses the next chunk of input.
+    public func parse(_ data: Data) throws(JSONError) {
+        try withBytes(data) { buffer throws(JSONError) in try parse(buffer) }
+    }
+
+    /// Tells the parser the input has ended, and checks that it held exactly one complete value.
+    ///
+    /// - Throws: ``JSONError`` of kind ``JSONError/Kind/unexpectedEndOfInput`` naming what was
+    ///   left open, or any fault found in a token that only the end of input completes (such as a
+    ///   top-level number).
+    public func finish() throws(JSONError) {
+        if let failure = state.pointee.failure { throw failure }
+        precondition(!finished, "JSONParser.finish() called twice")
+        finished = true
+        // yajl finishes by lexing one space, which completes a number at the very end. Positions
+        // are computed over the same one-space buffer, placed just past the input.
+        let space: [UInt8] = [UInt8(ascii: " ")]
+        let status = space.withUnsafeBytes { buffer in
+            state.pointee.beginChunk(buffer, isVirtual: true)
+            return yajl_complete_parse(handle)
+        }
+        if let error = state.pointee.error(for: status) {
+            state.pointee.failure = error
+            throw error
+        }
+    }
+
+    private func feed(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
+        state.pointee.beginChunk(bytes, isVirtual: false)
+        // Safe because `bytes` is non-empty here, so its base address is not nil.
+        let status = yajl_parse(handle, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if let error = state.pointee.error(for: status) {
+            state.pointee.failure = error
+            throw error
+        }
+        if let error = state.pointee.endChunk() {
+            state.pointee.failure = error
+            throw error
+        }
+    }
+}
+
+@available(*, unavailable, message: "A JSONParser holds mutable state; use one per document and task.")
+extension JSONParser: Sendable {}
+
+extension JSONParser {
+    /// Parses a whole document held in memory and returns its tape.
+    ///
+    /// ```swift
+    /// let tape = try JSONParser.parse(Array(#"[1, 2, 3]"#.utf8))
+    /// ```
+    public static func parse(_ bytes: [UInt8], limits: JSONLimits = .default) throws(JSONError) -> JSONTape {
+        let parser = JSONParser(limits: limits)
+        try parser.parse(bytes)
+        try parser.finish()
+        return parser.tape
+    }
+
+    /// Parses a whole document held in memory and returns its tape.
+    public static func parse(_ data: Data, limits: JSONLimits = .default) throws(JSONError) -> JSONTape {
+        let parser = JSONParser(limits: limits)
+        try parser.parse(data)
+        try parser.finish()
+        return parser.tape
+    }
+}
+
+/// Runs a typed-throwing body over the contiguous bytes of `bytes`, keeping the error type that
+/// `withUnsafeBytes` (untyped `rethrows`) would otherwise erase.
+func withBytes<Bytes: ContiguousBytes, R>(
+    _ bytes: Bytes,
+    _ body: (UnsafeRawBufferPointer) throws(JSONError) -> R
+) throws(JSONError) -> R {
+    let result: Result<R, JSONError> = bytes.withUnsafeBytes { buffer in
+        do throws(JSONError) {
+            return .success(try body(buffer))
+        } catch {
+            return .failure(error)
+        }
+    }
+    return try result.get()
+}

@@ -1,0 +1,240 @@
+public import Foundation
+
+extension JSONTape {
+    /// A read-only view of one complete value on a tape: a cursor that walks its tokens without
+    /// copying them, converting scalars only when asked.
+    ///
+    /// ```swift
+    /// let tape = try JSONParser.parse(Array(#"{"tags": ["a", "b"], "score": 9.5}"#.utf8))
+    /// let root = try tape.value(at: tape.startIndex)
+    /// for member in try root.members() {
+    ///     print(member.key, member.value.kind)      // tags arrayStart, score number
+    /// }
+    /// let score = try root["score"]?.double()        // 9.5
+    /// ```
+    ///
+    /// Every accessor that can fail throws a ``JSONError`` at the value's position: a
+    /// ``JSONError/Kind/typeMismatch`` when the value is of another JSON type, or a
+    /// ``JSONError/Kind/numberOutOfRange`` when a number does not fit the type asked for.
+    public struct Value: Sendable {
+        /// The tape the value is on.
+        public let tape: JSONTape
+        /// The absolute index of the value's first token.
+        public let index: Int
+        /// The absolute index one past the value's last token.
+        public let endIndex: Int
+
+        /// The value's first token: a scalar, or the start of an array or object.
+        public var token: JSONToken { tape[index] }
+        /// What kind of value this is: `.objectStart` for objects, `.arrayStart` for arrays.
+        public var kind: JSONToken.Kind { token.kind }
+        /// Where the value starts in the input.
+        public var position: JSONPosition { token.position }
+        /// Whether the value is `null`.
+        public var isNull: Bool { kind == .null }
+
+        /// The number of elements of an array or members of an object; 0 for scalars.
+        public var count: Int {
+            kind == .objectStart || kind == .arrayStart ? Int(token.length) : 0
+        }
+
+        /// The value as a string.
+        public func string() throws(JSONError) -> String {
+            try expect(.string, "a string")
+            return tape.text(of: token)
+        }
+
+        /// Calls `body` with the string's unescaped UTF-8 bytes, without making a `String`.
+        public func withUTF8<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+            try expect(.string, "a string")
+            return try tape.withUnsafeText(of: token, body)
+        }
+
+        /// The value as a Boolean.
+        public func bool() throws(JSONError) -> Bool {
+            switch kind {
+            case .true: return true
+            case .false: return false
+            default: throw mismatch("a Boolean")
+            }
+        }
+
+        /// The number's text exactly as written in the input, such as `-1.50e+3`.
+        public func numberText() throws(JSONError) -> String {
+            try expect(.number, "a number")
+            return tape.text(of: token)
+        }
+
+        /// The number as an integer of type `T`, exactly.
+        ///
+        /// `10`, `1e1` and `10.0` all read as 10. A number with a fraction, or one outside `T`'s
+        /// range, throws ``JSONError/Kind/numberOutOfRange`` naming the number; nothing is
+        /// truncated, rounded or wrapped.
+        public func integer<T: FixedWidthInteger>(as type: T.Type = T.self) throws(JSONError) -> T {
+            try convertNumber(to: "\(T.self)") { text throws(JSONNumberText.Failure) in
+                try JSONNumberText.integer(text, as: T.self)
+            }
+        }
+
+        /// The number as the nearest `Double`. Throws when it lies beyond `Double`'s range.
+        public func double() throws(JSONError) -> Double {
+            try convertNumber(to: "Double") { text throws(JSONNumberText.Failure) in try JSONNumberText.double(text) }
+        }
+
+        /// The number as a `Decimal`, exactly, without passing through `Double`. Throws when the
+        /// number has more than 38 significant digits or lies beyond `Decimal`'s range.
+        public func decimal() throws(JSONError) -> Decimal {
+            try convertNumber(to: "Decimal") { text throws(JSONNumberText.Failure) in try JSONNumberText.decimal(text) }
+        }
+
+        /// The elements of an array, in order.
+        public func elements() throws(JSONError) -> Elements {
+            try expect(.arrayStart, "an array")
+            return Elements(tape: tape, cursor: index + 1, end: endIndex - 1)
+        }
+
+        /// The members of an object, in input order, duplicates included.
+        public func members() throws(JSONError) -> Members {
+            try expect(.objectStart, "an object")
+            return Members(tape: tape, cursor: index + 1, end: endIndex - 1)
+        }
+
+        /// The value of the first member named `key` if this is an object and has one, else `nil`.
+        /// Keys are compared as UTF-8 bytes; no `String` is made for the keys on the tape.
+        public subscript(key: String) -> Value? {
+            guard kind == .objectStart else { return nil }
+            var key = key
+            return key.withUTF8 { wanted in
+                var cursor = index + 1
+                while cursor < endIndex - 1 {
+                    let keyToken = tape[cursor]
+                    let valueEnd = tape.endOfValue(at: cursor + 1) ?? endIndex
+                    if tape.text(of: keyToken, equals: UnsafeRawBufferPointer(wanted)) {
+                        return Value(tape: tape, index: cursor + 1, endIndex: valueEnd)
+                    }
+                    cursor = valueEnd
+                }
+                return nil
+            }
+        }
+
+        /// The element at `offset` if this is an array that long, else `nil`.
+        public subscript(offset: Int) -> Value? {
+            guard kind == .arrayStart, offset >= 0, offset < count else { return nil }
+            var cursor = index + 1
+            for _ in 0..<offset { cursor = tape.endOfValue(at: cursor) ?? endIndex }
+            return Value(tape: tape, index: cursor, endIndex: tape.endOfValue(at: cursor) ?? endIndex)
+        }
+
+        private func expect(_ wanted: JSONToken.Kind, _ description: String) throws(JSONError) {
+            guard kind == wanted else { throw mismatch(description) }
+        }
+
+        private func mismatch(_ wanted: String) -> JSONError {
+            JSONError(
+                kind: .typeMismatch,
+                message: "Expected \(wanted), found \(Self.describe(kind)).",
+                position: position,
+                excerpt: kind == .number || kind == .string ? tape.text(of: token) : ""
+            )
+        }
+
+        private func convertNumber<R>(
+            to typeName: String,
+            _ convert: (UnsafeRawBufferPointer) throws(JSONNumberText.Failure) -> R
+        ) throws(JSONError) -> R {
+            try expect(.number, "a number")
+            let outcome: Result<R, JSONNumberText.Failure> = tape.withUnsafeText(of: token) { text in
+                do throws(JSONNumberText.Failure) {
+                    return .success(try convert(text))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch outcome {
+            case .success(let value):
+                return value
+            case .failure(let failure):
+                let text = tape.text(of: token)
+                let message: String
+                switch failure {
+                case .notAnInteger: message = "The number \(text) has a fraction, so it does not fit in \(typeName)."
+                case .outOfRange: message = "The number \(text) does not fit in \(typeName)."
+                case .tooPrecise:
+                    message = "The number \(text) has more significant digits than \(typeName) holds exactly."
+                }
+                throw JSONError(kind: .numberOutOfRange, message: message, position: position, excerpt: text)
+            }
+        }
+
+        static func describe(_ kind: JSONToken.Kind) -> String {
+            switch kind {
+            case .objectStart, .objectEnd: return "an object"
+            case .arrayStart, .arrayEnd: return "an array"
+            case .key, .string: return "a string"
+            case .number: return "a number"
+            case .true, .false: return "a Boolean"
+            case .null: return "null"
+            }
+        }
+    }
+
+    /// The elements of an array ``JSONTape/Value``.
+    public struct Elements: Sequence, IteratorProtocol, Sendable {
+        let tape: JSONTape
+        var cursor: Int
+        let end: Int
+
+        /// The next element, or `nil` after the last.
+        public mutating func next() -> Value? {
+            guard cursor < end else { return nil }
+            let valueEnd = tape.endOfValue(at: cursor) ?? end
+            defer { cursor = valueEnd }
+            return Value(tape: tape, index: cursor, endIndex: valueEnd)
+        }
+    }
+
+    /// One member of an object: its key's token and its value.
+    public struct Member: Sendable {
+        /// The key's token; read it with ``JSONTape/text(of:)`` or compare it with
+        /// ``JSONTape/text(of:equals:)``.
+        public let keyToken: JSONToken
+        /// The member's value.
+        public let value: Value
+
+        /// The key as a `String`.
+        public var key: String { value.tape.text(of: keyToken) }
+    }
+
+    /// The members of an object ``JSONTape/Value``.
+    public struct Members: Sequence, IteratorProtocol, Sendable {
+        let tape: JSONTape
+        var cursor: Int
+        let end: Int
+
+        /// The next member, or `nil` after the last.
+        public mutating func next() -> Member? {
+            guard cursor < end else { return nil }
+            let valueEnd = tape.endOfValue(at: cursor + 1) ?? end
+            defer { cursor = valueEnd }
+            return Member(keyToken: tape[cursor], value: Value(tape: tape, index: cursor + 1, endIndex: valueEnd))
+        }
+    }
+
+    /// The complete value that starts at the absolute index `index`.
+    ///
+    /// - Throws: ``JSONError/Kind/unexpectedEndOfInput`` when the value has not been fully parsed
+    ///   yet (an array or object whose end is not on the tape).
+    /// - Precondition: `index` names a token on the tape that starts a value (not a key or an end).
+    public func value(at index: Int) throws(JSONError) -> Value {
+        precondition(index >= startIndex && index < endIndex, "value(at:) index out of range")
+        guard let end = endOfValue(at: index) else {
+            throw JSONError(
+                kind: .unexpectedEndOfInput,
+                message: "The \(Value.describe(self[index].kind)) at this position has not been fully parsed yet.",
+                position: self[index].position
+            )
+        }
+        return Value(tape: self, index: index, endIndex: end)
+    }
+}

@@ -1,0 +1,598 @@
+internal import CYajl
+
+/// Everything a parser's callbacks change, in one struct on the heap that yajl's context pointer
+/// names (see the essay at the top of JSONParser.swift).
+struct ParserState {
+    /// One array or object that has opened and not yet closed.
+    struct OpenContainer {
+        /// The absolute tape index of its start token.
+        var tokenIndex: Int
+        /// Its elements or members so far.
+        var childCount: Int
+        /// Where its bracket stands.
+        var position: JSONPosition
+        var isObject: Bool
+    }
+
+    var tape = JSONTape()
+    let limits: JSONLimits
+    /// `limits.maxStringBytes` clamped so that a token's length always fits the tape's `UInt32`.
+    let maxTokenBytes: Int
+    var handle: OpaquePointer?
+    /// Set by a callback that found a fault, or by `parse` after any fault; rethrown from then on.
+    var failure: JSONError?
+
+    // The chunk yajl is reading. Valid only during a parse call.
+    var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// The absolute offset of `chunk`'s first byte: the number of bytes parsed before it.
+    var chunkBase = 0
+    /// Whether `chunk` is the one space yajl lexes to finish, not input.
+    var chunkIsVirtual = false
+    /// Up to `recentCapacity` bytes of input just before `chunk`, for excerpts and error messages
+    /// about a token that began in an earlier chunk.
+    var recent: [UInt8] = []
+    static let recentCapacity = 32
+
+    // Positions.
+    /// Bytes before this absolute offset have been stepped over (line feeds counted).
+    var scanOffset = 0
+    var line = 1
+    /// The absolute offset of the first byte of `line`.
+    var lineStart = 0
+    /// The absolute offset of a token that began in an earlier chunk and has not completed, or -1.
+    var pendingStart = -1
+    /// The first byte of that token, which tells a string from a number or a literal.
+    var pendingFirstByte: UInt8 = 0
+    /// The raw bytes, opening quote included, of a string that began in an earlier chunk: yajl
+    /// hands over strings unescaped, and the UTF-8 and surrogate checks need them as written.
+    var carry: [UInt8] = []
+
+    // Structure.
+    var containers: [OpenContainer] = []
+    var lastTokenWasKey = false
+    var sawToken = false
+
+    init(limits: JSONLimits) {
+        self.limits = limits
+        self.maxTokenBytes = min(limits.maxStringBytes, Int(UInt32.max))
+    }
+
+    /// Reaches the state from yajl's context pointer: the one way every callback gets to it.
+    @inline(__always)
+    static func from(_ context: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<ParserState> {
+        // Safe because JSONParser.init passes its ParserState pointer as the context, and yajl
+        // calls back only during yajl_parse / yajl_complete_parse, while the parser is alive.
+        context.unsafelyUnwrapped.assumingMemoryBound(to: ParserState.self)
+    }
+
+    /// The table yajl calls. Non-capturing closures, so each converts to a C function pointer.
+    /// `yajl_number` is set, so yajl hands over every number as its text and never converts one.
+    static let callbackTable = yajl_callbacks(
+        yajl_null: { from($0).pointee.didReceiveLiteral(.null) },
+        yajl_boolean: { from($0).pointee.didReceiveLiteral($1 != 0 ? .true : .false) },
+        yajl_integer: nil,
+        yajl_double: nil,
+        yajl_number: { context, text, length in
+            from(context).pointee.didReceiveNumber(UnsafeRawBufferPointer(start: text, count: length))
+        },
+        yajl_string: { context, text, length in
+            from(context).pointee.didReceiveString(UnsafeRawBufferPointer(start: text, count: length), isKey: false)
+        },
+        yajl_start_map: { from($0).pointee.didStartContainer(isObject: true) },
+        yajl_map_key: { context, text, length in
+            from(context).pointee.didReceiveString(UnsafeRawBufferPointer(start: text, count: length), isKey: true)
+        },
+        yajl_end_map: { from($0).pointee.didEndContainer() },
+        yajl_start_array: { from($0).pointee.didStartContainer(isObject: false) },
+        yajl_end_array: { from($0).pointee.didEndContainer() }
+    )
+}
+
+// MARK: - Callbacks
+
+extension ParserState {
+    /// yajl's "go on" and "stop" answers.
+    private static let proceed: Int32 = 1
+    private static let stop: Int32 = 0
+
+    /// The absolute offset just past the token yajl has lexed (yajl counts bytes consumed of the
+    /// current chunk while it calls back).
+    @inline(__always)
+    private var tokenEnd: Int {
+        // Safe because callbacks run only inside yajl calls on a parser whose handle is set.
+        chunkBase + yajl_get_bytes_consumed(handle.unsafelyUnwrapped)
+    }
+
+    mutating func didReceiveLiteral(_ kind: JSONToken.Kind) -> Int32 {
+        let start = beginToken()
+        tape.appendMarker(kind, payload: 0, at: position(ofTokenAt: start))
+        endValue(at: tokenEnd)
+        return Self.proceed
+    }
+
+    mutating func didReceiveNumber(_ text: UnsafeRawBufferPointer) -> Int32 {
+        let start = beginToken()
+        guard text.count <= maxTokenBytes else {
+            return fail(tokenTooLong(at: start, description: "number", length: text.count))
+        }
+        tape.appendText(.number, text, at: position(ofTokenAt: start))
+        endValue(at: tokenEnd)
+        return Self.proceed
+    }
+
+    mutating func didReceiveString(_ text: UnsafeRawBufferPointer, isKey: Bool) -> Int32 {
+        let start = beginToken()
+        let end = tokenEnd
+        let rawLength = end - start - 2
+        guard rawLength <= maxTokenBytes else {
+            return fail(tokenTooLong(at: start, description: isKey ? "key" : "string", length: rawLength))
+        }
+        if let fault = checkRawString(from: start, to: end, decodedLength: text.count) {
+            return fail(fault)
+        }
+        tape.appendText(isKey ? .key : .string, text, at: position(ofTokenAt: start))
+        if isKey {
+            scanOffset = end
+            lastTokenWasKey = true
+        } else {
+            endValue(at: end)
+        }
+        return Self.proceed
+    }
+
+    mutating func didStartContainer(isObject: Bool) -> Int32 {
+        let start = beginToken()
+        let position = position(ofTokenAt: start)
+        guard containers.count < limits.maxDepth else {
+            return fail(
+                error(
+                    .depthLimitExceeded,
+                    "Arrays and objects are nested more than \(limits.maxDepth) levels deep, the limit.",
+                    at: start
+                )
+            )
+        }
+        if !containers.isEmpty { containers[containers.count - 1].childCount += 1 }
+        containers.append(
+            OpenContainer(tokenIndex: tape.endIndex, childCount: 0, position: position, isObject: isObject)
+        )
+        tape.appendMarker(isObject ? .objectStart : .arrayStart, payload: -1, at: position)
+        scanOffset = tokenEnd
+        lastTokenWasKey = false
+        sawToken = true
+        return Self.proceed
+    }
+
+    mutating func didEndContainer() -> Int32 {
+        let start = beginToken()
+        guard let open = containers.popLast() else {
+            preconditionFailure("Internal inconsistency: yajl closed a container that never opened")
+        }
+        let endIndex = tape.endIndex
+        tape.appendMarker(open.isObject ? .objectEnd : .arrayEnd, payload: open.tokenIndex, at: position(ofTokenAt: start))
+        tape.closeContainer(startingAt: open.tokenIndex, endingAt: endIndex, childCount: open.childCount)
+        scanOffset = tokenEnd
+        lastTokenWasKey = false
+        return Self.proceed
+    }
+
+    /// Bookkeeping after a scalar value: it counts as a child of the open container, if any.
+    @inline(__always)
+    private mutating func endValue(at end: Int) {
+        if !containers.isEmpty { containers[containers.count - 1].childCount += 1 }
+        scanOffset = end
+        lastTokenWasKey = false
+        sawToken = true
+    }
+
+    private mutating func fail(_ error: JSONError) -> Int32 {
+        failure = error
+        return Self.stop
+    }
+}
+
+// MARK: - Positions
+
+extension ParserState {
+    private static let lineFeed = UInt8(ascii: "\n")
+    private static let quote = UInt8(ascii: "\"")
+
+    /// Whether `byte` may stand between two tokens: JSON whitespace or a separator.
+    @inline(__always)
+    private static func isGap(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == UInt8(ascii: ",")
+            || byte == UInt8(ascii: ":")
+    }
+
+    /// The absolute offset of the token yajl is calling back for: either the token left pending at
+    /// an earlier chunk's end, or the first byte after the whitespace and separators that follow
+    /// the previous token. Counts the line feeds stepped over.
+    @inline(__always)
+    mutating func beginToken() -> Int {
+        if pendingStart >= 0 {
+            let start = pendingStart
+            pendingStart = -1
+            return start
+        }
+        return skipGap(until: chunkBase + chunk.count) ?? scanOffset
+    }
+
+    /// Steps from `scanOffset` over gap bytes of the current chunk, up to `limit`. Returns the
+    /// offset of the first other byte, or `nil` if only gap bytes came before `limit`.
+    @inline(__always)
+    private mutating func skipGap(until limit: Int) -> Int? {
+        var offset = max(scanOffset, chunkBase)
+        while offset < limit {
+            // Safe because chunkBase <= offset < limit <= chunkBase + chunk.count.
+            let byte = chunk[offset - chunkBase]
+            guard Self.isGap(byte) else {
+                scanOffset = offset
+                return offset
+            }
+            offset += 1
+            if byte == Self.lineFeed {
+                line += 1
+                lineStart = offset
+            }
+        }
+        scanOffset = limit
+        return nil
+    }
+
+    /// The position of a token whose start is known; the line counter has already reached it.
+    @inline(__always)
+    func position(ofTokenAt start: Int) -> JSONPosition {
+        JSONPosition(byteOffset: start, line: line, column: start - lineStart + 1)
+    }
+
+    /// The position of any offset at or after the last token, counting the line feeds between.
+    mutating func position(of offset: Int) -> JSONPosition {
+        if offset > scanOffset {
+            let end = min(offset, chunkBase + (chunkIsVirtual ? 0 : chunk.count))
+            var index = max(scanOffset, chunkBase)
+            while index < end {
+                if chunk[index - chunkBase] == Self.lineFeed {
+                    line += 1
+                    lineStart = index + 1
+                }
+                index += 1
+            }
+            scanOffset = offset
+        }
+        return JSONPosition(byteOffset: offset, line: line, column: max(offset - lineStart, 0) + 1)
+    }
+
+    /// The input byte at an absolute offset, if it is still at hand.
+    func byte(at offset: Int) -> UInt8? {
+        if offset >= chunkBase {
+            let index = offset - chunkBase
+            return !chunkIsVirtual && index < chunk.count ? chunk[index] : nil
+        }
+        let index = recent.count - (chunkBase - offset)
+        return index >= 0 ? recent[index] : nil
+    }
+
+    /// Starts a parse call over `bytes`.
+    mutating func beginChunk(_ bytes: UnsafeRawBufferPointer, isVirtual: Bool) {
+        chunk = bytes
+        chunkIsVirtual = isVirtual
+    }
+
+    /// Ends a successful parse call: remembers a token cut by the chunk's end, checks it against
+    /// the limits, and keeps the chunk's last bytes for excerpts.
+    mutating func endChunk() -> JSONError? {
+        let chunkEnd = chunkBase + chunk.count
+        if pendingStart < 0, let start = skipGap(until: chunkEnd) {
+            pendingStart = start
+            pendingFirstByte = chunk[start - chunkBase]
+            if pendingFirstByte == Self.quote {
+                carry.removeAll(keepingCapacity: true)
+                carry.append(contentsOf: chunk[(start - chunkBase)...])
+            }
+        } else if pendingStart >= 0, pendingFirstByte == Self.quote {
+            carry.append(contentsOf: chunk)
+        }
+        scanOffset = chunkEnd
+        var fault: JSONError?
+        if pendingStart >= 0 {
+            // A token cut by the chunk's end is buffered inside yajl; refusing it once it is too
+            // long is what keeps that buffer bounded.
+            let isString = pendingFirstByte == Self.quote
+            let length = chunkEnd - pendingStart - (isString ? 1 : 0)
+            if length > maxTokenBytes {
+                let isKey = isString && containers.last?.isObject == true && !lastTokenWasKey
+                let description = isString ? (isKey ? "key" : "string") : "number"
+                fault = tokenTooLong(at: pendingStart, description: description, length: nil)
+            }
+        }
+        if fault == nil {
+            rememberRecentBytes()
+            chunkBase = chunkEnd
+        }
+        chunk = UnsafeRawBufferPointer(start: nil, count: 0)
+        return fault
+    }
+
+    private mutating func rememberRecentBytes() {
+        let keep = Self.recentCapacity
+        if chunk.count >= keep {
+            recent.removeAll(keepingCapacity: true)
+            recent.append(contentsOf: chunk[(chunk.count - keep)...])
+        } else {
+            let overflow = recent.count + chunk.count - keep
+            if overflow > 0 { recent.removeFirst(overflow) }
+            recent.append(contentsOf: chunk)
+        }
+    }
+
+    /// Calls `body` with a token's bytes as written in the input, from `start` to `end`; a token
+    /// that began in an earlier chunk is put together from `carry` and the current chunk.
+    private mutating func withRawToken<R>(from start: Int, to end: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let endInChunk = min(end - chunkBase, chunkIsVirtual ? 0 : chunk.count)
+        if start >= chunkBase {
+            return body(UnsafeRawBufferPointer(rebasing: chunk[(start - chunkBase)..<endInChunk]))
+        }
+        if endInChunk > 0 { carry.append(contentsOf: chunk[..<endInChunk]) }
+        let result = carry.withUnsafeBytes(body)
+        carry.removeAll(keepingCapacity: true)
+        return result
+    }
+
+    /// Runs the checks yajl does not do on a string's raw bytes (the quotes included).
+    private mutating func checkRawString(from start: Int, to end: Int, decodedLength: Int) -> JSONError? {
+        let contentStart = start + 1
+        let fault: (offset: Int, isSurrogate: Bool)? = withRawToken(from: start, to: end) { raw in
+            let content = UnsafeRawBufferPointer(rebasing: raw[1..<(raw.count - 1)])
+            if let index = UTF8Validation.firstInvalidSequence(in: content) {
+                return (contentStart + index, false)
+            }
+            // Without escapes the decoded string is as long as the raw one; every escape shortens it.
+            if decodedLength != content.count, let index = UTF8Validation.firstUnpairedSurrogate(in: content) {
+                return (contentStart + index, true)
+            }
+            return nil
+        }
+        guard let fault else { return nil }
+        if fault.isSurrogate {
+            return error(
+                .unpairedSurrogate,
+                "A \\u escape names half of a UTF-16 surrogate pair without the other half.",
+                at: fault.offset
+            )
+        }
+        return invalidUTF8(at: fault.offset)
+    }
+}
+
+// MARK: - Errors
+
+extension ParserState {
+    /// Describes a byte for a message: `'x'` for printable ASCII, `byte 0xFF` otherwise.
+    private func describeByte(at offset: Int) -> String {
+        guard let byte = byte(at: offset) else { return "the end of the input" }
+        if byte >= 0x21 && byte <= 0x7E { return "'\(Character(Unicode.Scalar(byte)))'" }
+        if byte == 0x20 { return "a space" }
+        return "byte 0x\(String(byte, radix: 16, uppercase: true).leftPadded(to: 2))"
+    }
+
+    /// Builds an error at an absolute offset, with its position and an excerpt.
+    mutating func error(_ kind: JSONError.Kind, _ message: String, at offset: Int) -> JSONError {
+        let position = position(of: offset)
+        let (excerpt, column) = excerpt(around: offset, lineStart: lineStart)
+        return JSONError(kind: kind, message: message, position: position, excerpt: excerpt, excerptColumn: column)
+    }
+
+    /// The fault's line, from at most 24 bytes before it to at most 16 after, as far as the input
+    /// is still at hand; and the fault's index in it, in characters.
+    private func excerpt(around offset: Int, lineStart: Int) -> (String, Int) {
+        let available = chunkBase + (chunkIsVirtual ? 0 : chunk.count)
+        var from = max(offset - 24, lineStart, chunkBase - recent.count, 0)
+        // Start on a character boundary: skip UTF-8 continuation bytes.
+        while from < offset, let byte = byte(at: from), byte & 0xC0 == 0x80 { from += 1 }
+        var bytes: [UInt8] = []
+        var to = from
+        while to < min(offset + 16, available), let byte = byte(at: to) {
+            if to >= offset && (byte == 0x0A || byte == 0x0D) { break }
+            bytes.append(byte)
+            to += 1
+        }
+        func render(_ slice: ArraySlice<UInt8>) -> String {
+            let text = String(decoding: slice, as: UTF8.self)
+            return String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        }
+        let before = render(bytes[..<min(offset - from, bytes.count)])
+        return (render(bytes[...]), before.count)
+    }
+
+    private mutating func invalidUTF8(at offset: Int) -> JSONError {
+        error(
+            .invalidUTF8,
+            "Invalid UTF-8 in a string: the sequence starting with \(describeByte(at: offset)) is ill-formed.",
+            at: offset
+        )
+    }
+
+    private mutating func tokenTooLong(at start: Int, description: String, length: Int?) -> JSONError {
+        let size = length.map { " (\($0) bytes)" } ?? ""
+        return error(
+            .stringLimitExceeded,
+            "A \(description) is longer\(size) than the limit of \(limits.maxStringBytes) bytes.",
+            at: start
+        )
+    }
+
+    mutating func documentLimitExceeded() -> JSONError {
+        let error = error(
+            .documentLimitExceeded,
+            "The document is longer than the limit of \(limits.maxDocumentBytes) bytes.",
+            at: limits.maxDocumentBytes
+        )
+        failure = error
+        return error
+    }
+
+    /// Turns the status of a yajl call into the error to throw, or `nil` to go on. The one place
+    /// where yajl's statuses and messages become Sluice's errors.
+    mutating func error(for status: yajl_status) -> JSONError? {
+        switch status {
+        case yajl_status_ok:
+            return nil
+        case yajl_status_client_canceled:
+            guard let failure else {
+                preconditionFailure("Internal inconsistency: yajl stopped without a recorded error")
+            }
+            return failure
+        case yajl_status_error:
+            return syntaxError()
+        default:
+            preconditionFailure("Internal inconsistency: unknown yajl status \(status.rawValue)")
+        }
+    }
+
+    /// Reads yajl's error message and turns it into a sentence at the fault's position.
+    private mutating func syntaxError() -> JSONError {
+        let handle = handle.unsafelyUnwrapped
+        var reason = ""
+        if let text = yajl_get_error(handle, 0, nil, 0) {
+            reason = String(cString: text)
+            yajl_free_error(handle, text)
+        }
+        // yajl writes "lexical error: <why>\n" or "parse error: <why>\n".
+        if let colon = reason.firstIndex(of: ":") {
+            reason = String(reason[reason.index(after: colon)...])
+        }
+        reason = reason.trimmingWhitespace()
+        // yajl reports how far it read. For most faults it has read the offending byte (`read - 1`);
+        // for some it steps back first, leaving the offending byte next (`read`).
+        let read = chunkBase + yajl_get_bytes_consumed(handle)
+        let last = max(read - 1, 0)
+        switch reason {
+        case "premature EOF":
+            return unexpectedEnd()
+        case "trailing garbage":
+            let start = offendingTokenStart(endingAt: last)
+            return error(.syntax, "Unexpected \(describeByte(at: start)) after the end of the JSON value.", at: start)
+        case "unallowed token at this point in JSON text":
+            let start = offendingTokenStart(endingAt: last)
+            return error(.syntax, "Unexpected \(describeByte(at: start)) where a value was expected.", at: start)
+        case "invalid object key (must be a string)":
+            let start = offendingTokenStart(endingAt: last)
+            return error(.syntax, "Expected a string as the object key, found \(describeByte(at: start)).", at: start)
+        case "object key and value must be separated by a colon (':')":
+            let start = offendingTokenStart(endingAt: last)
+            return error(.syntax, "Expected ':' after the object key, found \(describeByte(at: start)).", at: start)
+        case "after key and value, inside map, I expect ',' or '}'":
+            let start = offendingTokenStart(endingAt: last)
+            return error(
+                .syntax,
+                "Expected ',' or '}' after the object member, found \(describeByte(at: start)).",
+                at: start
+            )
+        case "after array element, I expect ',' or ']'":
+            let start = offendingTokenStart(endingAt: last)
+            return error(
+                .syntax,
+                "Expected ',' or ']' after the array element, found \(describeByte(at: start)).",
+                at: start
+            )
+        case "invalid bytes in UTF8 string.":
+            return invalidUTF8(at: firstInvalidByte(before: last))
+        case "inside a string, '\\' occurs before a character which it may not.":
+            // yajl stops on the backslash; the character after it is the fault.
+            return error(.syntax, "Invalid escape sequence: '\\' followed by \(describeByte(at: read)).", at: last)
+        case "invalid character inside string.":
+            return error(
+                .syntax,
+                "Unescaped control character \(describeByte(at: read)) in a string; write it as an escape.",
+                at: read
+            )
+        case "invalid (non-hex) character occurs after '\\u' inside string.":
+            return error(
+                .syntax,
+                "Invalid \\u escape: expected four hexadecimal digits, found \(describeByte(at: read)).",
+                at: read
+            )
+        case "invalid char in json text." where last == 0 && byte(at: 0) == 0xEF && byte(at: 1) == 0xBB:
+            return error(.syntax, "A byte order mark (EF BB BF) is not allowed before JSON text.", at: 0)
+        case "invalid char in json text.":
+            return error(.syntax, "Unexpected \(describeByte(at: last)) where a value was expected.", at: last)
+        case "invalid string in json text.":
+            // A literal that starts like true, false or null and then goes wrong.
+            let start = offendingTokenStart(endingAt: last)
+            let name = byte(at: start) == UInt8(ascii: "t") ? "true" : byte(at: start) == UInt8(ascii: "f") ? "false" : "null"
+            return error(.syntax, "Invalid literal: expected '\(name)', found \(describeByte(at: read)).", at: read)
+        case "malformed number, a digit is required after the exponent.":
+            return error(.syntax, "Malformed number: a digit must follow the exponent, found \(describeByte(at: read)).", at: read)
+        case "malformed number, a digit is required after the decimal point.":
+            return error(
+                .syntax,
+                "Malformed number: a digit must follow the decimal point, found \(describeByte(at: read)).",
+                at: read
+            )
+        case "malformed number, a digit is required after the minus sign.":
+            return error(
+                .syntax,
+                "Malformed number: a digit must follow the minus sign, found \(describeByte(at: read)).",
+                at: read
+            )
+        case "probable comment found in input text, comments are not enabled.":
+            return error(.syntax, "Comments are not allowed in JSON.", at: read)
+        default:
+            return error(.syntax, "Invalid JSON (yajl: \(reason)).", at: last)
+        }
+    }
+
+    /// The start of the token yajl refused, which ends at `stop`: a one-byte token (a bracket or a
+    /// separator) is that byte; a longer one starts after the whitespace and separators that follow
+    /// the previous token.
+    private mutating func offendingTokenStart(endingAt stop: Int) -> Int {
+        if let byte = byte(at: stop), "{}[],:".utf8.contains(byte) { return stop }
+        if pendingStart >= 0 { return pendingStart }
+        return skipGap(until: min(stop + 1, chunkBase + chunk.count)) ?? stop
+    }
+
+    /// The first byte of the ill-formed UTF-8 sequence that yajl stopped in, found by Sluice's own
+    /// check so that the offset is the same whichever of the two checks finds a fault.
+    private mutating func firstInvalidByte(before stop: Int) -> Int {
+        let start = pendingStart >= 0 ? pendingStart : (skipGap(until: min(stop + 1, chunkBase + chunk.count)) ?? stop)
+        guard start < stop else { return stop }
+        let found = withRawToken(from: start, to: stop + 1) { raw -> Int? in
+            UTF8Validation.firstInvalidSequence(in: UnsafeRawBufferPointer(rebasing: raw[1...]))
+        }
+        return found.map { start + 1 + $0 } ?? stop
+    }
+
+    /// The error for input that ended too soon, naming what was left open.
+    private mutating func unexpectedEnd() -> JSONError {
+        let end = chunkBase
+        if pendingStart >= 0 && pendingFirstByte == Self.quote {
+            let where_ = position(of: pendingStart)
+            return error(
+                .unexpectedEndOfInput,
+                "The input ended inside a string that starts at line \(where_.line), column \(where_.column).",
+                at: end
+            )
+        }
+        guard let innermost = containers.last else {
+            return error(.unexpectedEndOfInput, "The input holds no JSON value; it is empty or only whitespace.", at: end)
+        }
+        let kind = innermost.isObject ? "an object" : "an array"
+        let place = "line \(innermost.position.line), column \(innermost.position.column)"
+        let what = lastTokenWasKey ? "before the value of a member, in" : "inside"
+        let more = containers.count > 1 ? " (\(containers.count) arrays and objects were left open)" : ""
+        return error(.unexpectedEndOfInput, "The input ended \(what) \(kind) that opened at \(place)\(more).", at: end)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+
+    fileprivate func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}
