@@ -231,7 +231,7 @@ extension JSONTape {
         guard let end = endOfValue(at: index) else {
             throw JSONError(
                 kind: .unexpectedEndOfInput,
-                message: "The \(Value.describe(self[index].kind)) at this position has not been fully parsed yet.",
+                message: "The \(self[index].kind == .objectStart ? "object" : "array") at this position has not been fully parsed yet.",
                 position: self[index].position
             )
         }

@@ -50,6 +50,11 @@ struct ParserState {
     // Structure.
     var containers: [OpenContainer] = []
     var lastTokenWasKey = false
+    /// Whether the last token ended a value (a scalar or a closing bracket), after which a ','
+    /// may follow inside a container.
+    var lastTokenEndedValue = false
+    /// Whether the gap after the last token, as far as scanned, held a ',' or ':'.
+    var gapHadSeparator = false
     var sawToken = false
 
     init(limits: JSONLimits) {
@@ -104,16 +109,16 @@ extension ParserState {
     }
 
     mutating func didReceiveLiteral(_ kind: JSONToken.Kind) -> Int32 {
-        let start = beginToken()
+        guard let start = beginToken() else { return Self.stop }
         tape.appendMarker(kind, payload: 0, at: position(ofTokenAt: start))
         endValue(at: tokenEnd)
         return Self.proceed
     }
 
     mutating func didReceiveNumber(_ text: UnsafeRawBufferPointer) -> Int32 {
-        let start = beginToken()
+        guard let start = beginToken() else { return Self.stop }
         guard text.count <= maxTokenBytes else {
-            return fail(tokenTooLong(at: start, description: "number", length: text.count))
+            return fail(tokenTooLong(at: start, description: "number"))
         }
         tape.appendText(.number, text, at: position(ofTokenAt: start))
         endValue(at: tokenEnd)
@@ -121,11 +126,11 @@ extension ParserState {
     }
 
     mutating func didReceiveString(_ text: UnsafeRawBufferPointer, isKey: Bool) -> Int32 {
-        let start = beginToken()
+        guard let start = beginToken() else { return Self.stop }
         let end = tokenEnd
         let rawLength = end - start - 2
         guard rawLength <= maxTokenBytes else {
-            return fail(tokenTooLong(at: start, description: isKey ? "key" : "string", length: rawLength))
+            return fail(tokenTooLong(at: start, description: isKey ? "key" : "string"))
         }
         if let fault = checkRawString(from: start, to: end, decodedLength: text.count) {
             return fail(fault)
@@ -134,6 +139,7 @@ extension ParserState {
         if isKey {
             scanOffset = end
             lastTokenWasKey = true
+            lastTokenEndedValue = false
         } else {
             endValue(at: end)
         }
@@ -141,7 +147,7 @@ extension ParserState {
     }
 
     mutating func didStartContainer(isObject: Bool) -> Int32 {
-        let start = beginToken()
+        guard let start = beginToken() else { return Self.stop }
         let position = position(ofTokenAt: start)
         guard containers.count < limits.maxDepth else {
             return fail(
@@ -159,12 +165,13 @@ extension ParserState {
         tape.appendMarker(isObject ? .objectStart : .arrayStart, payload: -1, at: position)
         scanOffset = tokenEnd
         lastTokenWasKey = false
+        lastTokenEndedValue = false
         sawToken = true
         return Self.proceed
     }
 
     mutating func didEndContainer() -> Int32 {
-        let start = beginToken()
+        guard let start = beginToken() else { return Self.stop }
         guard let open = containers.popLast() else {
             preconditionFailure("Internal inconsistency: yajl closed a container that never opened")
         }
@@ -173,6 +180,7 @@ extension ParserState {
         tape.closeContainer(startingAt: open.tokenIndex, endingAt: endIndex, childCount: open.childCount)
         scanOffset = tokenEnd
         lastTokenWasKey = false
+        lastTokenEndedValue = true
         return Self.proceed
     }
 
@@ -182,6 +190,7 @@ extension ParserState {
         if !containers.isEmpty { containers[containers.count - 1].childCount += 1 }
         scanOffset = end
         lastTokenWasKey = false
+        lastTokenEndedValue = true
         sawToken = true
     }
 
@@ -204,17 +213,37 @@ extension ParserState {
             || byte == UInt8(ascii: ":")
     }
 
+    /// Whether `byte` is JSON whitespace.
+    @inline(__always)
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
+    }
+
+    /// Vertical tab and form feed: yajl skips them as whitespace, but JSON does not allow them.
+    @inline(__always)
+    private static func isForbiddenWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x0B || byte == 0x0C
+    }
+
     /// The absolute offset of the token yajl is calling back for: either the token left pending at
     /// an earlier chunk's end, or the first byte after the whitespace and separators that follow
-    /// the previous token. Counts the line feeds stepped over.
+    /// the previous token. Counts the line feeds stepped over. Returns `nil`, with `failure` set,
+    /// when the gap holds whitespace that JSON does not allow.
     @inline(__always)
-    mutating func beginToken() -> Int {
+    mutating func beginToken() -> Int? {
+        // The separator seen before this token belongs to it; the gap after it starts empty.
+        defer { gapHadSeparator = false }
         if pendingStart >= 0 {
             let start = pendingStart
             pendingStart = -1
             return start
         }
-        return skipGap(until: chunkBase + chunk.count) ?? scanOffset
+        let start = skipGap(until: chunkBase + chunk.count) ?? scanOffset
+        guard !Self.isForbiddenWhitespace(chunk[start - chunkBase]) else {
+            failure = forbiddenWhitespace(at: start)
+            return nil
+        }
+        return start
     }
 
     /// Steps from `scanOffset` over gap bytes of the current chunk, up to `limit`. Returns the
@@ -233,6 +262,8 @@ extension ParserState {
             if byte == Self.lineFeed {
                 line += 1
                 lineStart = offset
+            } else if byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":") {
+                gapHadSeparator = true
             }
         }
         scanOffset = limit
@@ -294,7 +325,9 @@ extension ParserState {
         }
         scanOffset = chunkEnd
         var fault: JSONError?
-        if pendingStart >= 0 {
+        if pendingStart >= 0, Self.isForbiddenWhitespace(pendingFirstByte) {
+            fault = forbiddenWhitespace(at: pendingStart)
+        } else if pendingStart >= 0 {
             // A token cut by the chunk's end is buffered inside yajl; refusing it once it is too
             // long is what keeps that buffer bounded.
             let isString = pendingFirstByte == Self.quote
@@ -302,7 +335,7 @@ extension ParserState {
             if length > maxTokenBytes {
                 let isKey = isString && containers.last?.isObject == true && !lastTokenWasKey
                 let description = isString ? (isKey ? "key" : "string") : "number"
-                fault = tokenTooLong(at: pendingStart, description: description, length: nil)
+                fault = tokenTooLong(at: pendingStart, description: description)
             }
         }
         if fault == nil {
@@ -386,7 +419,7 @@ extension ParserState {
     /// is still at hand; and the fault's index in it, in characters.
     private func excerpt(around offset: Int, lineStart: Int) -> (String, Int) {
         let available = chunkBase + (chunkIsVirtual ? 0 : chunk.count)
-        var from = max(offset - 24, lineStart, chunkBase - recent.count, 0)
+        var from = min(max(offset - 24, lineStart, chunkBase - recent.count, 0), offset)
         // Start on a character boundary: skip UTF-8 continuation bytes.
         while from < offset, let byte = byte(at: from), byte & 0xC0 == 0x80 { from += 1 }
         var bytes: [UInt8] = []
@@ -400,7 +433,7 @@ extension ParserState {
             let text = String(decoding: slice, as: UTF8.self)
             return String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
         }
-        let before = render(bytes[..<min(offset - from, bytes.count)])
+        let before = render(bytes[..<min(max(offset - from, 0), bytes.count)])
         return (render(bytes[...]), before.count)
     }
 
@@ -412,13 +445,27 @@ extension ParserState {
         )
     }
 
-    private mutating func tokenTooLong(at start: Int, description: String, length: Int?) -> JSONError {
-        let size = length.map { " (\($0) bytes)" } ?? ""
-        return error(
-            .stringLimitExceeded,
-            "A \(description) is longer\(size) than the limit of \(limits.maxStringBytes) bytes.",
-            at: start
-        )
+    /// The message leaves out the token's length: a token cut by a chunk's end is refused before
+    /// its length is known, and the error must not depend on where chunks end.
+    private mutating func tokenTooLong(at start: Int, description: String) -> JSONError {
+        error(.stringLimitExceeded, "A \(description) is longer than the limit of \(limits.maxStringBytes) bytes.", at: start)
+    }
+
+    /// The limit error to report instead of a syntax fault at `fault` when the fault lies past the
+    /// limit inside a long string or number: cut into small chunks, the same input would have
+    /// tripped the limit before yajl reached the fault.
+    private mutating func limitErrorInstead(ofFaultAt fault: Int, tokenStart start: Int) -> JSONError? {
+        guard start < fault, let first = byte(at: start) else { return nil }
+        if first == Self.quote, fault - start - 1 > maxTokenBytes {
+            let isKey = containers.last?.isObject == true && !lastTokenWasKey
+            return tokenTooLong(at: start, description: isKey ? "key" : "string")
+        }
+        if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")),
+            fault - start > maxTokenBytes
+        {
+            return tokenTooLong(at: start, description: "number")
+        }
+        return nil
     }
 
     mutating func documentLimitExceeded() -> JSONError {
@@ -449,8 +496,27 @@ extension ParserState {
         }
     }
 
-    /// Reads yajl's error message and turns it into a sentence at the fault's position.
+    /// Reads yajl's error message and turns it into a sentence at the fault's position, unless a
+    /// limit was crossed before the fault.
     private mutating func syntaxError() -> JSONError {
+        let start = offendingTokenStart()
+        if let byte = byte(at: start), Self.isForbiddenWhitespace(byte) {
+            return forbiddenWhitespace(at: start)
+        }
+        let fault = describeYajlError(offendingTokenStart: start)
+        guard fault.kind != .unexpectedEndOfInput else { return fault }
+        return limitErrorInstead(ofFaultAt: fault.byteOffset, tokenStart: start) ?? fault
+    }
+
+    private mutating func forbiddenWhitespace(at offset: Int) -> JSONError {
+        let name = byte(at: offset) == 0x0B ? "vertical tab (0x0B)" : "form feed (0x0C)"
+        return error(.syntax, "Unexpected \(name); JSON allows only space, tab, line feed and carriage return between tokens.", at: offset)
+    }
+
+    /// yajl's error message as a sentence at the fault's position. yajl's own offset is not used
+    /// for faults in the grammar: it moves it back over the offending token when it can, and
+    /// cannot when the token was cut by a chunk's end. Sluice finds the token itself.
+    private mutating func describeYajlError(offendingTokenStart start: Int) -> JSONError {
         let handle = handle.unsafelyUnwrapped
         var reason = ""
         if let text = yajl_get_error(handle, 0, nil, 0) {
@@ -470,33 +536,27 @@ extension ParserState {
         case "premature EOF":
             return unexpectedEnd()
         case "trailing garbage":
-            let start = offendingTokenStart(endingAt: last)
             return error(.syntax, "Unexpected \(describeByte(at: start)) after the end of the JSON value.", at: start)
         case "unallowed token at this point in JSON text":
-            let start = offendingTokenStart(endingAt: last)
             return error(.syntax, "Unexpected \(describeByte(at: start)) where a value was expected.", at: start)
         case "invalid object key (must be a string)":
-            let start = offendingTokenStart(endingAt: last)
             return error(.syntax, "Expected a string as the object key, found \(describeByte(at: start)).", at: start)
         case "object key and value must be separated by a colon (':')":
-            let start = offendingTokenStart(endingAt: last)
             return error(.syntax, "Expected ':' after the object key, found \(describeByte(at: start)).", at: start)
         case "after key and value, inside map, I expect ',' or '}'":
-            let start = offendingTokenStart(endingAt: last)
             return error(
                 .syntax,
                 "Expected ',' or '}' after the object member, found \(describeByte(at: start)).",
                 at: start
             )
         case "after array element, I expect ',' or ']'":
-            let start = offendingTokenStart(endingAt: last)
             return error(
                 .syntax,
                 "Expected ',' or ']' after the array element, found \(describeByte(at: start)).",
                 at: start
             )
         case "invalid bytes in UTF8 string.":
-            return invalidUTF8(at: firstInvalidByte(before: last))
+            return invalidUTF8(at: firstInvalidByte(inTokenAt: start, before: last))
         case "inside a string, '\\' occurs before a character which it may not.":
             // yajl stops on the backslash; the character after it is the fault.
             return error(.syntax, "Invalid escape sequence: '\\' followed by \(describeByte(at: read)).", at: last)
@@ -512,13 +572,16 @@ extension ParserState {
                 "Invalid \\u escape: expected four hexadecimal digits, found \(describeByte(at: read)).",
                 at: read
             )
-        case "invalid char in json text." where last == 0 && byte(at: 0) == 0xEF && byte(at: 1) == 0xBB:
-            return error(.syntax, "A byte order mark (EF BB BF) is not allowed before JSON text.", at: 0)
+        case "invalid char in json text." where last == 0 && byte(at: 0) == 0xEF:
+            return error(
+                .syntax,
+                "Unexpected byte 0xEF at the start of the input; JSON text may not begin with a byte order mark.",
+                at: 0
+            )
         case "invalid char in json text.":
             return error(.syntax, "Unexpected \(describeByte(at: last)) where a value was expected.", at: last)
         case "invalid string in json text.":
             // A literal that starts like true, false or null and then goes wrong.
-            let start = offendingTokenStart(endingAt: last)
             let name = byte(at: start) == UInt8(ascii: "t") ? "true" : byte(at: start) == UInt8(ascii: "f") ? "false" : "null"
             return error(.syntax, "Invalid literal: expected '\(name)', found \(describeByte(at: read)).", at: read)
         case "malformed number, a digit is required after the exponent.":
@@ -542,19 +605,35 @@ extension ParserState {
         }
     }
 
-    /// The start of the token yajl refused, which ends at `stop`: a one-byte token (a bracket or a
-    /// separator) is that byte; a longer one starts after the whitespace and separators that follow
-    /// the previous token.
-    private mutating func offendingTokenStart(endingAt stop: Int) -> Int {
-        if let byte = byte(at: stop), "{}[],:".utf8.contains(byte) { return stop }
+    /// The start of the token yajl was lexing when it stopped: the token left pending at a chunk's
+    /// end, or the first byte after the previous token that is neither whitespace nor the one
+    /// separator the grammar allows there (':' after a key, ',' after a value in a container).
+    /// The end of the input when there is no such byte.
+    private func offendingTokenStart() -> Int {
         if pendingStart >= 0 { return pendingStart }
-        return skipGap(until: min(stop + 1, chunkBase + chunk.count)) ?? stop
+        let expected: UInt8? =
+            lastTokenWasKey
+            ? UInt8(ascii: ":") : (lastTokenEndedValue && !containers.isEmpty ? UInt8(ascii: ",") : nil)
+        var separatorSeen = gapHadSeparator
+        var offset = max(scanOffset, chunkBase)
+        let end = chunkBase + (chunkIsVirtual ? 0 : chunk.count)
+        while offset < end {
+            let byte = chunk[offset - chunkBase]
+            if Self.isWhitespace(byte) {
+                offset += 1
+            } else if byte == expected && !separatorSeen {
+                separatorSeen = true
+                offset += 1
+            } else {
+                break
+            }
+        }
+        return offset
     }
 
     /// The first byte of the ill-formed UTF-8 sequence that yajl stopped in, found by Sluice's own
     /// check so that the offset is the same whichever of the two checks finds a fault.
-    private mutating func firstInvalidByte(before stop: Int) -> Int {
-        let start = pendingStart >= 0 ? pendingStart : (skipGap(until: min(stop + 1, chunkBase + chunk.count)) ?? stop)
+    private mutating func firstInvalidByte(inTokenAt start: Int, before stop: Int) -> Int {
         guard start < stop else { return stop }
         let found = withRawToken(from: start, to: stop + 1) { raw -> Int? in
             UTF8Validation.firstInvalidSequence(in: UnsafeRawBufferPointer(rebasing: raw[1...]))

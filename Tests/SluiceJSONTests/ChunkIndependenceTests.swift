@@ -1,0 +1,84 @@
+import SluiceJSON
+import Testing
+
+/// The same input cut anywhere gives the same tokens, positions and errors (DESIGN.md, "Chunk
+/// independence").
+@Suite("Chunk independence")
+struct ChunkIndependenceTests {
+    /// Inputs written to cut tokens in awkward places: escapes, surrogate pairs, multi-byte
+    /// characters, numbers at the very end, line feeds and errors deep inside strings.
+    static let handWritten: [String] = [
+        #"{"name": "Ada Lovelace", "born": 1815, "tags": ["math", "poetry"], "alive": false, "note": null}"#,
+        "{\n  \"a\": [\n    1,\n    -2.5e+10,\n    \"x\\ty\\u00e9\\ud83d\\ude00\"\n  ],\n  \"b\": {}\n}\n",
+        #"  123456789012345678901234567890  "#,
+        #"-0.000001e-7"#,
+        #""caf\u00e9 na\u00efve \u6f22\u5b57 \ud834\udd1e""#,
+        "[\"é\", \"漢字\", \"😀\", \"\u{10FFFF}\"]",
+        #"[1, 2, 3,]"#,
+        "{\"a\":\n\n  [tru]}",
+        "[\"abc\u{01}def\"]",
+        #"["a\qb"]"#,
+        #"["ok", "\uD800x"]"#,
+        "{\"key\": \"value\"} trailing",
+        "[[[[[[",
+        "{\"a\": \"unterminated",
+        "",
+    ]
+
+    static var splits: [ChunkingVerifier.Split] {
+        [.byteByByte, .random(seed: 1), .random(seed: 2), .random(seed: 3)]
+    }
+
+    @Test("hand-written inputs: whole, byte by byte and random splits agree", arguments: handWritten)
+    func handWrittenInputs(text: String) {
+        verify(Array(text.utf8))
+    }
+
+    @Test("invalid UTF-8 in a string cut at every byte gives the same error")
+    func invalidUTF8() {
+        verify(Array("[\"abc".utf8) + [0xE2, 0x82] + Array("x\"]".utf8))
+        verify(Array("[\"abc".utf8) + [0xC0, 0xAF] + Array("\"]".utf8))
+        verify(Array("[\"abc".utf8) + [0xFF] + Array("\"]".utf8))
+    }
+
+    @Test("every JSONTestSuite case agrees whole, byte by byte and in random splits", arguments: ["y_", "n_", "i_"])
+    func jsonTestSuite(prefix: String) throws {
+        for name in Fixtures.jsonTestSuite(prefix: prefix) {
+            let bytes = try Fixtures.bytes(ofJSONTestSuiteCase: name)
+            verify(bytes, name: name)
+        }
+    }
+
+    @Test("limits trip at the same place however the input is cut")
+    func limits() {
+        var limits = JSONLimits()
+        limits.maxStringBytes = 8
+        verify(Array(#"{"short": "12345678", "long": "123456789"}"#.utf8), limits: limits)
+        verify(Array(#"[1, 123456789]"#.utf8), limits: limits)
+        verify(Array(#"{"a-very-long-key": 1}"#.utf8), limits: limits)
+        // Too long and malformed after the limit: the limit wins either way.
+        verify(Array("[\"1234567890\u{01}\"]".utf8), limits: limits)
+        limits = JSONLimits(maxDepth: 3)
+        verify(Array("[[[1]]]".utf8), limits: limits)
+        verify(Array("[[[[1]]]]".utf8), limits: limits)
+    }
+
+    private func verify(
+        _ bytes: [UInt8],
+        name: String = "",
+        limits: JSONLimits = .default,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for releasing in [false, true] {
+            let reference = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: releasing, limits: limits)
+            for split in Self.splits {
+                let other = ChunkingVerifier.transcript(of: bytes, split: split, releasing: releasing, limits: limits)
+                #expect(
+                    other == reference,
+                    "\(name) cut \(split)\(releasing ? ", releasing" : ""):\n\(other)\nwhole:\n\(reference)",
+                    sourceLocation: sourceLocation
+                )
+            }
+        }
+    }
+}

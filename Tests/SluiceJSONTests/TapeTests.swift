@@ -1,0 +1,85 @@
+import Foundation
+import SluiceJSON
+import Testing
+
+@Suite("Tape and reader")
+struct TapeTests {
+    static let document = #"{"name": "Ada", "langs": ["en", "fr"], "born": 1815, "alive": false, "spouse": null, "esc": "a\"b\\c\u00e9"}"#
+
+    @Test("tokens come in input order with text, positions and container links")
+    func tokens() throws {
+        let tape = try JSONParser.parse(Array(#"{"a": [1, true]}"#.utf8))
+        #expect(tape.map(\.kind) == [.objectStart, .key, .arrayStart, .number, .true, .arrayEnd, .objectEnd])
+        #expect(tape.map(\.byteOffset) == [0, 1, 6, 7, 10, 14, 15])
+        #expect(tape.text(of: tape[1]) == "a")
+        #expect(tape.endOfValue(at: 0) == 7)
+        #expect(tape.endOfValue(at: 2) == 6)
+        #expect(try tape.value(at: 2).count == 2)
+        #expect(try tape.value(at: 0).count == 1)
+    }
+
+    @Test("the reader walks members and elements and converts on demand")
+    func reader() throws {
+        let tape = try JSONParser.parse(Array(Self.document.utf8))
+        let root = try tape.value(at: tape.startIndex)
+        #expect(try root.members().map(\.key) == ["name", "langs", "born", "alive", "spouse", "esc"])
+        #expect(try root["name"]?.string() == "Ada")
+        #expect(try root["langs"]?.elements().map { try $0.string() } == ["en", "fr"])
+        #expect(try root["langs"]?[1]?.string() == "fr")
+        #expect(root["langs"]?[2] == nil)
+        #expect(try root["born"]?.integer(as: Int.self) == 1815)
+        #expect(try root["alive"]?.bool() == false)
+        #expect(root["spouse"]?.isNull == true)
+        #expect(try root["esc"]?.string() == "a\"b\\cé")
+        #expect(root["missing"] == nil)
+        #expect(root[0] == nil, "an object has no elements")
+    }
+
+    @Test("releasing tokens keeps indices absolute and bounds storage")
+    func release() throws {
+        let parser = JSONParser()
+        try parser.parse(Array(#"[{"id": "1"}, {"id": "2"}, "#.utf8))
+        var tape = parser.tape
+        #expect(tape.startIndex == 0)
+        #expect(tape.count == 9)
+        // Release the first element; the second keeps its indices.
+        let second = try #require(tape.endOfValue(at: 1))
+        parser.removeTokens(before: second)
+        tape = parser.tape
+        #expect(tape.startIndex == 5)
+        #expect(try tape.value(at: 5)["id"]?.string() == "2")
+        #expect(tape.byteCount == 3, "only the arena bytes of \"id\" and \"2\" remain")
+        parser.removeAllTokens()
+        try parser.parse(Array(#"{"id": "3"}]"#.utf8))
+        tape = parser.tape
+        #expect(tape.startIndex == 9)
+        #expect(try tape.value(at: 9)["id"]?.string() == "3")
+        #expect(tape.last?.kind == .arrayEnd)
+        try parser.finish()
+        #expect(parser.isComplete)
+        #expect(parser.bytesParsed == 39)
+    }
+
+    @Test("a value still being parsed is reported as such")
+    func incomplete() throws {
+        let parser = JSONParser()
+        try parser.parse(Array(#"{"a": [1, 2"#.utf8))
+        #expect(parser.depth == 2)
+        #expect(!parser.isComplete)
+        let error = try #require(throws: JSONError.self) { try parser.tape.value(at: 0) }
+        #expect(error.kind == .unexpectedEndOfInput)
+        #expect(error.message == "The object at this position has not been fully parsed yet.")
+    }
+
+    @Test("Data, byte arrays and raw buffers parse alike")
+    func inputTypes() throws {
+        let bytes = Array(Self.document.utf8)
+        let fromArray = try JSONParser.parse(bytes)
+        let fromData = try JSONParser.parse(Data(bytes))
+        let parser = JSONParser()
+        try bytes.withUnsafeBytes { try parser.parse($0) }
+        try parser.finish()
+        #expect(Array(fromArray) == Array(fromData))
+        #expect(Array(fromArray) == Array(parser.tape))
+    }
+}
