@@ -33,7 +33,7 @@ struct Sluice: AsyncParsableCommand {
             let code = exitCode(for: error)
             if code == .validationFailure {
                 let message = fullMessage(for: error)
-                Output.standardError.write(message + "\n")
+                Terminal.standardError.write(message + "\n")
                 exit(withError: ExitCode(2))
             }
             exit(withError: error)

@@ -55,14 +55,16 @@ struct Validate: AsyncParsableCommand {
                 let bytes = try JSONParser.validateSyntax(of: reader, limits: limits)
                 if stats {
                     let seconds = (ContinuousClock.now - started).seconds
-                    Output.standardOutput.write("\(name): valid, \(bytes) bytes in \(Output.formatted(milliseconds: seconds * 1000)) (\(Output.formatted(throughputOf: bytes, seconds: seconds)))\n")
+                    Terminal.standardOutput.write(
+                        "\(name): valid, \(bytes) bytes in \(Terminal.formatted(milliseconds: seconds * 1000)) (\(Terminal.formatted(throughputOf: bytes, seconds: seconds)))\n"
+                    )
                 }
             } catch let error as JSONError {
                 worst = max(worst, 1)
-                Output.standardError.write(Output.describe(error, in: name))
+                Terminal.standardError.write(Terminal.describe(error, in: name))
             } catch let error as FileChunkReader.Failure {
                 worst = 2
-                Output.standardError.write("\(name): cannot read: \(error.reason)\n")
+                Terminal.standardError.write("\(name): cannot read: \(error.reason)\n")
             }
         }
         if worst != 0 { throw ExitCode(worst) }

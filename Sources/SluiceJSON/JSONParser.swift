@@ -23,8 +23,8 @@
 // yajl's checks are the only grammar checks. On top of them the parser enforces the limits and a
 // strict UTF-8 check (see UTF8Validation.swift). Numbers stay text until someone asks (JSONTape.Value).
 
-public import Foundation
 internal import CYajl
+public import Foundation
 
 /// An incremental JSON parser: feed it chunks of any size as they arrive, then call ``finish()``.
 ///
@@ -78,6 +78,7 @@ public final class JSONParser {
         yajl_free(handle)
         callbacks.deinitialize(count: 1)
         callbacks.deallocate()
+        state.pointee.containers.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }

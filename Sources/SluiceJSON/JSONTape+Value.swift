@@ -231,7 +231,8 @@ extension JSONTape {
         guard let end = endOfValue(at: index) else {
             throw JSONError(
                 kind: .unexpectedEndOfInput,
-                message: "The \(self[index].kind == .objectStart ? "object" : "array") at this position has not been fully parsed yet.",
+                message:
+                    "The \(self[index].kind == .objectStart ? "object" : "array") at this position has not been fully parsed yet.",
                 position: self[index].position
             )
         }

@@ -14,123 +14,203 @@
 /// let root = try tape.value(at: tape.startIndex)
 /// let born = try root["born"]?.integer(as: Int.self)   // 1815
 /// ```
-public struct JSONTape: Sendable {
-    @usableFromInline var tokens: ContiguousArray<JSONToken> = []
-    @usableFromInline var arena: ContiguousArray<UInt8> = []
-    /// The absolute index of `tokens[0]`.
-    @usableFromInline var firstIndex = 0
-    /// The absolute arena offset of `arena[0]`.
-    @usableFromInline var arenaBase = 0
-
-    /// The most tokens the tape has held at once since it was created.
-    public private(set) var peakTokenCount = 0
-    /// The most arena bytes the tape has held at once since it was created.
-    public private(set) var peakByteCount = 0
+public struct JSONTape: @unchecked Sendable {
+    // Sendable because the storage is never mutated while shared: every mutation goes through
+    // `makeUnique()` first (copy on write), as for the standard library's collections.
+    @usableFromInline var storage: TapeStorage
 
     /// Creates an empty tape.
-    public init() {}
+    public init() {
+        storage = TapeStorage()
+    }
 
+    /// The most tokens the tape has held at once since it was created.
+    public var peakTokenCount: Int { Swift.max(storage.buffer.pointee.peakTokenCount, storage.buffer.pointee.tokenCount) }
+    /// The most arena bytes the tape has held at once since it was created.
+    public var peakByteCount: Int { Swift.max(storage.buffer.pointee.peakByteCount, storage.buffer.pointee.byteCount) }
     /// The number of arena bytes the tape holds now (text of keys, strings and numbers).
-    public var byteCount: Int { arena.count }
+    public var byteCount: Int { storage.buffer.pointee.byteCount }
     /// The number of tokens the tape can hold before it must grow its storage.
-    public var tokenCapacity: Int { tokens.capacity }
+    public var tokenCapacity: Int { storage.buffer.pointee.tokenCapacity }
     /// The number of arena bytes the tape can hold before it must grow its storage.
-    public var byteCapacity: Int { arena.capacity }
+    public var byteCapacity: Int { storage.buffer.pointee.byteCapacity }
 
     /// Releases every token before `index` and the arena bytes only they used. Indices of the tokens
     /// that remain do not change. Storage is kept for reuse.
     ///
     /// - Precondition: `startIndex <= index <= endIndex`.
     public mutating func removeTokens(before index: Int) {
-        precondition(index >= firstIndex && index <= endIndex, "removeTokens(before:) index out of range")
-        let dropped = index - firstIndex
-        guard dropped > 0 else { return }
-        // Text offsets grow with token order, so the first remaining token with text marks the
-        // first arena byte still needed.
-        var keepFrom = arenaBase + arena.count
-        for token in tokens[dropped...] where token.hasText {
-            keepFrom = token.payload
-            break
-        }
-        tokens.removeFirst(dropped)
-        firstIndex = index
-        let droppedBytes = keepFrom - arenaBase
-        if droppedBytes > 0 {
-            arena.removeFirst(droppedBytes)
-            arenaBase = keepFrom
-        }
+        precondition(index >= startIndex && index <= endIndex, "removeTokens(before:) index out of range")
+        guard index > startIndex else { return }
+        makeUnique()
+        storage.buffer.pointee.removeTokens(before: index)
     }
 
     /// Releases every token; ``startIndex`` moves to ``endIndex``. Storage is kept for reuse.
     public mutating func removeAll() {
-        firstIndex = endIndex
-        arenaBase += arena.count
-        tokens.removeAll(keepingCapacity: true)
-        arena.removeAll(keepingCapacity: true)
+        makeUnique()
+        storage.buffer.pointee.removeTokens(before: endIndex)
     }
 
-    // MARK: Building (used by the parser)
-
-    mutating func appendText(_ kind: JSONToken.Kind, _ text: UnsafeRawBufferPointer, at position: JSONPosition) {
-        let offset = arenaBase + arena.count
-        arena.append(contentsOf: text)
-        // Safe because the parser rejects any token longer than JSONLimits.maxStringBytes, which
-        // cannot exceed Int, and refuses limits above UInt32.max (see JSONParser.init).
-        tokens.append(
-            JSONToken(
-                kind: kind,
-                length: UInt32(truncatingIfNeeded: text.count),
-                payload: offset,
-                byteOffset: position.byteOffset,
-                line: position.line,
-                column: position.column
-            )
-        )
-        noteGrowth()
+    /// Makes the storage this tape's own before a mutation (copy on write).
+    @inline(__always)
+    mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
     }
 
-    mutating func appendMarker(_ kind: JSONToken.Kind, payload: Int, at position: JSONPosition) {
-        tokens.append(
-            JSONToken(
-                kind: kind,
-                length: 0,
-                payload: payload,
-                byteOffset: position.byteOffset,
-                line: position.line,
-                column: position.column
-            )
-        )
-        noteGrowth()
+    /// The buffer for appending without a uniqueness check per token. The parser calls
+    /// ``makeUnique()`` once per chunk and then appends through this while yajl calls back, when
+    /// no other copy of the tape can exist.
+    var uncheckedBuffer: UnsafeMutablePointer<TapeBuffer> { storage.buffer }
+}
+
+/// The tape's memory: tokens and arena bytes in two manually grown buffers.
+///
+/// A struct behind a pointer, not stored properties of a class, so that the parser's callbacks
+/// append with plain loads and stores: no reference counting, no uniqueness or exclusivity check
+/// per token. `JSONToken` is a trivial type, so buffers move with `memcpy`.
+@usableFromInline
+struct TapeBuffer {
+    @usableFromInline var tokens: UnsafeMutablePointer<JSONToken>
+    @usableFromInline var tokenCount = 0
+    @usableFromInline var tokenCapacity: Int
+    @usableFromInline var bytes: UnsafeMutablePointer<UInt8>
+    @usableFromInline var byteCount = 0
+    @usableFromInline var byteCapacity: Int
+    /// The absolute index of `tokens[0]`.
+    @usableFromInline var firstIndex = 0
+    /// The absolute arena offset of `bytes[0]`.
+    @usableFromInline var arenaBase = 0
+    var peakTokenCount = 0
+    var peakByteCount = 0
+
+    init(tokenCapacity: Int = 64, byteCapacity: Int = 512) {
+        self.tokenCapacity = tokenCapacity
+        self.byteCapacity = byteCapacity
+        tokens = .allocate(capacity: tokenCapacity)
+        bytes = .allocate(capacity: byteCapacity)
     }
 
-    /// Records on a container's start token where it ends and how many children it has, if the
-    /// start token has not been released.
-    mutating func closeContainer(startingAt start: Int, endingAt end: Int, childCount: Int) {
-        guard start >= firstIndex else { return }
-        tokens[start - firstIndex].payload = end
-        tokens[start - firstIndex].length = UInt32(clamping: childCount)
+    func deallocate() {
+        tokens.deallocate()
+        bytes.deallocate()
     }
 
-    mutating func noteGrowth() {
-        if tokens.count > peakTokenCount { peakTokenCount = tokens.count }
-        if arena.count > peakByteCount { peakByteCount = arena.count }
+    @inline(__always)
+    mutating func append(_ token: JSONToken) {
+        if tokenCount == tokenCapacity { growTokens() }
+        // Safe because tokenCount < tokenCapacity after growing.
+        (tokens + tokenCount).initialize(to: token)
+        tokenCount += 1
+    }
+
+    /// Copies `text` into the arena and returns its absolute offset.
+    @inline(__always)
+    mutating func appendText(_ text: UnsafeRawBufferPointer) -> Int {
+        let offset = arenaBase + byteCount
+        if byteCount + text.count > byteCapacity { growBytes(toHold: byteCount + text.count) }
+        if let source = text.baseAddress {
+            // Safe because the arena has room for text.count more bytes after growing.
+            UnsafeMutableRawPointer(bytes + byteCount).copyMemory(from: source, byteCount: text.count)
+        }
+        byteCount += text.count
+        return offset
+    }
+
+    private mutating func growTokens() {
+        let newCapacity = tokenCapacity * 2
+        let newTokens = UnsafeMutablePointer<JSONToken>.allocate(capacity: newCapacity)
+        newTokens.moveInitialize(from: tokens, count: tokenCount)
+        tokens.deallocate()
+        tokens = newTokens
+        tokenCapacity = newCapacity
+    }
+
+    private mutating func growBytes(toHold needed: Int) {
+        var newCapacity = byteCapacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBytes.moveInitialize(from: bytes, count: byteCount)
+        bytes.deallocate()
+        bytes = newBytes
+        byteCapacity = newCapacity
+    }
+
+    mutating func removeTokens(before index: Int) {
+        peakTokenCount = max(peakTokenCount, tokenCount)
+        peakByteCount = max(peakByteCount, byteCount)
+        let dropped = index - firstIndex
+        // Text offsets grow with token order, so the first remaining token with text marks the
+        // first arena byte still needed.
+        var keepFrom = arenaBase + byteCount
+        for position in dropped..<tokenCount where tokens[position].hasText {
+            keepFrom = tokens[position].payload
+            break
+        }
+        (tokens).moveUpdate(from: tokens + dropped, count: tokenCount - dropped)
+        tokenCount -= dropped
+        firstIndex = index
+        let droppedBytes = keepFrom - arenaBase
+        if droppedBytes > 0 {
+            bytes.moveUpdate(from: bytes + droppedBytes, count: byteCount - droppedBytes)
+            byteCount -= droppedBytes
+            arenaBase = keepFrom
+        }
+    }
+}
+
+/// Owns a ``TapeBuffer``; shared between copies of a ``JSONTape`` until one of them mutates.
+@usableFromInline
+final class TapeStorage {
+    @usableFromInline let buffer: UnsafeMutablePointer<TapeBuffer>
+
+    init() {
+        buffer = .allocate(capacity: 1)
+        buffer.initialize(to: TapeBuffer())
+    }
+
+    private init(copying source: TapeBuffer) {
+        var copy = TapeBuffer(tokenCapacity: max(source.tokenCapacity, 1), byteCapacity: max(source.byteCapacity, 1))
+        copy.tokens.initialize(from: source.tokens, count: source.tokenCount)
+        copy.bytes.initialize(from: source.bytes, count: source.byteCount)
+        copy.tokenCount = source.tokenCount
+        copy.byteCount = source.byteCount
+        copy.firstIndex = source.firstIndex
+        copy.arenaBase = source.arenaBase
+        copy.peakTokenCount = source.peakTokenCount
+        copy.peakByteCount = source.peakByteCount
+        buffer = .allocate(capacity: 1)
+        buffer.initialize(to: copy)
+    }
+
+    func copy() -> TapeStorage {
+        TapeStorage(copying: buffer.pointee)
+    }
+
+    deinit {
+        buffer.pointee.deallocate()
+        buffer.deinitialize(count: 1)
+        buffer.deallocate()
     }
 }
 
 extension JSONTape: RandomAccessCollection {
     /// The absolute index of the first token still held.
     @inlinable
-    public var startIndex: Int { firstIndex }
+    public var startIndex: Int { storage.buffer.pointee.firstIndex }
     /// The absolute index one past the last token.
     @inlinable
-    public var endIndex: Int { firstIndex + tokens.count }
+    public var endIndex: Int { storage.buffer.pointee.firstIndex + storage.buffer.pointee.tokenCount }
 
     /// The token at an absolute index.
     ///
     /// - Precondition: `startIndex <= index < endIndex`.
     @inlinable
     public subscript(index: Int) -> JSONToken {
-        tokens[index - firstIndex]
+        let buffer = storage.buffer
+        let position = index - buffer.pointee.firstIndex
+        precondition(position >= 0 && position < buffer.pointee.tokenCount, "JSONTape index out of range")
+        return buffer.pointee.tokens[position]
     }
 }
 
@@ -145,18 +225,17 @@ extension JSONTape {
         _ body: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
         precondition(token.hasText, "withUnsafeText(of:) needs a key, string or number token")
-        let start = token.payload - arenaBase
-        precondition(start >= 0, "withUnsafeText(of:) on a released token")
-        let result: Result<R, E> = arena.withUnsafeBytes { bytes in
-            // Safe because appendText stored exactly `length` bytes at `payload`.
-            let text = UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(token.length)])
-            do throws(E) {
-                return .success(try body(text))
-            } catch {
-                return .failure(error)
-            }
+        let buffer = storage.buffer
+        let start = token.payload - buffer.pointee.arenaBase
+        precondition(
+            start >= 0 && start + Int(token.length) <= buffer.pointee.byteCount,
+            "withUnsafeText(of:) on a released token"
+        )
+        // Safe because the precondition keeps the range inside the arena's initialized bytes, and
+        // `self` keeps the storage alive for the duration of the call.
+        return try withExtendedLifetime(storage) { () throws(E) -> R in
+            try body(UnsafeRawBufferPointer(start: buffer.pointee.bytes + start, count: Int(token.length)))
         }
-        return try result.get()
     }
 
     /// The text of a key, string or number token as a `String`.

@@ -15,6 +15,9 @@ struct ParserState {
     }
 
     var tape = JSONTape()
+    /// The tape's buffer while yajl calls back; set by `beginChunk` after making the tape's storage
+    /// unique, so callbacks append without checks.
+    var buffer: UnsafeMutablePointer<TapeBuffer>
     let limits: JSONLimits
     /// `limits.maxStringBytes` clamped so that a token's length always fits the tape's `UInt32`.
     let maxTokenBytes: Int
@@ -48,7 +51,7 @@ struct ParserState {
     var carry: [UInt8] = []
 
     // Structure.
-    var containers: [OpenContainer] = []
+    var containers = ContainerStack()
     var lastTokenWasKey = false
     /// Whether the last token ended a value (a scalar or a closing bracket), after which a ','
     /// may follow inside a container.
@@ -58,6 +61,7 @@ struct ParserState {
     var sawToken = false
 
     init(limits: JSONLimits) {
+        buffer = tape.uncheckedBuffer
         self.limits = limits
         self.maxTokenBytes = min(limits.maxStringBytes, Int(UInt32.max))
     }
@@ -93,6 +97,57 @@ struct ParserState {
     )
 }
 
+/// The arrays and objects open at the current point, innermost last.
+///
+/// A manually grown buffer rather than an `Array`, so that counting a child, pushing and popping
+/// cost no uniqueness check: they run once per token. The innermost container's child count lives
+/// in `topChildCount`, outside the buffer, so counting one is a plain increment.
+struct ContainerStack {
+    private var storage: UnsafeMutablePointer<ParserState.OpenContainer>
+    private var capacity = 16
+    private(set) var count = 0
+    /// The children of the innermost container so far (at the top level: the top-level values).
+    var topChildCount = 0
+
+    init() {
+        storage = .allocate(capacity: capacity)
+    }
+
+    /// Frees the buffer; called once, when the parser goes away.
+    func deallocate() {
+        storage.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The innermost container, if any (its `childCount` is not kept up to date).
+    var last: ParserState.OpenContainer? { count == 0 ? nil : storage[count - 1] }
+
+    mutating func push(_ container: ParserState.OpenContainer) {
+        if count > 0 { storage[count - 1].childCount = topChildCount }
+        if count == capacity {
+            let newStorage = UnsafeMutablePointer<ParserState.OpenContainer>.allocate(capacity: capacity * 2)
+            newStorage.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = newStorage
+            capacity *= 2
+        }
+        // Safe because count < capacity after growing.
+        (storage + count).initialize(to: container)
+        count += 1
+        topChildCount = 0
+    }
+
+    mutating func pop() -> ParserState.OpenContainer? {
+        guard count > 0 else { return nil }
+        count -= 1
+        var container = (storage + count).move()
+        container.childCount = topChildCount
+        topChildCount = count > 0 ? storage[count - 1].childCount : 0
+        return container
+    }
+}
+
 // MARK: - Callbacks
 
 extension ParserState {
@@ -110,7 +165,7 @@ extension ParserState {
 
     mutating func didReceiveLiteral(_ kind: JSONToken.Kind) -> Int32 {
         guard let start = beginToken() else { return Self.stop }
-        tape.appendMarker(kind, payload: 0, at: position(ofTokenAt: start))
+        appendMarker(kind, payload: 0, at: start)
         endValue(at: tokenEnd)
         return Self.proceed
     }
@@ -120,7 +175,7 @@ extension ParserState {
         guard text.count <= maxTokenBytes else {
             return fail(tokenTooLong(at: start, description: "number"))
         }
-        tape.appendText(.number, text, at: position(ofTokenAt: start))
+        appendText(.number, text, at: start)
         endValue(at: tokenEnd)
         return Self.proceed
     }
@@ -132,10 +187,16 @@ extension ParserState {
         guard rawLength <= maxTokenBytes else {
             return fail(tokenTooLong(at: start, description: isKey ? "key" : "string"))
         }
-        if let fault = checkRawString(from: start, to: end, decodedLength: text.count) {
+        if text.count == rawLength {
+            // No escapes: the decoded bytes are the raw bytes, so check them where they are.
+            if let index = UTF8Validation.firstInvalidSequence(in: text) {
+                return fail(invalidUTF8(at: start + 1 + index))
+            }
+            if start < chunkBase { carry.removeAll(keepingCapacity: true) }
+        } else if let fault = checkRawString(from: start, to: end) {
             return fail(fault)
         }
-        tape.appendText(isKey ? .key : .string, text, at: position(ofTokenAt: start))
+        appendText(isKey ? .key : .string, text, at: start)
         if isKey {
             scanOffset = end
             lastTokenWasKey = true
@@ -148,7 +209,6 @@ extension ParserState {
 
     mutating func didStartContainer(isObject: Bool) -> Int32 {
         guard let start = beginToken() else { return Self.stop }
-        let position = position(ofTokenAt: start)
         guard containers.count < limits.maxDepth else {
             return fail(
                 error(
@@ -158,11 +218,11 @@ extension ParserState {
                 )
             )
         }
-        if !containers.isEmpty { containers[containers.count - 1].childCount += 1 }
-        containers.append(
-            OpenContainer(tokenIndex: tape.endIndex, childCount: 0, position: position, isObject: isObject)
+        containers.topChildCount += 1
+        containers.push(
+            OpenContainer(tokenIndex: tapeEndIndex, childCount: 0, position: position(ofTokenAt: start), isObject: isObject)
         )
-        tape.appendMarker(isObject ? .objectStart : .arrayStart, payload: -1, at: position)
+        appendMarker(isObject ? .objectStart : .arrayStart, payload: -1, at: start)
         scanOffset = tokenEnd
         lastTokenWasKey = false
         lastTokenEndedValue = false
@@ -172,22 +232,61 @@ extension ParserState {
 
     mutating func didEndContainer() -> Int32 {
         guard let start = beginToken() else { return Self.stop }
-        guard let open = containers.popLast() else {
+        guard let open = containers.pop() else {
             preconditionFailure("Internal inconsistency: yajl closed a container that never opened")
         }
-        let endIndex = tape.endIndex
-        tape.appendMarker(open.isObject ? .objectEnd : .arrayEnd, payload: open.tokenIndex, at: position(ofTokenAt: start))
-        tape.closeContainer(startingAt: open.tokenIndex, endingAt: endIndex, childCount: open.childCount)
+        let endIndex = tapeEndIndex
+        appendMarker(open.isObject ? .objectEnd : .arrayEnd, payload: open.tokenIndex, at: start)
+        // Record on the start token where its container ends, unless a consumer has released it.
+        let startPosition = open.tokenIndex - buffer.pointee.firstIndex
+        if startPosition >= 0 {
+            buffer.pointee.tokens[startPosition].payload = endIndex
+            buffer.pointee.tokens[startPosition].length = UInt32(clamping: open.childCount)
+        }
         scanOffset = tokenEnd
         lastTokenWasKey = false
         lastTokenEndedValue = true
         return Self.proceed
     }
 
+    /// The absolute index the next token will have.
+    @inline(__always)
+    private var tapeEndIndex: Int { buffer.pointee.firstIndex + buffer.pointee.tokenCount }
+
+    @inline(__always)
+    private mutating func appendMarker(_ kind: JSONToken.Kind, payload: Int, at start: Int) {
+        buffer.pointee.append(
+            JSONToken(
+                kind: kind,
+                length: 0,
+                payload: payload,
+                byteOffset: start,
+                line: line,
+                column: start - lineStart + 1
+            )
+        )
+    }
+
+    @inline(__always)
+    private mutating func appendText(_ kind: JSONToken.Kind, _ text: UnsafeRawBufferPointer, at start: Int) {
+        let offset = buffer.pointee.appendText(text)
+        // Safe because every token is at most maxTokenBytes long, which is clamped to UInt32.max.
+        buffer.pointee.append(
+            JSONToken(
+                kind: kind,
+                length: UInt32(truncatingIfNeeded: text.count),
+                payload: offset,
+                byteOffset: start,
+                line: line,
+                column: start - lineStart + 1
+            )
+        )
+    }
+
     /// Bookkeeping after a scalar value: it counts as a child of the open container, if any.
     @inline(__always)
     private mutating func endValue(at end: Int) {
-        if !containers.isEmpty { containers[containers.count - 1].childCount += 1 }
+        containers.topChildCount += 1
         scanOffset = end
         lastTokenWasKey = false
         lastTokenEndedValue = true
@@ -205,13 +304,6 @@ extension ParserState {
 extension ParserState {
     private static let lineFeed = UInt8(ascii: "\n")
     private static let quote = UInt8(ascii: "\"")
-
-    /// Whether `byte` may stand between two tokens: JSON whitespace or a separator.
-    @inline(__always)
-    private static func isGap(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == UInt8(ascii: ",")
-            || byte == UInt8(ascii: ":")
-    }
 
     /// Whether `byte` is JSON whitespace.
     @inline(__always)
@@ -248,27 +340,43 @@ extension ParserState {
 
     /// Steps from `scanOffset` over gap bytes of the current chunk, up to `limit`. Returns the
     /// offset of the first other byte, or `nil` if only gap bytes came before `limit`.
+    ///
+    /// This runs over every byte between tokens, so it is written for speed: one comparison
+    /// rejects most token bytes, and indentation after a line feed is skipped eight spaces at a time.
     @inline(__always)
     private mutating func skipGap(until limit: Int) -> Int? {
-        var offset = max(scanOffset, chunkBase)
-        while offset < limit {
-            // Safe because chunkBase <= offset < limit <= chunkBase + chunk.count.
-            let byte = chunk[offset - chunkBase]
-            guard Self.isGap(byte) else {
-                scanOffset = offset
-                return offset
-            }
-            offset += 1
-            if byte == Self.lineFeed {
+        var index = max(scanOffset, chunkBase) - chunkBase
+        let end = limit - chunkBase
+        guard index < end, let base = chunk.baseAddress else {
+            scanOffset = limit
+            return nil
+        }
+        scan: while index < end {
+            // Safe because 0 <= index < end <= chunk.count.
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
+            switch byte {
+            case 0x20, 0x09, 0x0D:
+                index += 1
+            case 0x0A:
+                index += 1
                 line += 1
-                lineStart = offset
-            } else if byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":") {
+                lineStart = chunkBase + index
+                // Safe because index + 8 <= end keeps the load inside the chunk.
+                while index + 8 <= end, base.loadUnaligned(fromByteOffset: index, as: UInt64.self) == Self.eightSpaces {
+                    index += 8
+                }
+            case UInt8(ascii: ","), UInt8(ascii: ":"):
+                index += 1
                 gapHadSeparator = true
+            default:
+                break scan
             }
         }
-        scanOffset = limit
-        return nil
+        scanOffset = chunkBase + index
+        return index < end ? scanOffset : nil
     }
+
+    private static let eightSpaces: UInt64 = 0x2020_2020_2020_2020
 
     /// The position of a token whose start is known; the line counter has already reached it.
     @inline(__always)
@@ -305,6 +413,8 @@ extension ParserState {
 
     /// Starts a parse call over `bytes`.
     mutating func beginChunk(_ bytes: UnsafeRawBufferPointer, isVirtual: Bool) {
+        tape.makeUnique()
+        buffer = tape.uncheckedBuffer
         chunk = bytes
         chunkIsVirtual = isVirtual
     }
@@ -371,16 +481,15 @@ extension ParserState {
         return result
     }
 
-    /// Runs the checks yajl does not do on a string's raw bytes (the quotes included).
-    private mutating func checkRawString(from start: Int, to end: Int, decodedLength: Int) -> JSONError? {
+    /// Runs the checks yajl does not do on the raw bytes of a string that has escapes.
+    private mutating func checkRawString(from start: Int, to end: Int) -> JSONError? {
         let contentStart = start + 1
         let fault: (offset: Int, isSurrogate: Bool)? = withRawToken(from: start, to: end) { raw in
             let content = UnsafeRawBufferPointer(rebasing: raw[1..<(raw.count - 1)])
             if let index = UTF8Validation.firstInvalidSequence(in: content) {
                 return (contentStart + index, false)
             }
-            // Without escapes the decoded string is as long as the raw one; every escape shortens it.
-            if decodedLength != content.count, let index = UTF8Validation.firstUnpairedSurrogate(in: content) {
+            if let index = UTF8Validation.firstUnpairedSurrogate(in: content) {
                 return (contentStart + index, true)
             }
             return nil
@@ -437,7 +546,7 @@ extension ParserState {
         return (render(bytes[...]), before.count)
     }
 
-    private mutating func invalidUTF8(at offset: Int) -> JSONError {
+    mutating func invalidUTF8(at offset: Int) -> JSONError {
         error(
             .invalidUTF8,
             "Invalid UTF-8 in a string: the sequence starting with \(describeByte(at: offset)) is ill-formed.",
@@ -448,7 +557,11 @@ extension ParserState {
     /// The message leaves out the token's length: a token cut by a chunk's end is refused before
     /// its length is known, and the error must not depend on where chunks end.
     private mutating func tokenTooLong(at start: Int, description: String) -> JSONError {
-        error(.stringLimitExceeded, "A \(description) is longer than the limit of \(limits.maxStringBytes) bytes.", at: start)
+        error(
+            .stringLimitExceeded,
+            "A \(description) is longer than the limit of \(limits.maxStringBytes) bytes.",
+            at: start
+        )
     }
 
     /// The limit error to report instead of a syntax fault at `fault` when the fault lies past the
@@ -510,7 +623,11 @@ extension ParserState {
 
     private mutating func forbiddenWhitespace(at offset: Int) -> JSONError {
         let name = byte(at: offset) == 0x0B ? "vertical tab (0x0B)" : "form feed (0x0C)"
-        return error(.syntax, "Unexpected \(name); JSON allows only space, tab, line feed and carriage return between tokens.", at: offset)
+        return error(
+            .syntax,
+            "Unexpected \(name); JSON allows only space, tab, line feed and carriage return between tokens.",
+            at: offset
+        )
     }
 
     /// yajl's error message as a sentence at the fault's position. yajl's own offset is not used
@@ -582,10 +699,15 @@ extension ParserState {
             return error(.syntax, "Unexpected \(describeByte(at: last)) where a value was expected.", at: last)
         case "invalid string in json text.":
             // A literal that starts like true, false or null and then goes wrong.
-            let name = byte(at: start) == UInt8(ascii: "t") ? "true" : byte(at: start) == UInt8(ascii: "f") ? "false" : "null"
+            let name =
+                byte(at: start) == UInt8(ascii: "t") ? "true" : byte(at: start) == UInt8(ascii: "f") ? "false" : "null"
             return error(.syntax, "Invalid literal: expected '\(name)', found \(describeByte(at: read)).", at: read)
         case "malformed number, a digit is required after the exponent.":
-            return error(.syntax, "Malformed number: a digit must follow the exponent, found \(describeByte(at: read)).", at: read)
+            return error(
+                .syntax,
+                "Malformed number: a digit must follow the exponent, found \(describeByte(at: read)).",
+                at: read
+            )
         case "malformed number, a digit is required after the decimal point.":
             return error(
                 .syntax,
@@ -653,7 +775,11 @@ extension ParserState {
             )
         }
         guard let innermost = containers.last else {
-            return error(.unexpectedEndOfInput, "The input holds no JSON value; it is empty or only whitespace.", at: end)
+            return error(
+                .unexpectedEndOfInput,
+                "The input holds no JSON value; it is empty or only whitespace.",
+                at: end
+            )
         }
         let kind = innermost.isObject ? "an object" : "an array"
         let place = "line \(innermost.position.line), column \(innermost.position.column)"

@@ -47,7 +47,9 @@ struct ValidateCommandTests {
 
     /// Writes `contents` to a fresh temporary file and returns its path.
     static func temporaryFile(_ contents: String, name: String = "input.json") throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-tests-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-tests-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent(name)
         try Data(contents.utf8).write(to: file)
@@ -83,7 +85,9 @@ struct ValidateCommandTests {
     func standardInput() throws {
         var run = try Self.run(["validate", "--syntax", "-"], standardInput: Data("[1, 2".utf8))
         #expect(run.status == 1)
-        #expect(run.standardError.hasPrefix("<stdin>:1:6: The input ended inside an array that opened at line 1, column 1."))
+        #expect(
+            run.standardError.hasPrefix("<stdin>:1:6: The input ended inside an array that opened at line 1, column 1.")
+        )
         run = try Self.run(["validate", "--syntax", "-"], standardInput: Data(#"{"ok": true}"#.utf8))
         #expect(run.status == 0)
     }
@@ -105,7 +109,11 @@ struct ValidateCommandTests {
         let file = try Self.temporaryFile("[[[[1]]]]")
         let run = try Self.run(["validate", "--syntax", "--max-depth", "3", file])
         #expect(run.status == 1)
-        #expect(run.standardError.hasPrefix("\(file):1:4: Arrays and objects are nested more than 3 levels deep, the limit."))
+        #expect(
+            run.standardError.hasPrefix(
+                "\(file):1:4: Arrays and objects are nested more than 3 levels deep, the limit."
+            )
+        )
     }
 
     @Test("help reads as full sentences with an example")

@@ -66,9 +66,11 @@ struct NumberTests {
 
     @Test(
         "doubles round correctly on the fast and slow paths",
-        arguments: ["0", "-0.0", "1.5", "3.141592653589793", "1e22", "1e23", "2.2250738585072014e-308",
+        arguments: [
+            "0", "-0.0", "1.5", "3.141592653589793", "1e22", "1e23", "2.2250738585072014e-308",
             "1.7976931348623157e308", "123456789012345678901234567890", "0.1", "-12.5e-3", "5e-324",
-            "9007199254740993"]
+            "9007199254740993",
+        ]
     )
     func doubles(text: String) throws {
         #expect(try number(text).double() == Double(text)!)
@@ -84,12 +86,18 @@ struct NumberTests {
     @Test("decimals read exactly without passing through Double")
     func decimals() throws {
         #expect(try number("0.1").decimal() == Decimal(string: "0.1"))
-        #expect(try number("12345678901234567890123456789012345678").decimal() == Decimal(string: "12345678901234567890123456789012345678"))
+        #expect(
+            try number("12345678901234567890123456789012345678").decimal()
+                == Decimal(string: "12345678901234567890123456789012345678")
+        )
         #expect(try number("-1.25e-3").decimal() == Decimal(string: "-0.00125"))
         let error = try #require(throws: JSONError.self) {
             try number("123456789012345678901234567890123456789").decimal()
         }
-        #expect(error.message == "The number 123456789012345678901234567890123456789 has more significant digits than Decimal holds exactly.")
+        #expect(
+            error.message
+                == "The number 123456789012345678901234567890123456789 has more significant digits than Decimal holds exactly."
+        )
     }
 
     @Test("asking for the wrong type names both types and the position")

@@ -49,7 +49,10 @@ struct ParserErrorTests {
         #expect(error.message == "The input ended inside an array that opened at line 1, column 1.")
 
         error = try parseError(parsing: #"{"a": "#)
-        #expect(error.message == "The input ended before the value of a member, in an object that opened at line 1, column 1.")
+        #expect(
+            error.message
+                == "The input ended before the value of a member, in an object that opened at line 1, column 1."
+        )
 
         error = try parseError(parsing: #"["abc"#)
         #expect(error.message == "The input ended inside a string that starts at line 1, column 2.")
@@ -169,10 +172,14 @@ struct ParserErrorTests {
             ("[\"a\u{01}\"]", "Unescaped control character byte 0x01 in a string; write it as an escape.", 3),
             ("[1, // no\n2]", "Comments are not allowed in JSON.", 4),
             (
-                "[\u{0C}1]", "Unexpected form feed (0x0C); JSON allows only space, tab, line feed and carriage return between tokens.",
+                "[\u{0C}1]",
+                "Unexpected form feed (0x0C); JSON allows only space, tab, line feed and carriage return between tokens.",
                 1
             ),
-            ("\u{FEFF}{}", "Unexpected byte 0xEF at the start of the input; JSON text may not begin with a byte order mark.", 0),
+            (
+                "\u{FEFF}{}",
+                "Unexpected byte 0xEF at the start of the input; JSON text may not begin with a byte order mark.", 0
+            ),
         ]
     )
     func syntaxMessages(text: String, message: String, offset: Int) throws {

@@ -4,7 +4,8 @@ import Testing
 
 @Suite("Tape and reader")
 struct TapeTests {
-    static let document = #"{"name": "Ada", "langs": ["en", "fr"], "born": 1815, "alive": false, "spouse": null, "esc": "a\"b\\c\u00e9"}"#
+    static let document =
+        #"{"name": "Ada", "langs": ["en", "fr"], "born": 1815, "alive": false, "spouse": null, "esc": "a\"b\\c\u00e9"}"#
 
     @Test("tokens come in input order with text, positions and container links")
     func tokens() throws {

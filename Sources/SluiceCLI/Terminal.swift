@@ -7,11 +7,11 @@ import Musl
 #endif
 
 /// Unbuffered writes to standard output and standard error, and the formats the commands share.
-struct Output {
+struct Terminal {
     let descriptor: Int32
 
-    static let standardOutput = Output(descriptor: STDOUT_FILENO)
-    static let standardError = Output(descriptor: STDERR_FILENO)
+    static let standardOutput = Terminal(descriptor: STDOUT_FILENO)
+    static let standardError = Terminal(descriptor: STDERR_FILENO)
 
     func write(_ text: String) {
         var text = text
