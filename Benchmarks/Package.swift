@@ -1,0 +1,28 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Sluice's benchmark suites, on ordo-one/benchmark, as a package of their own so that the library
+// and its CI never build the benchmark tooling. Run them with
+//     swift package --package-path Benchmarks benchmark
+let package = Package(
+    name: "SluiceBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(name: "Sluice", path: "../"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // yajl itself, for the baseline "yajl with empty callbacks": the limit of Sluice's design.
+        .systemLibrary(name: "CYajlBaseline", path: "Sources/CYajlBaseline", pkgConfig: "yajl"),
+        .executableTarget(
+            name: "Parse",
+            dependencies: [
+                .product(name: "SluiceJSON", package: "Sluice"),
+                "CYajlBaseline",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/Parse",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)
