@@ -25,7 +25,9 @@ public struct JSONTape: @unchecked Sendable {
     }
 
     /// The most tokens the tape has held at once since it was created.
-    public var peakTokenCount: Int { Swift.max(storage.buffer.pointee.peakTokenCount, storage.buffer.pointee.tokenCount) }
+    public var peakTokenCount: Int {
+        Swift.max(storage.buffer.pointee.peakTokenCount, storage.buffer.pointee.tokenCount)
+    }
     /// The most arena bytes the tape has held at once since it was created.
     public var peakByteCount: Int { Swift.max(storage.buffer.pointee.peakByteCount, storage.buffer.pointee.byteCount) }
     /// The number of arena bytes the tape holds now (text of keys, strings and numbers).
@@ -147,12 +149,16 @@ struct TapeBuffer {
             keepFrom = tokens[position].payload
             break
         }
-        (tokens).moveUpdate(from: tokens + dropped, count: tokenCount - dropped)
+        // copyMemory is memmove: the regions overlap, and tokens are trivial, so bytes suffice.
+        UnsafeMutableRawPointer(tokens).copyMemory(
+            from: tokens + dropped,
+            byteCount: (tokenCount - dropped) * MemoryLayout<JSONToken>.stride
+        )
         tokenCount -= dropped
         firstIndex = index
         let droppedBytes = keepFrom - arenaBase
         if droppedBytes > 0 {
-            bytes.moveUpdate(from: bytes + droppedBytes, count: byteCount - droppedBytes)
+            UnsafeMutableRawPointer(bytes).copyMemory(from: bytes + droppedBytes, byteCount: byteCount - droppedBytes)
             byteCount -= droppedBytes
             arenaBase = keepFrom
         }

@@ -220,7 +220,12 @@ extension ParserState {
         }
         containers.topChildCount += 1
         containers.push(
-            OpenContainer(tokenIndex: tapeEndIndex, childCount: 0, position: position(ofTokenAt: start), isObject: isObject)
+            OpenContainer(
+                tokenIndex: tapeEndIndex,
+                childCount: 0,
+                position: position(ofTokenAt: start),
+                isObject: isObject
+            )
         )
         appendMarker(isObject ? .objectStart : .arrayStart, payload: -1, at: start)
         scanOffset = tokenEnd
