@@ -16,6 +16,7 @@ let package = Package(
     name: "Sluice",
     products: [
         .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
+        .library(name: "SluiceJSONAPI", targets: ["SluiceJSONAPI"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
     ],
     dependencies: [
@@ -34,6 +35,11 @@ let package = Package(
             dependencies: ["CYajl"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "SluiceJSONAPI",
+            dependencies: ["SluiceJSON"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [
@@ -45,6 +51,12 @@ let package = Package(
         .testTarget(
             name: "SluiceJSONTests",
             dependencies: ["SluiceJSON"],
+            exclude: ["Resources"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SluiceJSONAPITests",
+            dependencies: ["SluiceJSONAPI"],
             exclude: ["Resources"],
             swiftSettings: strictSettings
         ),

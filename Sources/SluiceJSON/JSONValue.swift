@@ -1,0 +1,216 @@
+/// Any JSON value, for members whose shape a model does not fix, such as JSON:API's `meta`.
+///
+/// Numbers keep the exact text of the input, so a value read and written again keeps its digits.
+/// Objects keep their members in input order.
+///
+/// ```swift
+/// let meta: JSONValue = ["total": 120, "tags": ["a", "b"]]
+/// meta["total"]?.numberText        // "120"
+/// ```
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// A number as its JSON text, such as `-1.5e3`.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The member named `key` if this is an object that has one.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// The element at `index` if this is an array that long.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let elements) = self, elements.indices.contains(index) { return elements[index] }
+        return nil
+    }
+
+    /// The string, if this is a string.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The number's text, if this is a number.
+    public var numberText: String? {
+        if case .number(let text) = self { return text }
+        return nil
+    }
+
+    /// The Boolean, if this is one.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// Whether this is `null`.
+    public var isNull: Bool { self == .null }
+}
+
+/// A JSON object: members in input order, looked up by name.
+///
+/// Duplicate names are kept as written; lookup returns the first.
+public struct JSONObject: Sendable, Hashable, Sequence {
+    /// The members' names, in order.
+    public private(set) var keys: [String]
+    /// The members' values, in the order of ``keys``.
+    public private(set) var values: [JSONValue]
+
+    /// Creates an object from members in order.
+    public init(_ members: [(String, JSONValue)] = []) {
+        keys = members.map(\.0)
+        values = members.map(\.1)
+    }
+
+    /// The number of members.
+    public var count: Int { keys.count }
+
+    /// The value of the first member named `key`.
+    public subscript(key: String) -> JSONValue? {
+        get { keys.firstIndex(of: key).map { values[$0] } }
+        set {
+            if let index = keys.firstIndex(of: key) {
+                if let newValue {
+                    values[index] = newValue
+                } else {
+                    keys.remove(at: index)
+                    values.remove(at: index)
+                }
+            } else if let newValue {
+                keys.append(key)
+                values.append(newValue)
+            }
+        }
+    }
+
+    /// The members in order, as `(key, value)` pairs.
+    public func makeIterator() -> some IteratorProtocol<(key: String, value: JSONValue)> {
+        zip(keys, values).lazy.map { (key: $0, value: $1) }.makeIterator()
+    }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByStringLiteral,
+    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(String(value)) }
+    public init(floatLiteral value: Double) { self = .number(String(value)) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(JSONObject(elements)) }
+}
+
+extension JSONTape.Value {
+    /// The value as a ``JSONValue``, numbers kept as their text.
+    ///
+    /// Recursion is bounded by the parser's depth limit.
+    public func jsonValue() throws(JSONError) -> JSONValue {
+        switch kind {
+        case .null: return .null
+        case .true: return .bool(true)
+        case .false: return .bool(false)
+        case .number: return .number(try numberText())
+        case .string: return .string(try string())
+        case .arrayStart:
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(count)
+            for element in try self.elements() { elements.append(try element.jsonValue()) }
+            return .array(elements)
+        case .objectStart:
+            var members: [(String, JSONValue)] = []
+            members.reserveCapacity(count)
+            for member in try self.members() { members.append((member.key, try member.value.jsonValue())) }
+            return .object(JSONObject(members))
+        case .key, .objectEnd, .arrayEnd:
+            preconditionFailure("Internal inconsistency: a JSONTape.Value never starts at a key or an end")
+        }
+    }
+}
+
+extension JSONValue: Codable {
+    /// Decodes any JSON value. With Sluice's decoders numbers keep their text; with others they go
+    /// through `Int` or `Double`.
+    public init(from decoder: any Decoder) throws {
+        if let tapeDecoder = decoder as? TapeDecoder {
+            self = try tapeDecoder.value.jsonValue()
+            return
+        }
+        if var array = try? decoder.unkeyedContainer() {
+            var elements: [JSONValue] = []
+            while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
+            self = .array(elements)
+        } else if let object = try? decoder.container(keyedBy: AnyCodingKey.self) {
+            var members: [(String, JSONValue)] = []
+            for key in object.allKeys {
+                members.append((key.stringValue, try object.decode(JSONValue.self, forKey: key)))
+            }
+            self = .object(JSONObject(members))
+        } else {
+            let single = try decoder.singleValueContainer()
+            if single.decodeNil() {
+                self = .null
+            } else if let value = try? single.decode(Bool.self) {
+                self = .bool(value)
+            } else if let value = try? single.decode(Int.self) {
+                self = .number(String(value))
+            } else if let value = try? single.decode(Double.self) {
+                self = .number(String(value))
+            } else {
+                self = .string(try single.decode(String.self))
+            }
+        }
+    }
+
+    /// Encodes the value; numbers go out as `Double` or `Int` through other encoders.
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case .bool(let value):
+            var single = encoder.singleValueContainer()
+            try single.encode(value)
+        case .number(let text):
+            var single = encoder.singleValueContainer()
+            if let integer = Int(text) {
+                try single.encode(integer)
+            } else {
+                try single.encode(Double(text) ?? 0)
+            }
+        case .string(let value):
+            var single = encoder.singleValueContainer()
+            try single.encode(value)
+        case .array(let elements):
+            var array = encoder.unkeyedContainer()
+            for element in elements { try array.encode(element) }
+        case .object(let object):
+            var container = encoder.container(keyedBy: AnyCodingKey.self)
+            for (key, value) in object { try container.encode(value, forKey: AnyCodingKey(key)) }
+        }
+    }
+}
+
+/// A coding key for any member name or index.
+public struct AnyCodingKey: CodingKey, Hashable, Sendable {
+    public var stringValue: String
+    public var intValue: Int?
+
+    public init(_ string: String) {
+        stringValue = string
+        intValue = nil
+    }
+
+    public init(stringValue: String) {
+        self.init(stringValue)
+    }
+
+    public init(intValue: Int) {
+        stringValue = String(intValue)
+        self.intValue = intValue
+    }
+}

@@ -1,0 +1,331 @@
+// A `Decoder` over one value on a JSONTape.
+//
+// Why a decoder of its own rather than handing Foundation a dictionary: the tape already holds the
+// value's tokens, so a keyed container looks members up by comparing key bytes in place, scalars
+// are converted straight from their text, and nothing is built that the model does not ask for.
+// Errors are the standard `DecodingError`s, with the coding path, the position in the input in
+// the description, and the `JSONError` as the underlying error.
+
+import Foundation
+
+/// Options of a ``TapeDecoder``.
+public struct TapeDecodingOptions: Sendable {
+    /// How members are found for coding keys.
+    public var keyStrategy: JSONKeyStrategy = .useDefaultKeys
+    /// Values models can read through `Decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    /// Creates default options.
+    public init() {}
+}
+
+/// Decodes `Decodable` values from a ``JSONTape/Value``.
+///
+/// ```swift
+/// struct Point: Decodable { var x: Double; var y: Double }
+/// let tape = try JSONParser.parse(Array(#"{"x": 1, "y": 2.5}"#.utf8))
+/// let point = try tape.value(at: tape.startIndex).decode(Point.self)
+/// ```
+public struct TapeDecoder: Decoder {
+    /// The value being decoded.
+    public let value: JSONTape.Value
+    /// The options in force.
+    public let options: TapeDecodingOptions
+    public let codingPath: [any CodingKey]
+
+    /// Creates a decoder for `value`.
+    public init(
+        value: JSONTape.Value,
+        options: TapeDecodingOptions = TapeDecodingOptions(),
+        codingPath: [any CodingKey] = []
+    ) {
+        self.value = value
+        self.options = options
+        self.codingPath = codingPath
+    }
+
+    public var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+    public func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard value.kind == .objectStart else { throw mismatch(expected: "an object", type: [String: Any].self) }
+        return KeyedDecodingContainer(TapeKeyedContainer<Key>(decoder: self))
+    }
+
+    public func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard value.kind == .arrayStart else { throw mismatch(expected: "an array", type: [Any].self) }
+        return TapeUnkeyedContainer(decoder: self)
+    }
+
+    public func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        TapeSingleValueContainer(decoder: self)
+    }
+
+    /// A decoder for a nested value.
+    func nested(_ value: JSONTape.Value, key: any CodingKey) -> TapeDecoder {
+        TapeDecoder(value: value, options: options, codingPath: codingPath + [key])
+    }
+
+    /// The "what, where" sentence ending of every error: `at line 3, column 7`.
+    func location(of value: JSONTape.Value) -> String {
+        "at line \(value.position.line), column \(value.position.column)"
+    }
+
+    func mismatch(expected: String, type: Any.Type) -> DecodingError {
+        let found = JSONTape.Value.describe(value.kind)
+        if value.kind == .null {
+            return DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "Expected \(expected) but found null \(location(of: value))."
+                )
+            )
+        }
+        return DecodingError.typeMismatch(
+            type,
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "Expected \(expected) but found \(found) \(location(of: value))."
+            )
+        )
+    }
+
+    /// Wraps a `JSONError` from a scalar conversion as the `DecodingError` Foundation would throw.
+    func convert(_ error: JSONError, type: Any.Type) -> DecodingError {
+        let context = DecodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "\(error.message.dropLast()) \(location(of: value)).",
+            underlyingError: error
+        )
+        if error.kind == .typeMismatch {
+            if value.kind == .null { return .valueNotFound(type, context) }
+            return .typeMismatch(type, context)
+        }
+        return .dataCorrupted(context)
+    }
+
+    // MARK: Scalars
+
+    func decodeScalar<T: Decodable>(_ type: T.Type) throws -> T {
+        do {
+            switch type {
+            case is String.Type: return try value.string() as! T
+            case is Bool.Type: return try value.bool() as! T
+            case is Double.Type: return try value.double() as! T
+            case is Float.Type: return try decodeFloat() as! T
+            case is Int.Type: return try value.integer(as: Int.self) as! T
+            case is Int64.Type: return try value.integer(as: Int64.self) as! T
+            case is Int32.Type: return try value.integer(as: Int32.self) as! T
+            case is Int16.Type: return try value.integer(as: Int16.self) as! T
+            case is Int8.Type: return try value.integer(as: Int8.self) as! T
+            case is UInt.Type: return try value.integer(as: UInt.self) as! T
+            case is UInt64.Type: return try value.integer(as: UInt64.self) as! T
+            case is UInt32.Type: return try value.integer(as: UInt32.self) as! T
+            case is UInt16.Type: return try value.integer(as: UInt16.self) as! T
+            case is UInt8.Type: return try value.integer(as: UInt8.self) as! T
+            case is Decimal.Type: return try value.decimal() as! T
+            case is URL.Type:
+                let text = try value.string()
+                guard let url = URL(string: text) else {
+                    throw DecodingError.dataCorrupted(
+                        DecodingError.Context(
+                            codingPath: codingPath,
+                            debugDescription: "Invalid URL string \(String(reflecting: text)) \(location(of: value))."
+                        )
+                    )
+                }
+                return url as! T
+            case is Data.Type:
+                let text = try value.string()
+                guard let data = Data(base64Encoded: text) else {
+                    throw DecodingError.dataCorrupted(
+                        DecodingError.Context(
+                            codingPath: codingPath,
+                            debugDescription: "Invalid Base64 data \(location(of: value))."
+                        )
+                    )
+                }
+                return data as! T
+            default:
+                return try T(from: self)
+            }
+        } catch let error as JSONError {
+            throw convert(error, type: type)
+        }
+    }
+
+    private func decodeFloat() throws(JSONError) -> Float {
+        let double = try value.double()
+        let float = Float(double)
+        guard float.isFinite else {
+            throw JSONError(
+                kind: .numberOutOfRange,
+                message: "The number \(try value.numberText()) does not fit in Float.",
+                position: value.position
+            )
+        }
+        return float
+    }
+}
+
+extension JSONTape.Value {
+    /// Decodes a `Decodable` value from this value.
+    ///
+    /// - Throws: `DecodingError`, with the position in the input in its description.
+    public func decode<T: Decodable>(
+        _ type: T.Type = T.self,
+        options: TapeDecodingOptions = TapeDecodingOptions()
+    ) throws -> T {
+        try TapeDecoder(value: self, options: options).decodeScalar(type)
+    }
+}
+
+struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: TapeDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    var allKeys: [Key] {
+        guard let members = try? decoder.value.members() else { return [] }
+        return members.compactMap { member in
+            decoder.value.tape.withUnsafeText(of: member.keyToken) { name in
+                Key(stringValue: String(decoding: name, as: UTF8.self))
+            }
+        }
+    }
+
+    /// The value of the member that stands for `key`, found by comparing bytes.
+    func member(for key: Key) -> JSONTape.Value? {
+        guard let members = try? decoder.value.members() else { return nil }
+        let tape = decoder.value.tape
+        let strategy = decoder.options.keyStrategy
+        for member in members
+        where tape.withUnsafeText(of: member.keyToken, { strategy.matches($0, key: key.stringValue) }) {
+            return member.value
+        }
+        return nil
+    }
+
+    func contains(_ key: Key) -> Bool { member(for: key) != nil }
+
+    private func require(_ key: Key) throws -> JSONTape.Value {
+        guard let value = member(for: key) else {
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription:
+                        "No member \(String(reflecting: key.stringValue)) in the object \(decoder.location(of: decoder.value))."
+                )
+            )
+        }
+        return value
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        try require(key).isNull
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.nested(try require(key), key: key).decodeScalar(type)
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try decoder.nested(value, key: key).decodeScalar(type)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try decoder.nested(try require(key), key: key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try decoder.nested(try require(key), key: key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        decoder.nested(try require(Key(stringValue: "super")!), key: AnyCodingKey("super"))
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        decoder.nested(try require(key), key: key)
+    }
+}
+
+struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
+    let decoder: TapeDecoder
+    private var elements: JSONTape.Elements
+    private var upcoming: JSONTape.Value?
+    private(set) var currentIndex = 0
+
+    init(decoder: TapeDecoder) {
+        self.decoder = decoder
+        // Safe because the decoder checked that the value is an array.
+        elements = try! decoder.value.elements()
+        upcoming = elements.next()
+    }
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+    var count: Int? { decoder.value.count }
+    var isAtEnd: Bool { upcoming == nil }
+
+    private mutating func next(_ type: Any.Type) throws -> JSONTape.Value {
+        guard let value = upcoming else {
+            throw DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: codingPath + [AnyCodingKey(intValue: currentIndex)],
+                    debugDescription:
+                        "The array \(decoder.location(of: decoder.value)) has only \(currentIndex) elements."
+                )
+            )
+        }
+        upcoming = elements.next()
+        currentIndex += 1
+        return value
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard let value = upcoming, value.isNull else { return false }
+        _ = try next(Never.self)
+        return true
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let index = currentIndex
+        let value = try next(type)
+        return try decoder.nested(value, key: AnyCodingKey(intValue: index)).decodeScalar(type)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        let index = currentIndex
+        return try decoder.nested(try next([String: Any].self), key: AnyCodingKey(intValue: index)).container(
+            keyedBy: type
+        )
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let index = currentIndex
+        return try decoder.nested(try next([Any].self), key: AnyCodingKey(intValue: index)).unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let index = currentIndex
+        return decoder.nested(try next(Any.self), key: AnyCodingKey(intValue: index))
+    }
+}
+
+struct TapeSingleValueContainer: SingleValueDecodingContainer {
+    let decoder: TapeDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool { decoder.value.isNull }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try decoder.decodeScalar(type)
+    }
+}

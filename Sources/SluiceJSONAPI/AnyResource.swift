@@ -1,0 +1,133 @@
+public import SluiceJSON
+
+/// A resource of any type: the model the registry decoded it to, or, for a type no model is
+/// registered for, its raw form. Use it for heterogeneous `included` and for polymorphic
+/// relationships (`ToOne<AnyResource>`, `ToMany<AnyResource>`).
+///
+/// ```swift
+/// if let article = resource.as(Article.self) { ... }
+/// ```
+public struct AnyResource: Resource {
+    /// `AnyResource` stands for every type; it is never a resource object's `type`.
+    public static var resourceType: String { "" }
+
+    /// The resource's type.
+    public let type: String
+    /// Its identity (by `id`, else `lid`), if it has one.
+    public let identity: ResourceIdentity?
+    /// The decoded model, when a model is registered for ``type``.
+    public let model: (any Resource)?
+    /// The raw resource object, kept when no model is registered for ``type``.
+    public let raw: RawResource?
+
+    /// Creates a resource from its parts.
+    public init(type: String, identity: ResourceIdentity?, model: (any Resource)?, raw: RawResource?) {
+        self.type = type
+        self.identity = identity
+        self.model = model
+        self.raw = raw
+    }
+
+    /// The model as `T`, if it is one.
+    public func `as`<T: Resource>(_ type: T.Type) -> T? {
+        if T.self == AnyResource.self { return self as? T }
+        return model as? T
+    }
+
+    /// `AnyResource` is produced by the document decoder, never decoded on its own.
+    public init(from decoder: any Decoder) throws {
+        let raw = try RawResource(from: decoder)
+        self.init(type: raw.type, identity: raw.identity, model: nil, raw: raw)
+    }
+}
+
+/// A resource object as written: for types no model is registered for, and for `sluice flatten`.
+public struct RawResource: Hashable, Sendable, Decodable {
+    /// The resource's type.
+    public var type: String
+    /// The resource's `id`.
+    public var id: String?
+    /// The resource's local identifier.
+    public var lid: String?
+    /// The attributes, in input order, numbers as written.
+    public var attributes: JSONObject
+    /// The relationships, in input order.
+    public var relationships: [(name: String, relationship: RawRelationship)] {
+        zip(relationshipNames, relationshipValues).map { ($0, $1) }
+    }
+    private var relationshipNames: [String]
+    private var relationshipValues: [RawRelationship]
+    /// The resource's `meta`.
+    public var meta: JSONValue?
+    /// The resource's `links`.
+    public var links: Links?
+
+    /// The identity by `id`, else `lid`.
+    public var identity: ResourceIdentity? {
+        if let id { return ResourceIdentity(type: type, id: id) }
+        if let lid { return ResourceIdentity(type: type, lid: lid) }
+        return nil
+    }
+
+    private enum Keys: String, CodingKey {
+        case type, id, lid, attributes, relationships, meta, links
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        type = try container.decode(String.self, forKey: .type)
+        id = try container.decodeIfPresent(String.self, forKey: .id)
+        lid = try container.decodeIfPresent(String.self, forKey: .lid)
+        if case .object(let object)? = try container.decodeIfPresent(JSONValue.self, forKey: .attributes) {
+            attributes = object
+        } else {
+            attributes = JSONObject()
+        }
+        relationshipNames = []
+        relationshipValues = []
+        if container.contains(.relationships) {
+            let relationships = try container.nestedContainer(keyedBy: AnyCodingKey.self, forKey: .relationships)
+            for key in relationships.allKeys {
+                relationshipNames.append(key.stringValue)
+                relationshipValues.append(try relationships.decode(RawRelationship.self, forKey: key))
+            }
+        }
+        meta = try container.decodeIfPresent(JSONValue.self, forKey: .meta)
+        links = try container.decodeIfPresent(Links.self, forKey: .links)
+    }
+}
+
+/// A relationship as written.
+public struct RawRelationship: Hashable, Sendable, Decodable {
+    /// The relationship's resource linkage.
+    public enum Linkage: Hashable, Sendable {
+        /// `"data": null`: an empty to-one relationship.
+        case null
+        /// A to-one relationship.
+        case one(ResourceIdentifier)
+        /// A to-many relationship.
+        case many([ResourceIdentifier])
+    }
+
+    /// The linkage, or `nil` when the relationship has no `data` member.
+    public var data: Linkage?
+    /// The relationship's `meta`.
+    public var meta: JSONValue?
+    /// The relationship's `links`.
+    public var links: Links?
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: RelationshipKeys.self)
+        if !container.contains(.data) {
+            data = nil
+        } else if try container.decodeNil(forKey: .data) {
+            data = .null
+        } else if let many = try? container.decode([ResourceIdentifier].self, forKey: .data) {
+            data = .many(many)
+        } else {
+            data = .one(try container.decode(ResourceIdentifier.self, forKey: .data))
+        }
+        meta = try container.decodeIfPresent(JSONValue.self, forKey: .meta)
+        links = try container.decodeIfPresent(Links.self, forKey: .links)
+    }
+}

@@ -1,0 +1,194 @@
+public import SluiceJSON
+
+/// A decoded JSON:API document: primary data of the shape `Primary`, with everything else the
+/// top level held ([Top Level](https://jsonapi.org/format/1.1/#document-top-level)).
+///
+/// `Primary` is one of:
+/// - `Linked<T>`: a single resource; `Linked<T>?`: a single resource or `null`;
+/// - `[Linked<T>]`: a collection;
+/// - `ResourceIdentifier`, `ResourceIdentifier?`, `[ResourceIdentifier]`: identifiers, as from a
+///   relationship endpoint;
+/// - `AnyResource`, `AnyResource?`, `[AnyResource]`: resources of any registered type.
+public struct Document<Primary: PrimaryData> {
+    /// The primary data.
+    public let data: Primary
+    /// The included resources, in document order, each decoded to its registered model.
+    public let included: [AnyResource]
+    /// The top-level `meta`.
+    public let meta: JSONValue?
+    /// The top-level `links`.
+    public let links: Links?
+    /// The `jsonapi` object.
+    public let jsonapi: JSONAPIObject?
+    /// Every resource of the document by identity, through which relationships resolve.
+    public let store: ResourceStore
+}
+
+/// One element of primary data, as the document hands it to ``PrimaryData``.
+public enum PrimaryItem {
+    /// A resource object, decoded to its registered model or kept raw.
+    case resource(AnyResource)
+    /// A resource identifier object.
+    case identifier(ResourceIdentifier)
+}
+
+/// The primary data of a document as read, before it takes the shape a ``Document`` asks for.
+public enum PrimaryContent {
+    /// The document has no `data` member.
+    case absent
+    /// `"data": null`.
+    case null
+    /// `"data": {...}`.
+    case single(PrimaryItem)
+    /// `"data": [...]`.
+    case collection([PrimaryItem])
+}
+
+/// A shape of primary data a ``Document`` can take. Sluice provides the conformances listed on
+/// ``Document``.
+public protocol PrimaryData {
+    /// Model types primary data decodes to, registered with the decoder for the document.
+    static var primaryModelTypes: [any Resource.Type] { get }
+    /// Whether primary data holds resource identifier objects rather than resource objects.
+    static var holdsIdentifiers: Bool { get }
+    /// The primary data from what was read, or a sentence saying why it does not fit.
+    static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch>
+}
+
+/// Why primary data does not have the shape asked for.
+public struct PrimaryShapeMismatch: Error, Sendable {
+    /// A JSON Pointer to the mismatching value.
+    public var pointer: String
+    /// One sentence naming what was expected and found.
+    public var message: String
+}
+
+/// A shape of primary data that is one element: `Linked<T>`, `ResourceIdentifier`, `AnyResource`.
+public protocol SingularPrimaryData: PrimaryData {
+    /// One element, or a sentence saying why it does not fit.
+    static func make(item: PrimaryItem, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch>
+}
+
+extension SingularPrimaryData {
+    public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
+        switch content {
+        case .single(let item):
+            return make(item: item, store: store)
+        case .absent:
+            return .failure(
+                PrimaryShapeMismatch(pointer: "", message: "The document has no primary data (no data member).")
+            )
+        case .null:
+            return .failure(PrimaryShapeMismatch(pointer: "/data", message: "Expected a resource, found null."))
+        case .collection:
+            return .failure(
+                PrimaryShapeMismatch(pointer: "/data", message: "Expected a single resource, found an array.")
+            )
+        }
+    }
+}
+
+extension Linked: PrimaryData, SingularPrimaryData {
+    public static var primaryModelTypes: [any Resource.Type] { [Model.self] }
+    public static var holdsIdentifiers: Bool { false }
+
+    public static func make(item: PrimaryItem, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
+        guard case .resource(let resource) = item else {
+            return .failure(
+                PrimaryShapeMismatch(pointer: "/data", message: "Expected a resource object, found an identifier.")
+            )
+        }
+        guard let model = resource.as(Model.self) else {
+            return .failure(
+                PrimaryShapeMismatch(
+                    pointer: "/data",
+                    message: "Expected a resource of type \"\(Model.resourceType)\", found type \"\(resource.type)\"."
+                )
+            )
+        }
+        return .success(Linked(model, store: store))
+    }
+}
+
+extension AnyResource: PrimaryData, SingularPrimaryData {
+    public static var primaryModelTypes: [any Resource.Type] { [] }
+    public static var holdsIdentifiers: Bool { false }
+
+    public static func make(item: PrimaryItem, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
+        switch item {
+        case .resource(let resource): return .success(resource)
+        case .identifier(let identifier):
+            return .success(AnyResource(type: identifier.type, identity: identifier.identity, model: nil, raw: nil))
+        }
+    }
+}
+
+extension ResourceIdentifier: PrimaryData, SingularPrimaryData {
+    public static var primaryModelTypes: [any Resource.Type] { [] }
+    public static var holdsIdentifiers: Bool { true }
+
+    public static func make(item: PrimaryItem, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
+        switch item {
+        case .identifier(let identifier): return .success(identifier)
+        case .resource(let resource):
+            return .success(ResourceIdentifier(type: resource.type, id: resource.raw?.id, lid: resource.raw?.lid))
+        }
+    }
+}
+
+extension Optional: PrimaryData where Wrapped: SingularPrimaryData {
+    public static var primaryModelTypes: [any Resource.Type] { Wrapped.primaryModelTypes }
+    public static var holdsIdentifiers: Bool { Wrapped.holdsIdentifiers }
+
+    public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
+        switch content {
+        case .null: return .success(nil)
+        case .single(let item): return Wrapped.make(item: item, store: store).map { $0 }
+        case .absent:
+            return .failure(
+                PrimaryShapeMismatch(pointer: "", message: "The document has no primary data (no data member).")
+            )
+        case .collection:
+            return .failure(
+                PrimaryShapeMismatch(pointer: "/data", message: "Expected a single resource or null, found an array.")
+            )
+        }
+    }
+}
+
+extension Array: PrimaryData where Element: SingularPrimaryData {
+    public static var primaryModelTypes: [any Resource.Type] { Element.primaryModelTypes }
+    public static var holdsIdentifiers: Bool { Element.holdsIdentifiers }
+
+    public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
+        switch content {
+        case .collection(let items):
+            var elements: [Element] = []
+            elements.reserveCapacity(items.count)
+            for (position, item) in items.enumerated() {
+                switch Element.make(item: item, store: store) {
+                case .success(let element): elements.append(element)
+                case .failure(var mismatch):
+                    mismatch.pointer = "/data/\(position)"
+                    return .failure(mismatch)
+                }
+            }
+            return .success(elements)
+        case .absent:
+            return .failure(
+                PrimaryShapeMismatch(pointer: "", message: "The document has no primary data (no data member).")
+            )
+        case .null:
+            return .failure(
+                PrimaryShapeMismatch(pointer: "/data", message: "Expected an array of resources, found null.")
+            )
+        case .single:
+            return .failure(
+                PrimaryShapeMismatch(
+                    pointer: "/data",
+                    message: "Expected an array of resources, found a single resource."
+                )
+            )
+        }
+    }
+}

@@ -1,0 +1,357 @@
+// Drives the parser and the document reader over chunks of input, decoding each resource object
+// as soon as it closes and releasing its tokens. Both the whole-document decoder and the
+// streaming APIs run on it; they differ only in what they do with each event.
+
+import Foundation
+public import SluiceJSON
+
+/// Where a streamed resource stands in its document.
+public enum DocumentSection: Sendable, Hashable {
+    /// In primary data (`data`).
+    case primary
+    /// In `included`.
+    case included
+}
+
+/// One resource of a document read as a stream.
+public struct StreamedResource {
+    /// Whether the resource is primary data or included.
+    public let section: DocumentSection
+    /// Its index in `data` (`nil` when `data` is a single resource) or in `included`.
+    public let position: Int?
+    /// The resource, decoded to its registered model or kept raw.
+    public let resource: AnyResource
+
+    /// A JSON Pointer to the resource object, such as `/data/3` or `/included/0`.
+    public var pointer: String {
+        let base = section == .primary ? "/data" : "/included"
+        return position.map { "\(base)/\($0)" } ?? base
+    }
+}
+
+/// What a document held besides its resources, known once it has been read to the end.
+public struct DocumentSummary {
+    /// The top-level `meta`.
+    public var meta: JSONValue?
+    /// The top-level `links`.
+    public var links: Links?
+    /// The `jsonapi` object.
+    public var jsonapi: JSONAPIObject?
+    /// How many resources were in primary data, and whether it was an array, one resource or null.
+    public var primaryCount = 0
+    /// How many resources `included` held.
+    public var includedCount = 0
+}
+
+final class DocumentEngine {
+    enum Event {
+        case primaryShape(isCollection: Bool)
+        case primaryNull
+        case primary(PrimaryItem, position: Int?)
+        case included(AnyResource, position: Int)
+    }
+
+    let parser: JSONParser
+    private var reader = DocumentReader()
+    private let registry: ResourceRegistry
+    private let options: TapeDecodingOptions
+    private let rejectsUnknownTypes: Bool
+    private let primaryHoldsIdentifiers: Bool
+    private(set) var summary = DocumentSummary()
+    private var errorObjects: [ErrorObject]?
+    private var sawData = false
+
+    init(
+        registry: ResourceRegistry,
+        options: TapeDecodingOptions,
+        limits: JSONLimits,
+        rejectsUnknownTypes: Bool,
+        primaryHoldsIdentifiers: Bool
+    ) {
+        parser = JSONParser(limits: limits)
+        self.registry = registry
+        self.options = options
+        self.rejectsUnknownTypes = rejectsUnknownTypes
+        self.primaryHoldsIdentifiers = primaryHoldsIdentifiers
+    }
+
+    /// Parses a chunk and handles every event it completes.
+    func feed(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) throws -> Void) throws {
+        try parser.parse(chunk)
+        try drain(handle)
+    }
+
+    /// Ends the input; throws the error document if the document was one.
+    func finish(_ handle: (Event) throws -> Void) throws {
+        try parser.finish()
+        try drain(handle)
+        if let errorObjects {
+            throw JSONAPIErrorDocument(
+                errors: errorObjects,
+                meta: summary.meta,
+                links: summary.links,
+                jsonapi: summary.jsonapi
+            )
+        }
+    }
+
+    var hasPrimaryData: Bool { sawData }
+
+    private func drain(_ handle: (Event) throws -> Void) throws {
+        defer { parser.removeTokens(before: reader.releasableIndex) }
+        let tape = parser.tape
+        while true {
+            switch reader.next(in: tape) {
+            case .needMoreInput, .finished:
+                return
+            case .rootNotObject(let valueIndex):
+                let value = try tape.value(at: valueIndex)
+                throw JSONAPIDecodingError(
+                    pointer: "",
+                    position: value.position,
+                    message: "A JSON:API document must be an object, but this one is \(describe(value.kind))."
+                )
+            case .primaryCollectionStarted:
+                sawData = true
+                try handle(.primaryShape(isCollection: true))
+            case .primaryNull:
+                sawData = true
+                try handle(.primaryNull)
+            case .primaryResource(let valueIndex):
+                sawData = true
+                try handle(.primaryShape(isCollection: false))
+                summary.primaryCount = 1
+                try handle(.primary(try primaryItem(at: valueIndex, pointer: "/data", tape: tape), position: nil))
+            case .primaryElement(let valueIndex, let position):
+                summary.primaryCount += 1
+                try handle(
+                    .primary(
+                        try primaryItem(at: valueIndex, pointer: "/data/\(position)", tape: tape),
+                        position: position
+                    )
+                )
+            case .includedElement(let valueIndex, let position):
+                summary.includedCount += 1
+                try handle(
+                    .included(
+                        try resource(at: valueIndex, pointer: "/included/\(position)", tape: tape),
+                        position: position
+                    )
+                )
+            case .member(let member, _, let valueIndex):
+                try readMember(member, value: try tape.value(at: valueIndex))
+            }
+        }
+    }
+
+    private func readMember(_ member: DocumentReader.Member, value: JSONTape.Value) throws {
+        switch member {
+        case .meta:
+            summary.meta = try value.jsonValue()
+        case .links:
+            summary.links = try decode(Links.self, from: value, pointer: "/links")
+        case .jsonapi:
+            summary.jsonapi = try decode(JSONAPIObject.self, from: value, pointer: "/jsonapi")
+        case .errors:
+            errorObjects = try decode([ErrorObject].self, from: value, pointer: "/errors")
+        case .data:
+            throw JSONAPIDecodingError(
+                pointer: "/data",
+                position: value.position,
+                message:
+                    "Primary data must be a resource object, an array of them, or null, but it is \(describe(value.kind))."
+            )
+        case .included:
+            throw JSONAPIDecodingError(
+                pointer: "/included",
+                position: value.position,
+                message: "included must be an array of resource objects, but it is \(describe(value.kind))."
+            )
+        case .other:
+            break
+        }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, pointer: String) throws -> T {
+        do {
+            return try value.decode(type, options: options)
+        } catch let error as DecodingError {
+            throw translate(error, at: value, pointer: pointer)
+        }
+    }
+
+    private func primaryItem(at valueIndex: Int, pointer: String, tape: JSONTape) throws -> PrimaryItem {
+        if primaryHoldsIdentifiers {
+            return .identifier(
+                try decode(ResourceIdentifier.self, from: try tape.value(at: valueIndex), pointer: pointer)
+            )
+        }
+        return .resource(try resource(at: valueIndex, pointer: pointer, tape: tape))
+    }
+
+    /// Decodes the resource object at `valueIndex` to its registered model, or keeps it raw.
+    private func resource(at valueIndex: Int, pointer: String, tape: JSONTape) throws -> AnyResource {
+        let value = try tape.value(at: valueIndex)
+        guard value.kind == .objectStart else {
+            throw JSONAPIDecodingError(
+                pointer: pointer,
+                position: value.position,
+                message: "Expected a resource object, found \(describe(value.kind))."
+            )
+        }
+        let view = ResourceObjectView(value)
+        guard let typeValue = view.type else {
+            throw JSONAPIDecodingError(
+                pointer: pointer,
+                position: value.position,
+                message: "The resource object has no type member."
+            )
+        }
+        guard typeValue.kind == .string else {
+            throw JSONAPIDecodingError(
+                pointer: pointer + "/type",
+                position: typeValue.position,
+                message: "type must be a string, but it is \(describe(typeValue.kind))."
+            )
+        }
+        for (name, member) in [("id", view.id), ("lid", view.lid)] {
+            if let member, member.kind != .string {
+                throw JSONAPIDecodingError(
+                    pointer: pointer + "/" + name,
+                    position: member.position,
+                    message: "\(name) must be a string, but it is \(describe(member.kind))."
+                )
+            }
+        }
+        let typeName = try typeValue.string()
+        if let modelType = registry.model(forTypeToken: typeValue.token, on: tape) {
+            do {
+                let model = try modelType.init(from: ResourceDecoder(view: view, options: options))
+                return AnyResource(type: typeName, identity: view.identity, model: model, raw: nil)
+            } catch let error as DecodingError {
+                throw translate(error, in: view, pointer: pointer)
+            }
+        }
+        if rejectsUnknownTypes {
+            let known = registry.typeNames.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw JSONAPIDecodingError(
+                pointer: pointer + "/type",
+                position: typeValue.position,
+                message:
+                    "No model is registered for the resource type \"\(typeName)\" (registered: \(known.isEmpty ? "none" : known))."
+            )
+        }
+        let raw = try decode(RawResource.self, from: value, pointer: pointer)
+        return AnyResource(type: typeName, identity: raw.identity, model: nil, raw: raw)
+    }
+
+    /// A model's `DecodingError` as a `JSONAPIDecodingError` whose pointer names the member in the
+    /// document: `/data/0/attributes/title`, `/included/2/relationships/author/data`.
+    private func translate(_ error: DecodingError, in view: ResourceObjectView, pointer: String) -> JSONAPIDecodingError
+    {
+        let (path, context) = Self.pathAndContext(of: error)
+        var pointer = pointer
+        var value = view.value
+        if let first = path.first {
+            let name = first.stringValue
+            if ["id", "lid", "type"].contains(name) {
+                pointer += "/" + name
+                value = view.value[name] ?? value
+            } else if let field = view.field(name, strategy: options.keyStrategy) {
+                let memberName = fieldName(name, in: view, isRelationship: field.isRelationship)
+                pointer += (field.isRelationship ? "/relationships/" : "/attributes/") + escape(memberName)
+                value = field.value
+            } else if name == "meta" || name == "links" {
+                pointer += "/" + name
+                value = view.value[name] ?? value
+            }
+            (pointer, value) = descend(path.dropFirst(), from: value, pointer: pointer)
+        }
+        var message = context?.debugDescription ?? "\(error)"
+        if case .keyNotFound(let key, _) = error, path.count <= 1 {
+            message = "The resource has no attribute or relationship \"\(key.stringValue)\"."
+            if ["id", "lid", "type"].contains(key.stringValue) {
+                message = "The resource object has no \(key.stringValue) member."
+            }
+        }
+        return JSONAPIDecodingError(
+            pointer: pointer,
+            position: value.position,
+            message: message,
+            underlyingError: error
+        )
+    }
+
+    private func translate(_ error: DecodingError, at value: JSONTape.Value, pointer: String) -> JSONAPIDecodingError {
+        let (path, context) = Self.pathAndContext(of: error)
+        let (fullPointer, deepest) = descend(path[...], from: value, pointer: pointer)
+        return JSONAPIDecodingError(
+            pointer: fullPointer,
+            position: deepest.position,
+            message: context?.debugDescription ?? "\(error)",
+            underlyingError: error
+        )
+    }
+
+    /// Follows coding keys down from `value`, extending the pointer as far as the values go.
+    private func descend(
+        _ path: ArraySlice<any CodingKey>,
+        from value: JSONTape.Value,
+        pointer: String
+    ) -> (String, JSONTape.Value) {
+        var pointer = pointer
+        var value = value
+        for key in path {
+            if let index = key.intValue, value.kind == .arrayStart, let element = value[index] {
+                pointer += "/\(index)"
+                value = element
+            } else if value.kind == .objectStart, let member = value[key.stringValue] {
+                pointer += "/" + escape(key.stringValue)
+                value = member
+            } else {
+                pointer += "/" + escape(key.stringValue)
+                break
+            }
+        }
+        return (pointer, value)
+    }
+
+    /// The member name as written in the document for a coding key (key strategies may differ).
+    private func fieldName(_ key: String, in view: ResourceObjectView, isRelationship: Bool) -> String {
+        guard let object = isRelationship ? view.relationships : view.attributes, let members = try? object.members()
+        else {
+            return key
+        }
+        for member in members
+        where object.tape.withUnsafeText(of: member.keyToken, { options.keyStrategy.matches($0, key: key) }) {
+            return member.key
+        }
+        return key
+    }
+
+    private static func pathAndContext(of error: DecodingError) -> ([any CodingKey], DecodingError.Context?) {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return (context.codingPath, context)
+        case .keyNotFound(let key, let context):
+            return (context.codingPath + [key], context)
+        @unknown default:
+            return ([], nil)
+        }
+    }
+
+    private func escape(_ token: String) -> String {
+        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+
+    private func describe(_ kind: JSONToken.Kind) -> String {
+        switch kind {
+        case .objectStart, .objectEnd: return "an object"
+        case .arrayStart, .arrayEnd: return "an array"
+        case .key, .string: return "a string"
+        case .number: return "a number"
+        case .true, .false: return "a Boolean"
+        case .null: return "null"
+        }
+    }
+}

@@ -1,0 +1,183 @@
+// The JSON:API document reader: a state machine over the parser's tokens.
+//
+// It finds the top-level members in whatever order they come, and inside `data` and `included`
+// the resource objects, reporting each one as soon as its closing brace is on the tape. It never
+// looks inside a resource (the resource decoder does that) and never copies: an action names
+// token indices, and the consumer decodes from the tape and then releases the tokens before
+// `releasableIndex`. That is what keeps streaming memory flat: at most one resource's tokens are
+// held at a time, plus any top-level member still being read.
+//
+// It is a struct that returns actions (STYLE.md item 3): no I/O, no decoding, and it reads tokens
+// through `DocumentTokens`, so tests drive it without the C parser.
+
+public import SluiceJSON
+
+/// What the document reader needs of a token source; `JSONTape` provides it.
+protocol DocumentTokens {
+    var endIndex: Int { get }
+    func kind(at index: Int) -> JSONToken.Kind
+    /// The index one past the value starting at `index`, or `nil` while it is still open.
+    func endOfValue(at index: Int) -> Int?
+    /// The top-level member a key token names.
+    func member(namedBy index: Int) -> DocumentReader.Member
+}
+
+extension JSONTape: DocumentTokens {
+    func kind(at index: Int) -> JSONToken.Kind { self[index].kind }
+
+    func member(namedBy index: Int) -> DocumentReader.Member {
+        withUnsafeText(of: self[index]) { DocumentReader.Member(name: $0) }
+    }
+}
+
+struct DocumentReader {
+    /// The top-level members of a document ([Top Level](https://jsonapi.org/format/1.1/#document-top-level)).
+    enum Member: Equatable, Sendable {
+        case data, included, meta, links, jsonapi, errors
+        /// Any other member, such as an extension's (`atomic:operations`) or a misspelling.
+        case other
+
+        init(name: UnsafeRawBufferPointer) {
+            func equals(_ literal: StaticString) -> Bool {
+                name.elementsEqual(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+            }
+            switch name.count {
+            case 4 where equals("data"): self = .data
+            case 4 where equals("meta"): self = .meta
+            case 5 where equals("links"): self = .links
+            case 6 where equals("errors"): self = .errors
+            case 7 where equals("jsonapi"): self = .jsonapi
+            case 8 where equals("included"): self = .included
+            default: self = .other
+            }
+        }
+    }
+
+    /// What the consumer should do next.
+    enum Action: Equatable {
+        /// The tokens so far are all read; parse more input, then ask again.
+        case needMoreInput
+        /// `data` holds one resource object (or identifier); its value starts at `valueIndex`.
+        case primaryResource(valueIndex: Int)
+        /// `data` is an array; `primaryElement` actions follow for its elements.
+        case primaryCollectionStarted
+        /// The `position`th element of the `data` array, complete on the tape.
+        case primaryElement(valueIndex: Int, position: Int)
+        /// `data` is `null`.
+        case primaryNull
+        /// The `position`th element of `included`, complete on the tape.
+        case includedElement(valueIndex: Int, position: Int)
+        /// A complete top-level member other than `data` and `included`, or one of those two with
+        /// a value of the wrong shape (the consumer reports it).
+        case member(Member, keyIndex: Int, valueIndex: Int)
+        /// The root is not an object.
+        case rootNotObject(valueIndex: Int)
+        /// The root object has closed.
+        case finished
+    }
+
+    private enum State: Equatable {
+        /// Before the root value.
+        case expectingRoot
+        /// In the root object, before a member's key or the closing brace.
+        case expectingKey
+        /// After a member's key, before its value.
+        case expectingValue(Member, keyIndex: Int)
+        /// Inside the `data` or `included` array, before an element or the closing bracket.
+        case inArray(Member, count: Int)
+        /// Waiting for a value that has started to close.
+        case awaitingValue(ValueKind, valueIndex: Int)
+        /// After the root object closed.
+        case finished
+    }
+
+    private enum ValueKind: Equatable {
+        case member(Member, keyIndex: Int)
+        case primarySingle
+        case element(Member, position: Int)
+    }
+
+    private var state = State.expectingRoot
+    /// The next token to look at.
+    private(set) var cursor = 0
+    /// Tokens before this index have been reported and may be released.
+    var releasableIndex: Int {
+        if case .awaitingValue(_, let valueIndex) = state { return valueIndex }
+        return cursor
+    }
+
+    /// Advances over the tokens available and returns the next action.
+    mutating func next(in tokens: some DocumentTokens) -> Action {
+        while true {
+            if case .awaitingValue(let kind, let valueIndex) = state {
+                // Nothing changes until the value's end token arrives: its start token then
+                // names the end, so one lookup answers.
+                guard let end = tokens.endOfValue(at: valueIndex) else {
+                    cursor = tokens.endIndex
+                    return .needMoreInput
+                }
+                cursor = end
+                switch kind {
+                case .member(let member, let keyIndex):
+                    state = .expectingKey
+                    return .member(member, keyIndex: keyIndex, valueIndex: valueIndex)
+                case .primarySingle:
+                    state = .expectingKey
+                    return .primaryResource(valueIndex: valueIndex)
+                case .element(let member, let position):
+                    state = .inArray(member, count: position + 1)
+                    return member == .data
+                        ? .primaryElement(valueIndex: valueIndex, position: position)
+                        : .includedElement(valueIndex: valueIndex, position: position)
+                }
+            }
+            if state == .finished { return .finished }
+            guard cursor < tokens.endIndex else { return .needMoreInput }
+            let kind = tokens.kind(at: cursor)
+            switch state {
+            case .expectingRoot:
+                guard kind == .objectStart else {
+                    state = .finished
+                    return .rootNotObject(valueIndex: cursor)
+                }
+                cursor += 1
+                state = .expectingKey
+            case .expectingKey:
+                if kind == .objectEnd {
+                    cursor += 1
+                    state = .finished
+                    return .finished
+                }
+                state = .expectingValue(tokens.member(namedBy: cursor), keyIndex: cursor)
+                cursor += 1
+            case .expectingValue(let member, let keyIndex):
+                switch (member, kind) {
+                case (.data, .arrayStart):
+                    cursor += 1
+                    state = .inArray(.data, count: 0)
+                    return .primaryCollectionStarted
+                case (.data, .null):
+                    cursor += 1
+                    state = .expectingKey
+                    return .primaryNull
+                case (.data, .objectStart):
+                    state = .awaitingValue(.primarySingle, valueIndex: cursor)
+                case (.included, .arrayStart):
+                    cursor += 1
+                    state = .inArray(.included, count: 0)
+                default:
+                    state = .awaitingValue(.member(member, keyIndex: keyIndex), valueIndex: cursor)
+                }
+            case .inArray(let member, let count):
+                if kind == .arrayEnd {
+                    cursor += 1
+                    state = .expectingKey
+                } else {
+                    state = .awaitingValue(.element(member, position: count), valueIndex: cursor)
+                }
+            case .awaitingValue, .finished:
+                preconditionFailure("Internal inconsistency: state handled above")
+            }
+        }
+    }
+}

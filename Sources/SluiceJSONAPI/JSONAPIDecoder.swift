@@ -1,0 +1,204 @@
+public import Foundation
+public import SluiceJSON
+
+/// Decodes JSON:API documents into resource models, whole or as a stream.
+///
+/// ```swift
+/// var decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self])
+/// decoder.keyDecodingStrategy = .convertFromKebabCase
+/// let document = try decoder.decode([Linked<Article>].self, from: data)
+/// print(document.data[0].author?.name ?? "anonymous")
+/// ```
+///
+/// Errors:
+/// - `JSONError`: the input is not well-formed JSON (with its line and column);
+/// - ``JSONAPIErrorDocument``: the document is an error document; it carries every error object;
+/// - ``JSONAPIDecodingError``: the document does not fit the models; it names the cause with a JSON
+///   Pointer and a position.
+public struct JSONAPIDecoder: Sendable {
+    /// The resource models, by type. The primary data's model is added for each decode.
+    public var registry: ResourceRegistry
+    /// How model properties find their attributes and relationships.
+    public var keyDecodingStrategy: JSONKeyStrategy = .useDefaultKeys
+    /// Whether a resource of a type with no registered model is an error (naming the type and
+    /// where it stands) rather than kept raw. Off by default; turn it on while developing to catch
+    /// models you forgot to register.
+    public var rejectsUnknownTypes = false
+    /// Limits on the input.
+    public var limits = JSONLimits()
+    /// Values models can read through `Decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// How many bytes the decoder hands the parser at a time when given a whole document in memory.
+    /// Resources are decoded and their tokens released as they close, so this bounds the parser's
+    /// working memory.
+    public var chunkSize = 64 * 1024
+
+    /// Creates a decoder for the resource models in `registry`.
+    public init(registry: ResourceRegistry = []) {
+        self.registry = registry
+    }
+
+    /// Decodes a whole document whose primary data has the shape `Primary`.
+    ///
+    /// - Parameters:
+    ///   - primary: `Linked<Article>`, `[Linked<Article>]`, `Linked<Article>?`, `[AnyResource]`,
+    ///     `ResourceIdentifier`, ... (see ``Document``).
+    ///   - bytes: The document.
+    public func decode<Primary: PrimaryData>(
+        _ primary: Primary.Type,
+        from bytes: some ContiguousBytes
+    ) throws -> Document<Primary> {
+        let store = ResourceStore()
+        var content = PrimaryContent.absent
+        var items: [PrimaryItem] = []
+        var included: [AnyResource] = []
+        let engine = makeEngine(primaryModels: Primary.primaryModelTypes, holdsIdentifiers: Primary.holdsIdentifiers)
+        let handle: (DocumentEngine.Event) throws -> Void = { event in
+            switch event {
+            case .primaryShape(let isCollection):
+                content = isCollection ? .collection([]) : .absent
+            case .primaryNull:
+                content = .null
+            case .primary(let item, let position):
+                if case .resource(let resource) = item { store.add(resource) }
+                if position == nil { content = .single(item) } else { items.append(item) }
+            case .included(let resource, _):
+                store.add(resource)
+                included.append(resource)
+            }
+        }
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let end = min(offset + chunkSize, buffer.count)
+                try engine.feed(UnsafeRawBufferPointer(rebasing: buffer[offset..<end]), handle)
+                offset = end
+            }
+        }
+        try engine.finish(handle)
+        if case .collection = content { content = .collection(items) }
+        switch Primary.make(from: content, store: store) {
+        case .success(let data):
+            let summary = engine.summary
+            return Document(
+                data: data,
+                included: included,
+                meta: summary.meta,
+                links: summary.links,
+                jsonapi: summary.jsonapi,
+                store: store
+            )
+        case .failure(let mismatch):
+            throw JSONAPIDecodingError(pointer: mismatch.pointer, position: nil, message: mismatch.message)
+        }
+    }
+
+    /// Reads a document from a file (or standard input for `-`) as a stream, calling `body` with
+    /// each resource as soon as its object closes, primary data and included alike, in document
+    /// order. Memory stays bounded by the largest resource, not the document.
+    ///
+    /// - Returns: The document's `meta`, `links` and `jsonapi`, and its resource counts.
+    @discardableResult
+    public func forEachResource(
+        in reader: FileChunkReader,
+        _ body: (StreamedResource) throws -> Void
+    ) throws -> DocumentSummary {
+        let engine = makeEngine(primaryModels: [], holdsIdentifiers: false)
+        try reader.forEachChunk { chunk in try engine.feed(chunk) { try Self.dispatch($0, to: body) } }
+        try engine.finish { try Self.dispatch($0, to: body) }
+        return engine.summary
+    }
+
+    /// The resources of a document arriving as an asynchronous sequence of byte chunks (an HTTP
+    /// body, a file read asynchronously), each delivered as soon as its object closes.
+    ///
+    /// ```swift
+    /// for try await streamed in decoder.resources(from: body) {
+    ///     if let article = streamed.resource.as(Article.self) { try await database.save(article) }
+    /// }
+    /// ```
+    public func resources<Chunks: AsyncSequence>(from chunks: Chunks) -> StreamedResources<Chunks>
+    where Chunks.Element: ContiguousBytes {
+        StreamedResources(chunks: chunks, decoder: self)
+    }
+
+    func makeEngine(primaryModels: [any Resource.Type], holdsIdentifiers: Bool) -> DocumentEngine {
+        var registry = self.registry
+        for type in primaryModels where !registry.typeNames.contains(type.resourceType) { registry.register(type) }
+        var options = TapeDecodingOptions()
+        options.keyStrategy = keyDecodingStrategy
+        options.userInfo = userInfo
+        return DocumentEngine(
+            registry: registry,
+            options: options,
+            limits: limits,
+            rejectsUnknownTypes: rejectsUnknownTypes,
+            primaryHoldsIdentifiers: holdsIdentifiers
+        )
+    }
+
+    /// Hands the resources among `event` to a streaming consumer.
+    static func dispatch(_ event: DocumentEngine.Event, to body: (StreamedResource) throws -> Void) throws {
+        switch event {
+        case .primary(.resource(let resource), let position):
+            try body(StreamedResource(section: .primary, position: position, resource: resource))
+        case .primary(.identifier(let identifier), let position):
+            let resource = AnyResource(type: identifier.type, identity: identifier.identity, model: nil, raw: nil)
+            try body(StreamedResource(section: .primary, position: position, resource: resource))
+        case .included(let resource, let position):
+            try body(StreamedResource(section: .included, position: position, resource: resource))
+        case .primaryShape, .primaryNull:
+            break
+        }
+    }
+}
+
+/// The resources of a document read from an asynchronous sequence of byte chunks; see
+/// ``JSONAPIDecoder/resources(from:)``.
+public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chunks.Element: ContiguousBytes {
+    public typealias Element = StreamedResource
+
+    let chunks: Chunks
+    let decoder: JSONAPIDecoder
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(
+            chunks: chunks.makeAsyncIterator(),
+            engine: decoder.makeEngine(primaryModels: [], holdsIdentifiers: false)
+        )
+    }
+
+    /// Pulls chunks only when the resources of the previous one have all been taken.
+    public struct Iterator: AsyncIteratorProtocol {
+        var chunks: Chunks.AsyncIterator
+        let engine: DocumentEngine
+        var ready: [StreamedResource] = []
+        var readyIndex = 0
+        var finished = false
+
+        init(chunks: Chunks.AsyncIterator, engine: DocumentEngine) {
+            self.chunks = chunks
+            self.engine = engine
+        }
+
+        public mutating func next() async throws -> StreamedResource? {
+            while readyIndex == ready.count {
+                guard !finished else { return nil }
+                ready.removeAll(keepingCapacity: true)
+                readyIndex = 0
+                var collected: [StreamedResource] = []
+                if let chunk = try await chunks.next() {
+                    try chunk.withUnsafeBytes { bytes in
+                        try engine.feed(bytes) { try JSONAPIDecoder.dispatch($0) { collected.append($0) } }
+                    }
+                } else {
+                    finished = true
+                    try engine.finish { try JSONAPIDecoder.dispatch($0) { collected.append($0) } }
+                }
+                ready = collected
+            }
+            defer { readyIndex += 1 }
+            return ready[readyIndex]
+        }
+    }
+}

@@ -1,0 +1,81 @@
+public import SluiceJSON
+
+/// A model of one type of JSON:API resource.
+///
+/// Declare an ordinary `Decodable` struct or final class and name its resource type. The decoder
+/// shows it the resource object's `id`, `lid`, `type`, attributes and relationships as one flat
+/// set of keys, as the specification puts fields in one namespace
+/// ([Resource Objects](https://jsonapi.org/format/1.1/#document-resource-objects)):
+///
+/// ```swift
+/// struct Article: Resource {
+///     static let resourceType = "articles"
+///     var id: String
+///     var title: String
+///     var author: ToOne<Person>       // a relationship
+///     var comments: ToMany<Comment>
+/// }
+/// ```
+///
+/// Besides fields, a model may declare `meta: JSONValue?` and `links: Links?` for the resource
+/// object's own `meta` and `links` (an attribute named `meta` wins over the resource's `meta`).
+public protocol Resource: Decodable {
+    /// The value of `type` for this kind of resource, such as `"articles"`.
+    static var resourceType: String { get }
+}
+
+/// The identity of a resource within a document: its type and its `id`, or its `lid` for a
+/// resource the server has not yet given an `id`. Compared field by field, never as a joined string.
+public struct ResourceIdentity: Hashable, Sendable, CustomStringConvertible {
+    /// The resource's type.
+    public let type: String
+    /// The `id`, or the `lid` when ``isLocal``.
+    public let key: String
+    /// Whether ``key`` is a local identifier (`lid`).
+    public let isLocal: Bool
+
+    /// Creates an identity.
+    public init(type: String, id: String) {
+        self.type = type
+        self.key = id
+        self.isLocal = false
+    }
+
+    /// Creates an identity from a local identifier.
+    public init(type: String, lid: String) {
+        self.type = type
+        self.key = lid
+        self.isLocal = true
+    }
+
+    /// `articles/1`, or `articles/lid:temp-1` for a local identifier.
+    public var description: String { isLocal ? "\(type)/lid:\(key)" : "\(type)/\(key)" }
+}
+
+/// A resource identifier object: the `type` and `id` (or `lid`) of a resource, with optional `meta`
+/// ([Resource Identifier Objects](https://jsonapi.org/format/1.1/#document-resource-identifier-objects)).
+public struct ResourceIdentifier: Hashable, Sendable, Codable {
+    /// The resource's type.
+    public var type: String
+    /// The resource's `id`, if it has one.
+    public var id: String?
+    /// The resource's local identifier, if it has one.
+    public var lid: String?
+    /// Non-standard information about the identifier.
+    public var meta: JSONValue?
+
+    /// Creates an identifier.
+    public init(type: String, id: String? = nil, lid: String? = nil, meta: JSONValue? = nil) {
+        self.type = type
+        self.id = id
+        self.lid = lid
+        self.meta = meta
+    }
+
+    /// The identity used to find the resource in a document: by `id`, else by `lid`.
+    public var identity: ResourceIdentity? {
+        if let id { return ResourceIdentity(type: type, id: id) }
+        if let lid { return ResourceIdentity(type: type, lid: lid) }
+        return nil
+    }
+}

@@ -1,0 +1,118 @@
+// The decoder a resource model sees: one flat keyed container over the resource object's `id`,
+// `lid`, `type`, attributes and relationships (the specification gives fields one namespace), plus
+// the resource's own `meta` and `links`. Each value decodes through SluiceJSON's TapeDecoder, so
+// nested custom objects and arrays of them inside attributes work like any Codable value.
+
+import Foundation
+import SluiceJSON
+
+struct ResourceDecoder: Decoder {
+    let view: ResourceObjectView
+    let options: TapeDecodingOptions
+
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(ResourceKeyedContainer<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw DecodingError.typeMismatch(
+            [Any].self,
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription: "A resource object decodes through a keyed container."
+            )
+        )
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw DecodingError.typeMismatch(
+            Any.self,
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription: "A resource object decodes through a keyed container."
+            )
+        )
+    }
+
+    /// The value standing for `name`: `id`, `lid` and `type` from the resource object, a field from
+    /// `attributes` or `relationships`, then the resource's own `meta` and `links`.
+    func value(for name: String) -> JSONTape.Value? {
+        switch name {
+        case "id": return view.id
+        case "lid": return view.lid
+        case "type": return view.type
+        case "links": return view.links
+        default:
+            if let field = view.field(name, strategy: options.keyStrategy) { return field.value }
+            if name == "meta" { return view.meta }
+            return nil
+        }
+    }
+}
+
+struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: ResourceDecoder
+    var codingPath: [any CodingKey] { [] }
+
+    var allKeys: [Key] {
+        var names = ["type"]
+        if decoder.view.id != nil { names.append("id") }
+        if decoder.view.lid != nil { names.append("lid") }
+        for object in [decoder.view.attributes, decoder.view.relationships] {
+            guard let object, let members = try? object.members() else { continue }
+            names += members.map(\.key)
+        }
+        return names.compactMap { Key(stringValue: $0) }
+    }
+
+    func contains(_ key: Key) -> Bool { decoder.value(for: key.stringValue) != nil }
+
+    private func require(_ key: Key) throws -> JSONTape.Value {
+        guard let value = decoder.value(for: key.stringValue) else {
+            let place =
+                ["id", "lid", "type"].contains(key.stringValue) ? "resource object" : "attributes or relationships"
+            throw DecodingError.keyNotFound(
+                key,
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription:
+                        "The \(place) of the resource at line \(decoder.view.value.position.line), column \(decoder.view.value.position.column) has no member \(String(reflecting: key.stringValue))."
+                )
+            )
+        }
+        return value
+    }
+
+    private func nested(_ value: JSONTape.Value, key: Key) -> TapeDecoder {
+        TapeDecoder(value: value, options: decoder.options, codingPath: [key])
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try require(key).isNull }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try nested(try require(key), key: key).singleValueContainer().decode(type)
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try nested(value, key: key).singleValueContainer().decode(type)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        try nested(try require(key), key: key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try nested(try require(key), key: key).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder { decoder }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder { nested(try require(key), key: key) }
+}

@@ -1,0 +1,89 @@
+import SluiceJSON
+
+/// The members of one resource object on the tape, found in one pass over its keys.
+struct ResourceObjectView {
+    let value: JSONTape.Value
+    var type: JSONTape.Value?
+    var id: JSONTape.Value?
+    var lid: JSONTape.Value?
+    var attributes: JSONTape.Value?
+    var relationships: JSONTape.Value?
+    var meta: JSONTape.Value?
+    var links: JSONTape.Value?
+
+    init(_ value: JSONTape.Value) {
+        self.value = value
+        guard let members = try? value.members() else { return }
+        let tape = value.tape
+        for member in members {
+            tape.withUnsafeText(of: member.keyToken) { name in
+                switch ResourceMember(name: name) {
+                case .type: type = member.value
+                case .id: id = member.value
+                case .lid: lid = member.value
+                case .attributes: attributes = member.value
+                case .relationships: relationships = member.value
+                case .meta: meta = member.value
+                case .links: links = member.value
+                case .other: break
+                }
+            }
+        }
+    }
+
+    /// The resource's `type`, if it is a string.
+    var typeName: String? { try? type?.string() }
+
+    /// Whether the `type` member's text is exactly `name`, compared without making a `String`.
+    func hasType(_ name: String) -> Bool {
+        guard let type, type.kind == .string else { return false }
+        var name = name
+        return name.withUTF8 { type.tape.text(of: type.token, equals: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The identity by `id`, else by `lid`, when `type` and that member are strings.
+    var identity: ResourceIdentity? {
+        guard let type = typeName else { return nil }
+        if let id = try? id?.string() { return ResourceIdentity(type: type, id: id) }
+        if let lid = try? lid?.string() { return ResourceIdentity(type: type, lid: lid) }
+        return nil
+    }
+
+    /// The member of `attributes` or `relationships` named `name` under `strategy`.
+    func field(_ name: String, strategy: JSONKeyStrategy) -> (value: JSONTape.Value, isRelationship: Bool)? {
+        if let found = Self.member(of: attributes, matching: name, strategy: strategy) { return (found, false) }
+        if let found = Self.member(of: relationships, matching: name, strategy: strategy) { return (found, true) }
+        return nil
+    }
+
+    static func member(of object: JSONTape.Value?, matching name: String, strategy: JSONKeyStrategy) -> JSONTape.Value?
+    {
+        guard let object, let members = try? object.members() else { return nil }
+        for member in members
+        where object.tape.withUnsafeText(of: member.keyToken, { strategy.matches($0, key: name) }) {
+            return member.value
+        }
+        return nil
+    }
+}
+
+/// The members a resource object may have.
+enum ResourceMember {
+    case type, id, lid, attributes, relationships, meta, links, other
+
+    init(name: UnsafeRawBufferPointer) {
+        func equals(_ literal: StaticString) -> Bool {
+            name.elementsEqual(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        }
+        switch name.count {
+        case 2 where equals("id"): self = .id
+        case 3 where equals("lid"): self = .lid
+        case 4 where equals("type"): self = .type
+        case 4 where equals("meta"): self = .meta
+        case 5 where equals("links"): self = .links
+        case 10 where equals("attributes"): self = .attributes
+        case 13 where equals("relationships"): self = .relationships
+        default: self = .other
+        }
+    }
+}
