@@ -1,0 +1,80 @@
+@testable import SluiceJSONAPI
+import SluiceJSON
+import Testing
+
+/// The document reader alone, over hand-made tokens: no C parser involved.
+@Suite("Document reader state machine")
+struct DocumentReaderTests {
+    /// Tokens described as (kind, member name for keys, end index for container starts).
+    struct FakeTokens: DocumentTokens {
+        var tokens: [(kind: JSONToken.Kind, name: String?, end: Int?)] = []
+        var endIndex: Int { tokens.count }
+        func kind(at index: Int) -> JSONToken.Kind { tokens[index].kind }
+        func endOfValue(at index: Int) -> Int? {
+            let token = tokens[index]
+            switch token.kind {
+            case .objectStart, .arrayStart: return token.end.flatMap { $0 < tokens.count ? $0 + 1 : nil }
+            default: return index + 1
+            }
+        }
+        func member(namedBy index: Int) -> DocumentReader.Member {
+            var name = tokens[index].name ?? ""
+            return name.withUTF8 { DocumentReader.Member(name: UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// `{"meta": 1, "data": [{}, {}], "included": [{}]}` as tokens; starts name their end's index.
+    static let document: [(kind: JSONToken.Kind, name: String?, end: Int?)] = [
+        (.objectStart, nil, 15),
+        (.key, "meta", nil), (.number, nil, nil),
+        (.key, "data", nil), (.arrayStart, nil, 9), (.objectStart, nil, 6), (.objectEnd, nil, nil),
+        (.objectStart, nil, 8), (.objectEnd, nil, nil), (.arrayEnd, nil, nil),
+        (.key, "included", nil), (.arrayStart, nil, 14), (.objectStart, nil, 13), (.objectEnd, nil, nil),
+        (.arrayEnd, nil, nil), (.objectEnd, nil, nil),
+    ]
+
+    @Test("actions come in document order, each resource once it closes")
+    func actionsInOrder() {
+        var tokens = FakeTokens()
+        tokens.tokens = Self.document
+        var reader = DocumentReader()
+        var actions: [DocumentReader.Action] = []
+        while true {
+            let action = reader.next(in: tokens)
+            actions.append(action)
+            if action == .finished || action == .needMoreInput { break }
+        }
+        #expect(
+            actions == [
+                .member(.meta, keyIndex: 1, valueIndex: 2),
+                .primaryCollectionStarted,
+                .primaryElement(valueIndex: 5, position: 0),
+                .primaryElement(valueIndex: 7, position: 1),
+                .includedElement(valueIndex: 12, position: 0),
+                .finished,
+            ]
+        )
+    }
+
+    @Test("an unfinished resource asks for more input and is reported once it closes")
+    func partialInput() {
+        var tokens = FakeTokens()
+        tokens.tokens = [(.objectStart, nil, nil), (.key, "data", nil), (.objectStart, nil, nil), (.key, "type", nil)]
+        var reader = DocumentReader()
+        #expect(reader.next(in: tokens) == .needMoreInput)
+        #expect(reader.releasableIndex == 2, "the open resource's tokens must stay")
+        tokens.tokens[2].end = 5
+        tokens.tokens += [(.string, nil, nil), (.objectEnd, nil, nil)]
+        #expect(reader.next(in: tokens) == .primaryResource(valueIndex: 2))
+        #expect(reader.releasableIndex == 6)
+        #expect(reader.next(in: tokens) == .needMoreInput)
+    }
+
+    @Test("a root that is not an object is reported")
+    func rootNotObject() {
+        var tokens = FakeTokens()
+        tokens.tokens = [(.arrayStart, nil, 1), (.arrayEnd, nil, nil)]
+        var reader = DocumentReader()
+        #expect(reader.next(in: tokens) == .rootNotObject(valueIndex: 0))
+    }
+}
