@@ -65,3 +65,17 @@ public struct JSONToken: Sendable, Hashable {
         kind == .key || kind == .string || kind == .number
     }
 }
+
+extension JSONToken.Kind {
+    /// The kind of value the token starts, for messages: `an object`, `a string`, `null`.
+    public var nounPhrase: String {
+        switch self {
+        case .objectStart, .objectEnd: return "an object"
+        case .arrayStart, .arrayEnd: return "an array"
+        case .key, .string: return "a string"
+        case .number: return "a number"
+        case .true, .false: return "a Boolean"
+        case .null: return "null"
+        }
+    }
+}

@@ -104,6 +104,8 @@ final class DocumentEngine {
             switch reader.next(in: tape) {
             case .needMoreInput, .finished:
                 return
+            case .includedCollectionStarted:
+                continue
             case .rootNotObject(let valueIndex):
                 let value = try tape.value(at: valueIndex)
                 throw JSONAPIDecodingError(

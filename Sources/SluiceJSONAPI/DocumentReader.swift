@@ -65,6 +65,8 @@ struct DocumentReader {
         case primaryElement(valueIndex: Int, position: Int)
         /// `data` is `null`.
         case primaryNull
+        /// `included` is an array; `includedElement` actions follow for its elements.
+        case includedCollectionStarted(valueIndex: Int)
         /// The `position`th element of `included`, complete on the tape.
         case includedElement(valueIndex: Int, position: Int)
         /// A complete top-level member other than `data` and `included`, or one of those two with
@@ -165,6 +167,7 @@ struct DocumentReader {
                 case (.included, .arrayStart):
                     cursor += 1
                     state = .inArray(.included, count: 0)
+                    return .includedCollectionStarted(valueIndex: cursor - 1)
                 default:
                     state = .awaitingValue(.member(member, keyIndex: keyIndex), valueIndex: cursor)
                 }

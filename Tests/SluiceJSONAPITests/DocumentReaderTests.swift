@@ -1,6 +1,7 @@
-@testable import SluiceJSONAPI
 import SluiceJSON
 import Testing
+
+@testable import SluiceJSONAPI
 
 /// The document reader alone, over hand-made tokens: no C parser involved.
 @Suite("Document reader state machine")
@@ -50,6 +51,7 @@ struct DocumentReaderTests {
                 .primaryCollectionStarted,
                 .primaryElement(valueIndex: 5, position: 0),
                 .primaryElement(valueIndex: 7, position: 1),
+                .includedCollectionStarted(valueIndex: 11),
                 .includedElement(valueIndex: 12, position: 0),
                 .finished,
             ]

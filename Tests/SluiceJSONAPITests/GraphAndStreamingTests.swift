@@ -58,7 +58,10 @@ struct GraphAndStreamingTests {
     @Test("cycles navigate without recursion and release every model (deinit counts)")
     func cyclesDoNotLeak() throws {
         do {
-            let document = try JSONAPIDecoder(registry: [Author.self]).decode([Linked<Book>].self, from: Data(Self.cycle.utf8))
+            let document = try JSONAPIDecoder(registry: [Author.self]).decode(
+                [Linked<Book>].self,
+                from: Data(Self.cycle.utf8)
+            )
             #expect(liveBooks.load(ordering: .relaxed) == 2)
             #expect(liveAuthors.load(ordering: .relaxed) == 1)
             // book → author → books → author → ... as deep as one likes.
@@ -95,10 +98,17 @@ struct GraphAndStreamingTests {
     func streamFile() throws {
         let decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self])
         var seen: [String] = []
-        let summary = try decoder.forEachResource(in: FileChunkReader(path: Fixtures.path("compound.json"), chunkSize: 16)) {
+        let summary = try decoder.forEachResource(
+            in: FileChunkReader(path: Fixtures.path("compound.json"), chunkSize: 16)
+        ) {
             seen.append("\($0.pointer) \($0.resource.type) \($0.resource.model == nil ? "raw" : "model")")
         }
-        #expect(seen == ["/data/0 articles model", "/included/0 people model", "/included/1 comments model", "/included/2 comments model"])
+        #expect(
+            seen == [
+                "/data/0 articles model", "/included/0 people model", "/included/1 comments model",
+                "/included/2 comments model",
+            ]
+        )
         #expect(summary.primaryCount == 1)
         #expect(summary.includedCount == 3)
     }

@@ -94,7 +94,9 @@ struct ModelDecodingTests {
         let error = try #require(throws: JSONAPIDecodingError.self) {
             try JSONAPIDecoder().decode(
                 Linked<Person>.self,
-                from: Data(#"{"data": {"type": "people", "id": 1, "attributes": {"firstName": "A", "lastName": "B"}}}"#.utf8)
+                from: Data(
+                    #"{"data": {"type": "people", "id": 1, "attributes": {"firstName": "A", "lastName": "B"}}}"#.utf8
+                )
             )
         }
         #expect(error.pointer == "/data/id")
@@ -161,7 +163,9 @@ struct ModelDecodingTests {
         }
         #expect(error.errors.count == 3)
         let first = error.errors[0]
-        #expect(first.id == "e1" && first.status == "422" && first.code == "blank" && first.title == "Invalid Attribute")
+        #expect(
+            first.id == "e1" && first.status == "422" && first.code == "blank" && first.title == "Invalid Attribute"
+        )
         #expect(first.detail == "First name must contain at least two characters.")
         #expect(first.source?.pointer == "/data/attributes/firstName")
         #expect(first.links?["about"]?.href == "http://x/e1")
@@ -184,7 +188,9 @@ struct ModelDecodingTests {
             try JSONAPIDecoder().decode([AnyResource].self, from: Data(#"{"data": "x"}"#.utf8))
         }
         #expect(error.pointer == "/data")
-        #expect(error.message == "Primary data must be a resource object, an array of them, or null, but it is a string.")
+        #expect(
+            error.message == "Primary data must be a resource object, an array of them, or null, but it is a string."
+        )
         error = try #require(throws: JSONAPIDecodingError.self) {
             try JSONAPIDecoder().decode([AnyResource].self, from: Data(#"{"data": [{"id": "1"}]}"#.utf8))
         }

@@ -1,0 +1,181 @@
+import Foundation
+import SluiceJSON
+import SluiceJSONAPI
+import Testing
+
+/// Every strict-validation rule, each with an invalid document and its exact message.
+@Suite("Strict validation")
+struct ValidationTests {
+    static func violations(_ json: String, request: Bool = false) throws -> [JSONAPIViolation] {
+        try JSONAPIValidator(isRequestDocument: request).validate(Data(json.utf8))
+    }
+
+    static let person = #"{"type": "people", "id": "9", "attributes": {"name": "Dan"}}"#
+
+    @Test(
+        "the specification's compound document is valid, included before or after data",
+        arguments: ["compound.json", "compound-included-first.json"]
+    )
+    func validDocument(fixture: String) throws {
+        let violations = try JSONAPIValidator().validate(FileChunkReader(path: Fixtures.path(fixture)))
+        #expect(violations.isEmpty, "\(violations)")
+    }
+
+    @Test(
+        "each rule reports its pointer and sentence",
+        arguments: [
+            (#"[]"#, "", "A JSON:API document must be an object, but this one is an array."),
+            (#"{"links": {}}"#, "", "A document must contain at least one of data, errors or meta."),
+            (
+                #"{"data": null, "errors": [{"status": "500"}]}"#, "/data",
+                "A document must not contain both data and errors."
+            ),
+            (#"{"meta": {}, "included": []}"#, "/included", "A document without data must not contain included."),
+            (
+                #"{"data": 5}"#, "/data",
+                "Primary data must be a resource object, an array of resource objects, or null, but it is a number."
+            ),
+            (#"{"data": ["x"]}"#, "/data/0", "Expected a resource object, found a string."),
+            (#"{"data": {"id": "1"}}"#, "/data", "A resource object must have a type member."),
+            (#"{"data": {"type": "people"}}"#, "/data", "A resource object in a response must have an id member."),
+            (#"{"data": {"type": "people", "id": 1}}"#, "/data/id", "id must be a string, but it is a number."),
+            (#"{"data": {"type": 7, "id": "1"}}"#, "/data/type", "type must be a string, but it is a number."),
+            (
+                #"{"data": {"type": "people", "id": "1", "lid": 2}}"#, "/data/lid",
+                "lid must be a string, but it is a number."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "attributes": []}}"#, "/data/attributes",
+                "attributes must be an object, but it is an array."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "relationships": 1}}"#, "/data/relationships",
+                "relationships must be an object, but it is a number."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "links": "x"}}"#, "/data/links",
+                "links must be an object, but it is a string."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "meta": []}}"#, "/data/meta",
+                "meta must be an object, but it is an array."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "attributes": {"type": "x"}}}"#, "/data/attributes/type",
+                "A resource cannot have a field named type; it is reserved for identification."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "attributes": {"boss": 1}, "relationships": {"boss": {"data": null}}}}"#,
+                "/data/relationships/boss",
+                "The field boss is both an attribute and a relationship; fields share one namespace."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "relationships": {"boss": {}}}}"#, "/data/relationships/boss",
+                "A relationship object must contain at least one of links, data or meta."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "relationships": {"boss": {"data": "9"}}}}"#,
+                "/data/relationships/boss/data",
+                "Resource linkage must be null, a resource identifier object or an array of them, but it is a string."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "relationships": {"boss": {"data": {"type": "people", "id": "9", "name": "x"}}}}}"#,
+                "/data/relationships/boss/data/name",
+                "A resource identifier may hold only type, id, lid and meta, not name."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "relationships": {"boss": {"data": {"id": "9"}}}}}"#,
+                "/data/relationships/boss/data", "A resource identifier must have a type member."
+            ),
+            (
+                #"{"data": [{"type": "people", "id": "1"}, {"type": "people", "id": "1"}]}"#, "/data/1",
+                "The resource people with id 1 appears twice, first at /data/0; a document holds one resource object per type and id."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "attributes": {"first.name": "x"}}}"#,
+                "/data/attributes/first.name",
+                "The member name \"first.name\" breaks JSON:API's naming rules: use a-z, A-Z, 0-9 and non-ASCII characters, with -, _ or space only inside."
+            ),
+            (
+                #"{"data": {"type": "people", "id": "1", "attributes": {"-name": "x"}}}"#, "/data/attributes/-name",
+                "The member name \"-name\" breaks JSON:API's naming rules: use a-z, A-Z, 0-9 and non-ASCII characters, with -, _ or space only inside."
+            ),
+            (
+                #"{"errors": [{"foo": 1}]}"#, "/errors/0",
+                "An error object must have at least one of id, links, status, code, title, detail, source or meta."
+            ),
+            (#"{"errors": [{"status": 500}]}"#, "/errors/0/status", "status must be a string, but it is a number."),
+            (
+                #"{"meta": {}, "jsonapi": {"version": 1.1}}"#, "/jsonapi/version",
+                "version must be a string, but it is a number."
+            ),
+            (#"{"meta": {}, "jsonapi": {"ext": "https://x"}}"#, "/jsonapi/ext", "ext must be an array of URI strings."),
+            (
+                #"{"data": [], "links": {"next": 2}}"#, "/links/next",
+                "The link next must be a string, a link object or null, but it is a number."
+            ),
+            (
+                #"{"data": [], "links": {"next": {"rel": "next"}}}"#, "/links/next",
+                "A link object must have an href member that is a string."
+            ),
+            (
+                #"{"meta": {}, "bad.member": 1}"#, "/bad.member",
+                "The member name \"bad.member\" breaks JSON:API's naming rules: use a-z, A-Z, 0-9 and non-ASCII characters, with -, _ or space only inside."
+            ),
+        ]
+    )
+    func rule(json: String, pointer: String, message: String) throws {
+        let violations = try Self.violations(json)
+        let match = violations.first { $0.pointer == pointer && $0.message == message }
+        #expect(match != nil, "got \(violations)")
+        #expect(match?.severity == .error)
+    }
+
+    @Test("every violation is collected, in document order, with positions")
+    func collectsAll() throws {
+        let json = """
+            {"data": [
+              {"type": "people", "id": 1},
+              {"type": "people", "attributes": {"id": 2}}
+            ]}
+            """
+        let violations = try Self.violations(json)
+        #expect(violations.map(\.pointer) == ["/data/0/id", "/data/1", "/data/1/attributes/id"])
+        #expect(violations[0].position == JSONPosition(byteOffset: 38, line: 2, column: 28))
+        #expect(violations[0].description == "line 2, column 28: /data/0/id: id must be a string, but it is a number.")
+    }
+
+    @Test("a request document may identify a new resource by lid; lids must name a resource")
+    func requestDocuments() throws {
+        let valid = #"""
+            {"data": {"type": "articles", "lid": "a1", "relationships": {"author": {"data": {"type": "people", "lid": "p1"}}}},
+             "included": [{"type": "people", "lid": "p1", "attributes": {"name": "x"}}]}
+            """#
+        #expect(try Self.violations(valid, request: true).isEmpty)
+        let dangling =
+            #"{"data": {"type": "articles", "lid": "a1", "relationships": {"author": {"data": {"type": "people", "lid": "p9"}}}}}"#
+        let violations = try Self.violations(dangling, request: true)
+        #expect(violations.map(\.message) == ["The lid p9 of type people names no resource object in this document."])
+        #expect(violations.first?.pointer == "/data/relationships/author/data")
+        let missing = try Self.violations(#"{"data": {"type": "articles"}}"#, request: true)
+        #expect(missing.map(\.message) == ["A resource object must have an id or a lid member."])
+    }
+
+    @Test("an included resource unreachable from primary data is a warning of its own")
+    func unreachableIncluded() throws {
+        let json = "{\"data\": [], \"included\": [\(Self.person)]}"
+        let violations = try Self.violations(json)
+        #expect(violations.count == 1)
+        #expect(violations.first?.severity == .warning)
+        #expect(violations.first?.pointer == "/included/0")
+        #expect(
+            violations.first?.message
+                == "The included resource people/9 is not reachable from primary data through relationships (allowed only when sparse fieldsets left the linkage out)."
+        )
+    }
+
+    @Test("extension and @-members are allowed at the top level")
+    func extensionMembers() throws {
+        #expect(try Self.violations(#"{"meta": {}, "atomic:operations": [], "@context": "x"}"#).isEmpty)
+    }
+}
