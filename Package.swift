@@ -44,6 +44,7 @@ let package = Package(
             name: "SluiceCLI",
             dependencies: [
                 "SluiceJSON",
+                "SluiceJSONAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

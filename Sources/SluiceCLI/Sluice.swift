@@ -13,10 +13,11 @@ struct Sluice: AsyncParsableCommand {
             Exit codes: 0 on success, 1 when an input is invalid, 2 on a usage error or an input that \
             cannot be read.
 
-            Example:
-              sluice validate --syntax export.json
+            Examples:
+              sluice validate response.json
+              sluice generate --articles 1000 | sluice flatten -
             """,
-        subcommands: [Validate.self]
+        subcommands: [Validate.self, Flatten.self, Generate.self]
     )
 
     /// Runs the command, with usage errors exiting 2 (argument parser's default is 64) so that

@@ -15,16 +15,24 @@ struct Terminal {
 
     func write(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
+        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+    }
+
+    func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    /// Writes every byte, retrying after interruptions and short writes.
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            offset += written
         }
     }
 
@@ -64,4 +72,49 @@ extension Duration {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
+}
+
+/// Gathers output into 64 KiB blocks before writing, so that many small lines cost few system calls.
+struct OutputBuffer {
+    let terminal: Terminal
+    private var bytes: [UInt8] = []
+
+    init(terminal: Terminal) {
+        self.terminal = terminal
+        bytes.reserveCapacity(64 * 1024)
+    }
+
+    mutating func write(_ chunk: some Sequence<UInt8>) {
+        bytes.append(contentsOf: chunk)
+        if bytes.count >= 64 * 1024 { flush() }
+    }
+
+    mutating func write(_ chunk: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: chunk)
+        if bytes.count >= 64 * 1024 { flush() }
+    }
+
+    mutating func flush() {
+        guard !bytes.isEmpty else { return }
+        terminal.write(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
+/// A file opened for writing, created or truncated.
+struct FileOutput {
+    let descriptor: Int32
+
+    init?(path: String) {
+        let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard opened >= 0 else { return nil }
+        descriptor = opened
+    }
+
+    func close() {
+        _ = Glibc.close(descriptor)
+    }
+
+    /// The description of the last system error.
+    static var lastError: String { String(cString: strerror(errno)) }
 }

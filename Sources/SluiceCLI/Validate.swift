@@ -1,30 +1,41 @@
 import ArgumentParser
 import SluiceJSON
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import SluiceJSONAPI
 
 /// `sluice validate`: checks files and reports every fault with its position.
 struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Checks that files are well-formed JSON, reporting each fault with its line and column.",
+        abstract: "Checks that files are valid JSON:API documents, or well-formed JSON with --syntax.",
         discussion: """
-            Each file is read as a stream in 64 KiB chunks, so a file of any size is checked in a few \
-            megabytes of memory. Faults are printed to standard error as FILE:LINE:COLUMN: message, \
-            followed by the line of input around the fault. Columns count UTF-8 bytes.
+            Each file is read as a stream in 64 KiB chunks, so a file of any size is checked in little \
+            memory. By default every rule of JSON:API 1.1 that a reader can check is applied and every \
+            violation is reported, each as FILE:LINE:COLUMN: POINTER: message on standard error. \
+            Included resources that primary data does not reach are reported as warnings, which do not \
+            make a file invalid (sparse fieldsets can cause them). With --syntax only JSON syntax is \
+            checked, and faults read FILE:LINE:COLUMN: message. Columns count UTF-8 bytes.
 
             The exit code is 0 when every file is valid, 1 when any file is invalid, and 2 when a \
             file cannot be read or the command is called wrongly.
 
             Examples:
-              sluice validate --syntax export.json page-2.json
+              sluice validate response.json
+              sluice validate --request --format json new-article.json
               curl -s https://example.com/api/articles | sluice validate --syntax -
             """
     )
 
-    @Flag(help: "Check JSON syntax: the grammar of RFC 8259, strict UTF-8, and the limits below.")
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Flag(help: "Check JSON syntax only: the grammar of RFC 8259, strict UTF-8, and the limits below.")
     var syntax = false
+
+    @Flag(help: "Treat the documents as requests, where a new resource may have a lid instead of an id.")
+    var request = false
+
+    @Option(help: "How to report faults: text lines on standard error, or one JSON array on standard output.")
+    var format = Format.text
 
     @Flag(help: "Print each valid file's size, the time taken and the throughput to standard output.")
     var stats = false
@@ -46,27 +57,36 @@ struct Validate: AsyncParsableCommand {
 
     func run() async throws {
         let limits = JSONLimits(maxDepth: maxDepth, maxStringBytes: maxStringBytes)
-        var worst: Int32 = 0
+        var report = FaultReport(format: format == .json ? .json : .text)
         for path in files {
-            let name = path == "-" ? "<stdin>" : path
+            let name = Input.displayName(of: path)
             let started = ContinuousClock.now
             do {
                 let reader = try FileChunkReader(path: path)
-                let bytes = try JSONParser.validateSyntax(of: reader, limits: limits)
-                if stats {
+                let bytes: Int
+                if syntax {
+                    bytes = try JSONParser.validateSyntax(of: reader, limits: limits)
+                } else {
+                    var validator = JSONAPIValidator(isRequestDocument: request)
+                    validator.limits = limits
+                    let violations = try validator.validate(reader)
+                    for violation in violations { report.add(violation, in: name) }
+                    bytes = reader.bytesRead
+                }
+                if stats && report.isValid(name) {
                     let seconds = (ContinuousClock.now - started).seconds
                     Terminal.standardOutput.write(
-                        "\(name): valid, \(bytes) bytes in \(Terminal.formatted(milliseconds: seconds * 1000)) (\(Terminal.formatted(throughputOf: bytes, seconds: seconds)))\n"
+                        "\(name): valid, \(bytes) bytes in \(Terminal.formatted(milliseconds: seconds * 1000)) "
+                            + "(\(Terminal.formatted(throughputOf: bytes, seconds: seconds)))\n"
                     )
                 }
             } catch let error as JSONError {
-                worst = max(worst, 1)
-                Terminal.standardError.write(Terminal.describe(error, in: name))
+                report.add(error, in: name)
             } catch let error as FileChunkReader.Failure {
-                worst = 2
-                Terminal.standardError.write("\(name): cannot read: \(error.reason)\n")
+                report.addUnreadable(error, in: name)
             }
         }
-        if worst != 0 { throw ExitCode(worst) }
+        report.finish()
+        if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }
 }

@@ -38,6 +38,8 @@ public final class FileChunkReader {
     public let chunkSize: Int
     private let descriptor: Int32
     private let ownsDescriptor: Bool
+    /// The number of bytes read so far.
+    public private(set) var bytesRead = 0
 
     /// Opens `path` for reading; `-` reads standard input.
     ///
@@ -90,6 +92,7 @@ public final class FileChunkReader {
                 throw Failure(path: path, reason: Self.describe(errno))
             }
             if count == 0 { return }
+            bytesRead += count
             try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
     }

@@ -120,7 +120,7 @@ struct ValidateCommandTests {
     func help() throws {
         let run = try Self.run(["validate", "--help"])
         #expect(run.status == 0)
-        #expect(run.standardOutput.contains("Checks that files are well-formed JSON"))
-        #expect(run.standardOutput.contains("sluice validate --syntax export.json"))
+        #expect(run.standardOutput.contains("Checks that files are valid JSON:API documents"))
+        #expect(run.standardOutput.contains("sluice validate response.json"))
     }
 }

@@ -1,0 +1,104 @@
+import ArgumentParser
+import SluiceJSON
+import SluiceJSONAPI
+
+/// `sluice flatten`: a JSON:API document as NDJSON, one line per resource.
+struct Flatten: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints every resource of a JSON:API document as one line of NDJSON.",
+        discussion: """
+            Primary data comes first, then included resources, each in document order. Each line is an \
+            object with exactly type, id (or lid when the resource has no id), attributes as written \
+            (numbers keep their digits; {} when absent) and relationships, each relationship that has \
+            data reduced to its linkage: an identifier with type and id (or lid), an array of them, or \
+            null. The document is read as a stream, so memory stays constant whatever its size.
+
+            Faults are printed to standard error as FILE:LINE:COLUMN: [POINTER: ]message. The exit code \
+            is 0 on success, 1 when the input is invalid, and 2 when it cannot be read or the command is \
+            called wrongly.
+
+            Examples:
+              sluice flatten articles.json > articles.ndjson
+              sluice generate --articles 1000 | sluice flatten - | wc -l
+            """
+    )
+
+    @Argument(help: "The document to read. Give - (the default) to read standard input.")
+    var file = "-"
+
+    func run() async throws {
+        let name = Input.displayName(of: file)
+        var report = FaultReport()
+        var output = OutputBuffer(terminal: .standardOutput)
+        do {
+            let reader = try FileChunkReader(path: file)
+            try JSONAPIFlattener().flatten(reader) { output.write($0) }
+            output.flush()
+        } catch let error as JSONError {
+            output.flush()
+            report.add(error, in: name)
+        } catch let error as JSONAPIDecodingError {
+            output.flush()
+            report.add(error, in: name)
+        } catch let error as JSONAPIErrorDocument {
+            output.flush()
+            Terminal.standardError.write("\(name): \(error.description)\n")
+            throw ExitCode(1)
+        } catch let error as FileChunkReader.Failure {
+            report.addUnreadable(error, in: name)
+        }
+        if report.exitCode != 0 { throw ExitCode(report.exitCode) }
+    }
+}
+
+/// `sluice generate`: a deterministic JSON:API compound document of any size.
+struct Generate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Writes a generated JSON:API compound document of articles, people and comments.",
+        discussion: """
+            The document holds the given number of articles in data, each with an author, two to four \
+            comments and a polymorphic subject, and every person and comment in included. Values cover \
+            escapes, non-ASCII text, integers, doubles, Booleans, nulls, dates, nested objects and \
+            arrays. The same seed always gives the same bytes, and output is written as it is made, so \
+            documents of many gigabytes take no memory to speak of. About 1 KB per article.
+
+            Examples:
+              sluice generate --articles 100000 -o articles.json
+              sluice generate --articles 10 --included-first --seed 7
+            """
+    )
+
+    @Option(help: "How many articles the document holds.")
+    var articles: Int
+
+    @Flag(help: "Put included before data.")
+    var includedFirst = false
+
+    @Option(help: "The seed of the generated values.")
+    var seed: UInt64 = 1
+
+    @Option(name: [.short, .customLong("output")], help: "The file to write. Default: standard output.")
+    var output: String?
+
+    func validate() throws {
+        guard articles >= 0 else { throw ValidationError("--articles must not be negative.") }
+    }
+
+    func run() async throws {
+        let generator = SampleDocumentGenerator(articles: articles, includedFirst: includedFirst, seed: seed)
+        var sink = OutputBuffer(terminal: .standardOutput)
+        if let output {
+            guard let file = FileOutput(path: output) else {
+                Terminal.standardError.write("\(output): cannot write: \(FileOutput.lastError)\n")
+                throw ExitCode(2)
+            }
+            sink = OutputBuffer(terminal: Terminal(descriptor: file.descriptor))
+            generator.write { sink.write($0) }
+            sink.flush()
+            file.close()
+        } else {
+            generator.write { sink.write($0) }
+            sink.flush()
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+public import SluiceJSON
+
+/// Turns a JSON:API document into NDJSON, one line per resource object: primary data first, then
+/// included, each in document order (the form `sluice flatten` prints).
+///
+/// It streams: each resource is written as soon as its object closes. When `included` comes before
+/// `data`, included lines wait in a temporary file until primary data is done, so memory stays
+/// constant either way.
+public struct JSONAPIFlattener: Sendable {
+    /// Limits on the input.
+    public var limits = JSONLimits()
+
+    /// Creates a flattener.
+    public init() {}
+
+    /// Reads the document from `reader` and hands each NDJSON line (with its line feed) to `write`.
+    ///
+    /// - Returns: The document's summary (counts, top-level meta and links).
+    @discardableResult
+    public func flatten(_ reader: FileChunkReader, write: ([UInt8]) throws -> Void) throws -> DocumentSummary {
+        var decoder = JSONAPIDecoder()
+        decoder.limits = limits
+        let engine = decoder.makeEngine(primaryModels: [], holdsIdentifiers: false)
+        var spill: FileHandle?
+        var spillURL: URL?
+        defer {
+            try? spill?.close()
+            if let spillURL { try? FileManager.default.removeItem(at: spillURL) }
+        }
+        var dataStarted = false
+        var line: [UInt8] = []
+        func handle(_ event: DocumentEngine.Event) throws {
+            let resource: AnyResource
+            var isIncluded = false
+            switch event {
+            case .primaryShape, .primaryNull:
+                dataStarted = true
+                return
+            case .primary(.resource(let primary), _):
+                resource = primary
+            case .primary(.identifier, _):
+                return
+            case .included(let included, _):
+                resource = included
+                isIncluded = true
+            }
+            guard let raw = resource.raw else { return }
+            line.removeAll(keepingCapacity: true)
+            raw.writeFlattened(into: &line)
+            line.append(UInt8(ascii: "\n"))
+            if isIncluded && !dataStarted {
+                if spill == nil {
+                    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+                        "sluice-flatten-\(UUID().uuidString).ndjson"
+                    )
+                    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+                    }
+                    spill = try FileHandle(forUpdating: url)
+                    spillURL = url
+                }
+                try spill?.write(contentsOf: line)
+            } else {
+                try write(line)
+            }
+        }
+        try reader.forEachChunk { chunk in try engine.feed(chunk, handle) }
+        try engine.finish(handle)
+        if let spill {
+            try spill.seek(toOffset: 0)
+            while let block = try spill.read(upToCount: 64 * 1024), !block.isEmpty {
+                try write(Array(block))
+            }
+        }
+        return engine.summary
+    }
+}
