@@ -24,5 +24,15 @@ let package = Package(
             path: "Benchmarks/Parse",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "JSONAPIDecode",
+            dependencies: [
+                .product(name: "SluiceJSON", package: "Sluice"),
+                .product(name: "SluiceJSONAPI", package: "Sluice"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/JSONAPIDecode",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

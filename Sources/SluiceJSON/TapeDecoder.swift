@@ -31,7 +31,10 @@ public struct TapeDecoder: Decoder {
     public let value: JSONTape.Value
     /// The options in force.
     public let options: TapeDecodingOptions
-    public let codingPath: [any CodingKey]
+    /// The path to the parent value and the key of this one, kept apart so that decoding a nested
+    /// scalar builds no array; ``codingPath`` joins them when asked (mostly for errors).
+    private let parentPath: [any CodingKey]
+    private let key: (any CodingKey)?
 
     /// Creates a decoder for `value`.
     public init(
@@ -41,7 +44,20 @@ public struct TapeDecoder: Decoder {
     ) {
         self.value = value
         self.options = options
-        self.codingPath = codingPath
+        self.parentPath = codingPath
+        self.key = nil
+    }
+
+    private init(value: JSONTape.Value, options: TapeDecodingOptions, parentPath: [any CodingKey], key: any CodingKey) {
+        self.value = value
+        self.options = options
+        self.parentPath = parentPath
+        self.key = key
+    }
+
+    public var codingPath: [any CodingKey] {
+        guard let key else { return parentPath }
+        return parentPath + [key]
     }
 
     public var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
@@ -62,7 +78,7 @@ public struct TapeDecoder: Decoder {
 
     /// A decoder for a nested value.
     func nested(_ value: JSONTape.Value, key: any CodingKey) -> TapeDecoder {
-        TapeDecoder(value: value, options: options, codingPath: codingPath + [key])
+        TapeDecoder(value: value, options: options, parentPath: codingPath, key: key)
     }
 
     /// The "what, where" sentence ending of every error: `at line 3, column 7`.
@@ -106,25 +122,13 @@ public struct TapeDecoder: Decoder {
 
     // MARK: Scalars
 
+    /// Decodes the value as `T`. Scalars Sluice knows are read straight from the tape (types are
+    /// compared by metatype identity, not by dynamic casts); types that read tapes themselves
+    /// (``JSONTapeDecodable``) skip Codable's containers; everything else goes through `T(from:)`.
     func decodeScalar<T: Decodable>(_ type: T.Type) throws -> T {
         do {
-            switch type {
-            case is String.Type: return try value.string() as! T
-            case is Bool.Type: return try value.bool() as! T
-            case is Double.Type: return try value.double() as! T
-            case is Float.Type: return try decodeFloat() as! T
-            case is Int.Type: return try value.integer(as: Int.self) as! T
-            case is Int64.Type: return try value.integer(as: Int64.self) as! T
-            case is Int32.Type: return try value.integer(as: Int32.self) as! T
-            case is Int16.Type: return try value.integer(as: Int16.self) as! T
-            case is Int8.Type: return try value.integer(as: Int8.self) as! T
-            case is UInt.Type: return try value.integer(as: UInt.self) as! T
-            case is UInt64.Type: return try value.integer(as: UInt64.self) as! T
-            case is UInt32.Type: return try value.integer(as: UInt32.self) as! T
-            case is UInt16.Type: return try value.integer(as: UInt16.self) as! T
-            case is UInt8.Type: return try value.integer(as: UInt8.self) as! T
-            case is Decimal.Type: return try value.decimal() as! T
-            case is URL.Type:
+            if let scalar = try Self.readScalar(T.self, from: value) { return scalar }
+            if T.self == URL.self {
                 let text = try value.string()
                 guard let url = URL(string: text) else {
                     throw DecodingError.dataCorrupted(
@@ -135,7 +139,8 @@ public struct TapeDecoder: Decoder {
                     )
                 }
                 return url as! T
-            case is Data.Type:
+            }
+            if T.self == Data.self {
                 let text = try value.string()
                 guard let data = Data(base64Encoded: text) else {
                     throw DecodingError.dataCorrupted(
@@ -146,18 +151,47 @@ public struct TapeDecoder: Decoder {
                     )
                 }
                 return data as! T
-            default:
-                return try T(from: self)
             }
+            if let tapeType = T.self as? any JSONTapeDecodable.Type {
+                do {
+                    return try tapeType.init(from: value, options: options) as! T
+                } catch let error as DecodingError {
+                    throw error.prefixingCodingPath(codingPath)
+                }
+            }
+            return try T(from: self)
         } catch let error as JSONError {
             throw convert(error, type: type)
         }
     }
 
-    private func decodeFloat() throws(JSONError) -> Float {
+    /// Reads the scalar types Sluice knows straight from the tape, with no nested decoder and no
+    /// coding path built; `nil` when `T` is not one of them. Types are compared by metatype
+    /// identity, which the compiler folds away where `T` is known.
+    @inline(__always)
+    static func readScalar<T>(_ type: T.Type, from value: JSONTape.Value) throws(JSONError) -> T? {
+        if T.self == String.self { return (try value.string() as! T) }
+        if T.self == Int.self { return (try value.integer(as: Int.self) as! T) }
+        if T.self == Double.self { return (try value.double() as! T) }
+        if T.self == Bool.self { return (try value.bool() as! T) }
+        if T.self == Int64.self { return (try value.integer(as: Int64.self) as! T) }
+        if T.self == Float.self { return (try decodeFloat(value) as! T) }
+        if T.self == Int32.self { return (try value.integer(as: Int32.self) as! T) }
+        if T.self == UInt64.self { return (try value.integer(as: UInt64.self) as! T) }
+        if T.self == UInt.self { return (try value.integer(as: UInt.self) as! T) }
+        if T.self == Int16.self { return (try value.integer(as: Int16.self) as! T) }
+        if T.self == Int8.self { return (try value.integer(as: Int8.self) as! T) }
+        if T.self == UInt32.self { return (try value.integer(as: UInt32.self) as! T) }
+        if T.self == UInt16.self { return (try value.integer(as: UInt16.self) as! T) }
+        if T.self == UInt8.self { return (try value.integer(as: UInt8.self) as! T) }
+        if T.self == Decimal.self { return (try value.decimal() as! T) }
+        return nil
+    }
+
+    private static func decodeFloat(_ value: JSONTape.Value) throws(JSONError) -> Float {
         let double = try value.double()
         let float = Float(double)
-        guard float.isFinite else {
+        guard float.isFinite || !double.isFinite else {
             throw JSONError(
                 kind: .numberOutOfRange,
                 message: "The number \(try value.numberText()) does not fit in Float.",
@@ -226,12 +260,149 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.nested(try require(key), key: key).decodeScalar(type)
+        try read(type, from: try require(key), key: key)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    /// Scalars straight from the tape; a nested decoder (and its coding path) only for the rest.
+    @inline(__always)
+    private func read<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, key: Key) throws -> T {
+        do {
+            if let scalar = try TapeDecoder.readScalar(type, from: value) { return scalar }
+        } catch {
+            throw decoder.nested(value, key: key).convert(error, type: type)
+        }
         return try decoder.nested(value, key: key).decodeScalar(type)
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        guard let value = member(for: key), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
@@ -296,6 +467,11 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let index = currentIndex
         let value = try next(type)
+        do {
+            if let scalar = try TapeDecoder.readScalar(type, from: value) { return scalar }
+        } catch {
+            throw decoder.nested(value, key: AnyCodingKey(intValue: index)).convert(error, type: type)
+        }
         return try decoder.nested(value, key: AnyCodingKey(intValue: index)).decodeScalar(type)
     }
 
@@ -327,5 +503,40 @@ struct TapeSingleValueContainer: SingleValueDecodingContainer {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try decoder.decodeScalar(type)
+    }
+}
+
+/// A type that reads itself straight from a tape value, skipping Codable's containers when a
+/// Sluice decoder decodes it. Its `init(from: Decoder)` still serves other decoders.
+public protocol JSONTapeDecodable: Decodable {
+    /// Reads the value. Throw `DecodingError`s with coding paths relative to `value`; the decoder
+    /// prefixes its own path.
+    init(from value: JSONTape.Value, options: TapeDecodingOptions) throws
+}
+
+extension JSONValue: JSONTapeDecodable {
+    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+        self = try value.jsonValue()
+    }
+}
+
+extension DecodingError {
+    /// The same error with `prefix` put before its coding path.
+    public func prefixingCodingPath(_ prefix: [any CodingKey]) -> DecodingError {
+        guard !prefix.isEmpty else { return self }
+        func prefixed(_ context: Context) -> Context {
+            Context(
+                codingPath: prefix + context.codingPath,
+                debugDescription: context.debugDescription,
+                underlyingError: context.underlyingError
+            )
+        }
+        switch self {
+        case .typeMismatch(let type, let context): return .typeMismatch(type, prefixed(context))
+        case .valueNotFound(let type, let context): return .valueNotFound(type, prefixed(context))
+        case .keyNotFound(let key, let context): return .keyNotFound(key, prefixed(context))
+        case .dataCorrupted(let context): return .dataCorrupted(prefixed(context))
+        @unknown default: return self
+        }
     }
 }

@@ -73,6 +73,26 @@ public struct RawResource: Hashable, Sendable, Decodable {
         case type, id, lid, attributes, relationships, meta, links
     }
 
+    init(
+        type: String,
+        id: String?,
+        lid: String?,
+        attributes: JSONObject,
+        relationshipNames: [String],
+        relationshipValues: [RawRelationship],
+        meta: JSONValue?,
+        links: Links?
+    ) {
+        self.type = type
+        self.id = id
+        self.lid = lid
+        self.attributes = attributes
+        self.relationshipNames = relationshipNames
+        self.relationshipValues = relationshipValues
+        self.meta = meta
+        self.links = links
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         type = try container.decode(String.self, forKey: .type)
@@ -115,6 +135,12 @@ public struct RawRelationship: Hashable, Sendable, Decodable {
     public var meta: JSONValue?
     /// The relationship's `links`.
     public var links: Links?
+
+    init(data: Linkage?, meta: JSONValue?, links: Links?) {
+        self.data = data
+        self.meta = meta
+        self.links = links
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: RelationshipKeys.self)

@@ -1,0 +1,237 @@
+// Direct tape readers for the JSON:API types every resource carries (relationships, identifiers,
+// links), so that decoding a resource does not pay for Codable's containers on each of them.
+// Their Codable `init(from:)` stays for other decoders; both read the same members.
+
+public import SluiceJSON
+
+/// Small helpers to read members with `DecodingError`s whose coding paths are relative to the
+/// value being read.
+enum TapeRead {
+    static func mismatch(_ expected: String, _ value: JSONTape.Value, path: [String], type: Any.Type) -> DecodingError {
+        let context = DecodingError.Context(
+            codingPath: path.map { AnyCodingKey($0) },
+            debugDescription:
+                "Expected \(expected), found \(value.kind.nounPhrase) at line \(value.position.line), column \(value.position.column)."
+        )
+        return value.isNull ? .valueNotFound(type, context) : .typeMismatch(type, context)
+    }
+
+    static func string(_ value: JSONTape.Value, path: String) throws -> String {
+        guard value.kind == .string, let text = try? value.string() else {
+            throw mismatch("a string", value, path: [path], type: String.self)
+        }
+        return text
+    }
+
+    static func optionalString(_ value: JSONTape.Value, path: String) throws -> String? {
+        value.isNull ? nil : try string(value, path: path)
+    }
+
+    static func members(_ value: JSONTape.Value, path: [String] = [], type: Any.Type) throws -> JSONTape.Members {
+        guard value.kind == .objectStart, let members = try? value.members() else {
+            throw mismatch("an object", value, path: path, type: type)
+        }
+        return members
+    }
+
+    /// A decoding error from a nested reader, moved under `key`.
+    static func nest<T>(_ key: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DecodingError {
+            throw error.prefixingCodingPath([AnyCodingKey(key)])
+        }
+    }
+}
+
+extension ResourceIdentifier: JSONTapeDecodable {
+    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+        var type: String?
+        id = nil
+        lid = nil
+        meta = nil
+        for member in try TapeRead.members(value, type: ResourceIdentifier.self) {
+            switch value.tape.withUnsafeText(of: member.keyToken, { ResourceMember(name: $0) }) {
+            case .type: type = try TapeRead.string(member.value, path: "type")
+            case .id: id = try TapeRead.optionalString(member.value, path: "id")
+            case .lid: lid = try TapeRead.optionalString(member.value, path: "lid")
+            case .meta: meta = member.value.isNull ? nil : try member.value.jsonValue()
+            default: break
+            }
+        }
+        guard let type else {
+            throw DecodingError.keyNotFound(
+                AnyCodingKey("type"),
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription:
+                        "The resource identifier at line \(value.position.line), column \(value.position.column) has no type member."
+                )
+            )
+        }
+        self.type = type
+    }
+}
+
+/// Reads the members a relationship object has: `data` through `readData`, `meta` and `links`.
+private func readRelationship(
+    _ value: JSONTape.Value,
+    options: TapeDecodingOptions,
+    type: Any.Type,
+    readData: (JSONTape.Value) throws -> Void
+) throws -> (hasLinkage: Bool, meta: JSONValue?, links: Links?) {
+    var hasLinkage = false
+    var meta: JSONValue?
+    var links: Links?
+    for member in try TapeRead.members(value, type: type) {
+        switch value.tape.withUnsafeText(of: member.keyToken, { ResourceMember(name: $0) }) {
+        case .other where member.key == "data":
+            hasLinkage = true
+            try TapeRead.nest("data") { try readData(member.value) }
+        case .meta:
+            meta = member.value.isNull ? nil : try member.value.jsonValue()
+        case .links:
+            links =
+                member.value.isNull
+                ? nil : try TapeRead.nest("links") { try Links(from: member.value, options: options) }
+        default:
+            break
+        }
+    }
+    return (hasLinkage, meta, links)
+}
+
+extension ToOne: JSONTapeDecodable {
+    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+        var identifier: ResourceIdentifier?
+        let parts = try readRelationship(value, options: options, type: ToOne.self) { data in
+            identifier = data.isNull ? nil : try ResourceIdentifier(from: data, options: options)
+        }
+        self.identifier = identifier
+        hasLinkage = parts.hasLinkage
+        meta = parts.meta
+        links = parts.links
+    }
+}
+
+extension ToMany: JSONTapeDecodable {
+    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+        var identifiers: [ResourceIdentifier] = []
+        let parts = try readRelationship(value, options: options, type: ToMany.self) { data in
+            guard !data.isNull else { return }
+            guard data.kind == .arrayStart, let elements = try? data.elements() else {
+                throw TapeRead.mismatch(
+                    "an array of resource identifiers",
+                    data,
+                    path: [],
+                    type: [ResourceIdentifier].self
+                )
+            }
+            identifiers.reserveCapacity(data.count)
+            for (index, element) in elements.enumerated() {
+                identifiers.append(
+                    try TapeRead.nest(String(index)) { try ResourceIdentifier(from: element, options: options) }
+                )
+            }
+        }
+        self.identifiers = identifiers
+        hasLinkage = parts.hasLinkage
+        meta = parts.meta
+        links = parts.links
+    }
+}
+
+extension Links: JSONTapeDecodable {
+    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+        var links: [(String, Link)] = []
+        for member in try TapeRead.members(value, type: Links.self) {
+            let name = member.key
+            let link: Link
+            switch member.value.kind {
+            case .null: link = .null
+            case .string: link = .url(try member.value.string())
+            default: link = try TapeRead.nest(name) { try member.value.decode(Link.self, options: options) }
+            }
+            links.append((name, link))
+        }
+        self.init(links)
+    }
+}
+
+extension RawResource: JSONTapeDecodable {
+    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+        var type: String?
+        var id: String?
+        var lid: String?
+        var attributes = JSONObject()
+        var names: [String] = []
+        var relationships: [RawRelationship] = []
+        var meta: JSONValue?
+        var links: Links?
+        for member in try TapeRead.members(value, type: RawResource.self) {
+            switch value.tape.withUnsafeText(of: member.keyToken, { ResourceMember(name: $0) }) {
+            case .type: type = try TapeRead.string(member.value, path: "type")
+            case .id: id = try TapeRead.optionalString(member.value, path: "id")
+            case .lid: lid = try TapeRead.optionalString(member.value, path: "lid")
+            case .attributes:
+                if case .object(let object) = try member.value.jsonValue() { attributes = object }
+            case .relationships:
+                for relationship in try TapeRead.members(member.value, path: ["relationships"], type: RawResource.self)
+                {
+                    let name = relationship.key
+                    names.append(name)
+                    relationships.append(
+                        try TapeRead.nest("relationships") {
+                            try TapeRead.nest(name) { try RawRelationship(from: relationship.value, options: options) }
+                        }
+                    )
+                }
+            case .meta: meta = member.value.isNull ? nil : try member.value.jsonValue()
+            case .links:
+                links =
+                    member.value.isNull
+                    ? nil : try TapeRead.nest("links") { try Links(from: member.value, options: options) }
+            case .other: break
+            }
+        }
+        guard let type else {
+            throw DecodingError.keyNotFound(
+                AnyCodingKey("type"),
+                DecodingError.Context(codingPath: [], debugDescription: "The resource object has no type member.")
+            )
+        }
+        self.init(
+            type: type,
+            id: id,
+            lid: lid,
+            attributes: attributes,
+            relationshipNames: names,
+            relationshipValues: relationships,
+            meta: meta,
+            links: links
+        )
+    }
+}
+
+extension RawRelationship: JSONTapeDecodable {
+    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+        var linkage: Linkage?
+        let parts = try readRelationship(value, options: options, type: RawRelationship.self) { data in
+            switch data.kind {
+            case .null:
+                linkage = .null
+            case .arrayStart:
+                var identifiers: [ResourceIdentifier] = []
+                for (index, element) in try data.elements().enumerated() {
+                    identifiers.append(
+                        try TapeRead.nest(String(index)) { try ResourceIdentifier(from: element, options: options) }
+                    )
+                }
+                linkage = .many(identifiers)
+            default:
+                linkage = .one(try ResourceIdentifier(from: data, options: options))
+            }
+        }
+        self.init(data: linkage, meta: parts.meta, links: parts.links)
+    }
+}
