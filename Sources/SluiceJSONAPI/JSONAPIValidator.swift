@@ -345,12 +345,9 @@ struct ValidationRun {
                 )
             }
         }
-        if view.id == nil {
-            if !isRequestDocument {
-                report(pointer, value.position, "A resource object in a response must have an id member.")
-            } else if view.lid == nil {
-                report(pointer, value.position, "A resource object must have an id or a lid member.")
-            }
+        // A client creating a resource may leave the id out, with or without a lid.
+        if view.id == nil && !isRequestDocument {
+            report(pointer, value.position, "A resource object in a response must have an id member.")
         }
         for (name, member) in [("meta", view.meta)] where member != nil && member!.kind != .objectStart {
             report(

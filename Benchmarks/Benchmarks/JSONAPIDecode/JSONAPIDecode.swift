@@ -9,10 +9,18 @@ import Benchmark
 import Foundation
 import SluiceJSONAPI
 
-func generated(_ articles: Int) -> [UInt8] {
+func generated(_ generator: SampleDocumentGenerator) -> [UInt8] {
     var bytes: [UInt8] = []
-    SampleDocumentGenerator(articles: articles).write { bytes.append(contentsOf: $0) }
+    generator.write { bytes.append(contentsOf: $0) }
     return bytes
+}
+
+/// Runs `contender` once and checks it against Sluice's whole-document result, outside the timed
+/// part: every contender must produce the same linked result.
+func check(_ label: String, _ bytes: [UInt8], _ contender: () async throws -> Checksum) async {
+    let reference = try! SluiceModels.wholeDocument(bytes)
+    let result = try! await contender()
+    precondition(result == reference, "\(label) differs: \(result) vs \(reference)")
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -20,37 +28,41 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .cpuTotal, .throughput, .mallocCountTotal, .peakMemoryResident],
         timeUnits: .milliseconds,
         maxDuration: .seconds(10),
-        maxIterations: 20
+        maxIterations: 10
     )
     let sizes = (ProcessInfo.processInfo.environment["SLUICE_ARTICLES"] ?? "10000,100000").split(separator: ",")
-        .compactMap { Int($0) }
-    for articles in sizes {
-        let bytes = generated(articles)
-        let data = Data(bytes)
-        let label = "\(articles / 1000)k articles (\(bytes.count / 1_000_000) MB)"
-        // Same result from every contender before any timing.
-        let reference = try! SluiceModels.wholeDocument(bytes)
-        precondition(try! CodableModels.decodeAndLink(data) == reference, "JSONDecoder result differs")
-        precondition(try! HandMapped.decodeAndLink(data) == reference, "JSONSerialization result differs")
-        let semaphore = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var streamed = Checksum()
-        Task {
-            streamed = try! await SluiceModels.streaming(bytes)
-            semaphore.signal()
+        .compactMap {
+            Int($0)
         }
-        semaphore.wait()
-        precondition(streamed == reference, "streaming result differs: \(streamed) vs \(reference)")
+    for articles in sizes {
+        // Each benchmark runs in a process of its own, so the document is made only when one runs.
+        let generator = SampleDocumentGenerator(articles: articles)
+        let megabytes = articles * 1475 / 1_000_000
+        let label = "\(articles / 1000)k articles (~\(megabytes) MB)"
 
         Benchmark("Sluice whole document \(label)") { benchmark in
+            let bytes = generated(generator)
+            benchmark.startMeasurement()
             for _ in benchmark.scaledIterations { blackHole(try SluiceModels.wholeDocument(bytes)) }
         }
         Benchmark("Sluice streaming \(label)") { benchmark in
+            let bytes = generated(generator)
+            await check("streaming", bytes) { try await SluiceModels.streaming(bytes) }
+            benchmark.startMeasurement()
             for _ in benchmark.scaledIterations { blackHole(try await SluiceModels.streaming(bytes)) }
         }
         Benchmark("Foundation JSONDecoder \(label)") { benchmark in
+            let bytes = generated(generator)
+            let data = Data(bytes)
+            await check("JSONDecoder", bytes) { try CodableModels.decodeAndLink(data) }
+            benchmark.startMeasurement()
             for _ in benchmark.scaledIterations { blackHole(try CodableModels.decodeAndLink(data)) }
         }
         Benchmark("Foundation JSONSerialization \(label)") { benchmark in
+            let bytes = generated(generator)
+            let data = Data(bytes)
+            await check("JSONSerialization", bytes) { try HandMapped.decodeAndLink(data) }
+            benchmark.startMeasurement()
             for _ in benchmark.scaledIterations { blackHole(try HandMapped.decodeAndLink(data)) }
         }
     }
