@@ -48,7 +48,9 @@ public struct TapeDecoder: Decoder {
         self.key = nil
     }
 
-    private init(value: JSONTape.Value, options: TapeDecodingOptions, parentPath: [any CodingKey], key: any CodingKey) {
+    /// Creates a decoder for the value of `key` in a container at `parentPath`. Cheaper than
+    /// passing the joined path: the array is built only if someone asks for ``codingPath``.
+    public init(value: JSONTape.Value, options: TapeDecodingOptions, parentPath: [any CodingKey], key: any CodingKey) {
         self.value = value
         self.options = options
         self.parentPath = parentPath
@@ -125,6 +127,12 @@ public struct TapeDecoder: Decoder {
     /// Decodes the value as `T`. Scalars Sluice knows are read straight from the tape (types are
     /// compared by metatype identity, not by dynamic casts); types that read tapes themselves
     /// (``JSONTapeDecodable``) skip Codable's containers; everything else goes through `T(from:)`.
+    /// Decodes the value as `T` through the fastest path that fits; for decoders built on this one
+    /// (such as JSON:API's resource decoder), which hand their members' values to it.
+    public func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        try decodeScalar(type)
+    }
+
     func decodeScalar<T: Decodable>(_ type: T.Type) throws -> T {
         do {
             if let scalar = try Self.readScalar(T.self, from: value) { return scalar }

@@ -40,14 +40,16 @@ struct ResourceDecoder: Decoder {
     /// The value standing for `name`: `id`, `lid` and `type` from the resource object, a field from
     /// `attributes` or `relationships`, then the resource's own `meta` and `links`.
     func value(for name: String) -> JSONTape.Value? {
-        switch name {
-        case "id": return view.id
-        case "lid": return view.lid
-        case "type": return view.type
-        case "links": return view.links
+        var name = name
+        let member = name.withUTF8 { ResourceMember(name: UnsafeRawBufferPointer($0)) }
+        switch member {
+        case .id: return view.id
+        case .lid: return view.lid
+        case .type: return view.type
+        case .links: return view.links
         default:
             if let field = view.field(name, strategy: options.keyStrategy) { return field.value }
-            if name == "meta" { return view.meta }
+            if member == .meta { return view.meta }
             return nil
         }
     }
@@ -87,18 +89,150 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func nested(_ value: JSONTape.Value, key: Key) -> TapeDecoder {
-        TapeDecoder(value: value, options: decoder.options, codingPath: [key])
+        TapeDecoder(value: value, options: decoder.options, parentPath: [], key: key)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try require(key).isNull }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try nested(try require(key), key: key).singleValueContainer().decode(type)
+        try read(type, from: try require(key), key: key)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
-        return try nested(value, key: key).singleValueContainer().decode(type)
+        return try read(type, from: value, key: key)
+    }
+
+    /// Reads through the tape decoder's fast paths (scalars, tape-reading types) before Codable.
+    @inline(__always)
+    private func read<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, key: Key) throws -> T {
+        try nested(value, key: key).decodeValue(type)
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
+    }
+
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try read(type, from: try require(key), key: key)
+    }
+
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        return try read(type, from: value, key: key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(

@@ -25,7 +25,7 @@ struct ResourceObjectView {
                 case .relationships: relationships = member.value
                 case .meta: meta = member.value
                 case .links: links = member.value
-                case .other: break
+                case .data, .other: break
                 }
             }
         }
@@ -69,7 +69,10 @@ struct ResourceObjectView {
 
 /// The members a resource object may have.
 enum ResourceMember {
-    case type, id, lid, attributes, relationships, meta, links, other
+    case type, id, lid, attributes, relationships, meta, links
+    /// `data`, which relationship objects have.
+    case data
+    case other
 
     init(name: UnsafeRawBufferPointer) {
         func equals(_ literal: StaticString) -> Bool {
@@ -80,6 +83,7 @@ enum ResourceMember {
         case 3 where equals("lid"): self = .lid
         case 4 where equals("type"): self = .type
         case 4 where equals("meta"): self = .meta
+        case 4 where equals("data"): self = .data
         case 5 where equals("links"): self = .links
         case 10 where equals("attributes"): self = .attributes
         case 13 where equals("relationships"): self = .relationships

@@ -85,7 +85,7 @@ private func readRelationship(
     var links: Links?
     for member in try TapeRead.members(value, type: type) {
         switch value.tape.withUnsafeText(of: member.keyToken, { ResourceMember(name: $0) }) {
-        case .other where member.key == "data":
+        case .data:
             hasLinkage = true
             try TapeRead.nest("data") { try readData(member.value) }
         case .meta:
@@ -191,7 +191,7 @@ extension RawResource: JSONTapeDecodable {
                 links =
                     member.value.isNull
                     ? nil : try TapeRead.nest("links") { try Links(from: member.value, options: options) }
-            case .other: break
+            case .data, .other: break
             }
         }
         guard let type else {
