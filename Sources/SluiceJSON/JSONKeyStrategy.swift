@@ -33,6 +33,43 @@ public enum JSONKeyStrategy: Sendable {
         }
     }
 
+    /// The member name a property's key reads under this strategy: `firstName` → `first_name`.
+    package func memberName(forProperty key: String) -> String {
+        switch self {
+        case .useDefaultKeys: return key
+        case .convertFromSnakeCase: return Self.separated(key, separator: "_")
+        case .convertFromKebabCase: return Self.separated(key, separator: "-")
+        case .custom(let transform): return transform(key)
+        }
+    }
+
+    /// The property name a member name stands for: `first_name` → `firstName` (for `allKeys`).
+    /// Custom strategies cannot be inverted; their member names are returned as they are.
+    package func propertyName(forMember name: String) -> String {
+        let separator: Character
+        switch self {
+        case .convertFromSnakeCase: separator = "_"
+        case .convertFromKebabCase: separator = "-"
+        case .useDefaultKeys, .custom: return name
+        }
+        let parts = name.split(separator: separator, omittingEmptySubsequences: true)
+        guard parts.count > 1 else { return name }
+        return String(parts[0]) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+
+    private static func separated(_ key: String, separator: Character) -> String {
+        var result = ""
+        for (offset, character) in key.enumerated() {
+            if character.isASCII && character.isUppercase && offset > 0 {
+                result.append(separator)
+                result.append(contentsOf: character.lowercased())
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
     /// `firstName` against `first_name`: each uppercase ASCII letter after the first character
     /// stands for the separator and the letter in lowercase.
     private static func matchesSeparated(_ name: UnsafeRawBufferPointer, key: String, separator: UInt8) -> Bool {

@@ -26,7 +26,8 @@ enum JSONNumberText {
         var integerDigits: Range<Int> = 0..<0
         /// Digits after the point.
         var fractionDigits: Range<Int> = 0..<0
-        /// The exponent as written, saturated to ±1_000_000 (far beyond any representable value).
+        /// The exponent as written, saturated to ±2^50: far beyond any representable value and any
+        /// digit count a token can have (tokens are at most 4 GiB), so scales stay exact.
         var exponent = 0
 
         /// How many digits the integer and fraction parts have together.
@@ -75,7 +76,7 @@ enum JSONNumberText {
             }
             var exponent = 0
             while index < count {
-                exponent = min(exponent * 10 + Int(text[index] &- zero), 1_000_000)
+                exponent = min(exponent * 10 + Int(text[index] &- zero), 1 << 50)
                 index += 1
             }
             parts.exponent = exponentNegative ? -exponent : exponent

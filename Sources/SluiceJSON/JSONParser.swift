@@ -120,8 +120,8 @@ public final class JSONParser {
     /// - Throws: ``JSONError`` at the first fault. The parser is spent afterwards.
     /// - Precondition: ``finish()`` has not been called.
     public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
-        precondition(!finished, "JSONParser.parse(_:) called after finish()")
         if let failure = state.pointee.failure { throw failure }
+        precondition(!finished, "JSONParser.parse(_:) called after finish()")
         guard !bytes.isEmpty else { return }
         let allowed = state.pointee.limits.maxDocumentBytes - state.pointee.chunkBase
         if bytes.count > allowed {

@@ -133,7 +133,7 @@ extension JSONTape {
         private func mismatch(_ wanted: String) -> JSONError {
             JSONError(
                 kind: .typeMismatch,
-                message: "Expected \(wanted), found \(Self.describe(kind)).",
+                message: "Expected \(wanted), found \(kind.nounPhrase).",
                 position: position,
                 excerpt: kind == .number || kind == .string ? tape.text(of: token) : ""
             )
@@ -164,17 +164,6 @@ extension JSONTape {
                     message = "The number \(text) has more significant digits than \(typeName) holds exactly."
                 }
                 throw JSONError(kind: .numberOutOfRange, message: message, position: position, excerpt: text)
-            }
-        }
-
-        static func describe(_ kind: JSONToken.Kind) -> String {
-            switch kind {
-            case .objectStart, .objectEnd: return "an object"
-            case .arrayStart, .arrayEnd: return "an array"
-            case .key, .string: return "a string"
-            case .number: return "a number"
-            case .true, .false: return "a Boolean"
-            case .null: return "null"
             }
         }
     }

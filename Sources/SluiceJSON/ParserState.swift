@@ -62,6 +62,12 @@ struct ParserState {
 
     init(limits: JSONLimits) {
         buffer = tape.uncheckedBuffer
+        // The properties are public vars, so the initializer's checks may have been bypassed:
+        // clamp rather than trust them.
+        var limits = limits
+        limits.maxDepth = max(limits.maxDepth, 1)
+        limits.maxStringBytes = max(limits.maxStringBytes, 0)
+        limits.maxDocumentBytes = max(limits.maxDocumentBytes, 0)
         self.limits = limits
         self.maxTokenBytes = min(limits.maxStringBytes, Int(UInt32.max))
     }
@@ -442,9 +448,12 @@ extension ParserState {
         var fault: JSONError?
         if pendingStart >= 0, Self.isForbiddenWhitespace(pendingFirstByte) {
             fault = forbiddenWhitespace(at: pendingStart)
-        } else if pendingStart >= 0 {
-            // A token cut by the chunk's end is buffered inside yajl; refusing it once it is too
-            // long is what keeps that buffer bounded.
+        } else if pendingStart >= 0,
+            pendingFirstByte == Self.quote || pendingFirstByte == UInt8(ascii: "-")
+                || (pendingFirstByte >= UInt8(ascii: "0") && pendingFirstByte <= UInt8(ascii: "9"))
+        {
+            // A string or number cut by the chunk's end is buffered inside yajl; refusing it once
+            // it is too long is what keeps that buffer bounded. (A literal is at most five bytes.)
             let isString = pendingFirstByte == Self.quote
             let length = chunkEnd - pendingStart - (isString ? 1 : 0)
             if length > maxTokenBytes {

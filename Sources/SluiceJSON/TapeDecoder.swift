@@ -89,7 +89,7 @@ public struct TapeDecoder: Decoder {
     }
 
     func mismatch(expected: String, type: Any.Type) -> DecodingError {
-        let found = JSONTape.Value.describe(value.kind)
+        let found = value.kind.nounPhrase
         if value.kind == .null {
             return DecodingError.valueNotFound(
                 type,
@@ -228,15 +228,38 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     var allKeys: [Key] {
         guard let members = try? decoder.value.members() else { return [] }
+        let strategy = decoder.options.keyStrategy
         return members.compactMap { member in
-            decoder.value.tape.withUnsafeText(of: member.keyToken) { name in
-                Key(stringValue: String(decoding: name, as: UTF8.self))
-            }
+            let name = member.key
+            return Key(stringValue: strategy.propertyName(forMember: name)) ?? Key(stringValue: name)
+        }
+    }
+
+    /// Members by name, for large objects only (see `member(for:)`).
+    private let index: [String: JSONTape.Value]?
+
+    init(decoder: TapeDecoder) {
+        self.decoder = decoder
+        // A Dictionary<String, T> asks for every key in turn: scanning each time would be quadratic,
+        // so objects beyond a handful of members get an index, built once.
+        if decoder.value.count > 16, let members = try? decoder.value.members() {
+            var index: [String: JSONTape.Value] = [:]
+            index.reserveCapacity(decoder.value.count)
+            for member in members where index[member.key] == nil { index[member.key] = member.value }
+            self.index = index
+        } else {
+            self.index = nil
         }
     }
 
     /// The value of the member that stands for `key`, found by comparing bytes.
     func member(for key: Key) -> JSONTape.Value? {
+        if let index {
+            let name = key.stringValue
+            if let value = index[name] { return value }
+            let converted = decoder.options.keyStrategy.memberName(forProperty: name)
+            return converted == name ? nil : index[converted]
+        }
         guard let members = try? decoder.value.members() else { return nil }
         let tape = decoder.value.tape
         let strategy = decoder.options.keyStrategy
@@ -425,7 +448,16 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        decoder.nested(try require(Key(stringValue: "super")!), key: AnyCodingKey("super"))
+        guard let value = decoder.value["super"] else {
+            throw DecodingError.keyNotFound(
+                AnyCodingKey("super"),
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "No member \"super\" in the object \(decoder.location(of: decoder.value))."
+                )
+            )
+        }
+        return decoder.nested(value, key: AnyCodingKey("super"))
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
@@ -473,14 +505,36 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        // Advance only once the element has decoded, as Foundation does: callers may retry the
+        // same element as another type after a failure.
         let index = currentIndex
-        let value = try next(type)
+        let value = try peek(type)
+        let decoded: T
         do {
-            if let scalar = try TapeDecoder.readScalar(type, from: value) { return scalar }
-        } catch {
+            if let scalar = try TapeDecoder.readScalar(type, from: value) {
+                decoded = scalar
+            } else {
+                decoded = try decoder.nested(value, key: AnyCodingKey(intValue: index)).decodeScalar(type)
+            }
+        } catch let error as JSONError {
             throw decoder.nested(value, key: AnyCodingKey(intValue: index)).convert(error, type: type)
         }
-        return try decoder.nested(value, key: AnyCodingKey(intValue: index)).decodeScalar(type)
+        _ = try next(type)
+        return decoded
+    }
+
+    private func peek(_ type: Any.Type) throws -> JSONTape.Value {
+        guard let value = upcoming else {
+            throw DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: codingPath + [AnyCodingKey(intValue: currentIndex)],
+                    debugDescription:
+                        "The array \(decoder.location(of: decoder.value)) has only \(currentIndex) elements."
+                )
+            )
+        }
+        return value
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(

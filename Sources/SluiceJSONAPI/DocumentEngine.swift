@@ -107,11 +107,12 @@ final class DocumentEngine {
             case .includedCollectionStarted:
                 continue
             case .rootNotObject(let valueIndex):
-                let value = try tape.value(at: valueIndex)
+                // The root may still be open (a long array arriving in chunks): read its first token only.
+                let value = tape[valueIndex]
                 throw JSONAPIDecodingError(
                     pointer: "",
                     position: value.position,
-                    message: "A JSON:API document must be an object, but this one is \(describe(value.kind))."
+                    message: "A JSON:API document must be an object, but this one is \(value.kind.nounPhrase)."
                 )
             case .primaryCollectionStarted:
                 sawData = true
@@ -161,13 +162,13 @@ final class DocumentEngine {
                 pointer: "/data",
                 position: value.position,
                 message:
-                    "Primary data must be a resource object, an array of them, or null, but it is \(describe(value.kind))."
+                    "Primary data must be a resource object, an array of them, or null, but it is \(value.kind.nounPhrase)."
             )
         case .included:
             throw JSONAPIDecodingError(
                 pointer: "/included",
                 position: value.position,
-                message: "included must be an array of resource objects, but it is \(describe(value.kind))."
+                message: "included must be an array of resource objects, but it is \(value.kind.nounPhrase)."
             )
         case .other:
             break
@@ -198,7 +199,7 @@ final class DocumentEngine {
             throw JSONAPIDecodingError(
                 pointer: pointer,
                 position: value.position,
-                message: "Expected a resource object, found \(describe(value.kind))."
+                message: "Expected a resource object, found \(value.kind.nounPhrase)."
             )
         }
         let view = ResourceObjectView(value)
@@ -213,7 +214,7 @@ final class DocumentEngine {
             throw JSONAPIDecodingError(
                 pointer: pointer + "/type",
                 position: typeValue.position,
-                message: "type must be a string, but it is \(describe(typeValue.kind))."
+                message: "type must be a string, but it is \(typeValue.kind.nounPhrase)."
             )
         }
         for (name, member) in [("id", view.id), ("lid", view.lid)] {
@@ -221,7 +222,7 @@ final class DocumentEngine {
                 throw JSONAPIDecodingError(
                     pointer: pointer + "/" + name,
                     position: member.position,
-                    message: "\(name) must be a string, but it is \(describe(member.kind))."
+                    message: "\(name) must be a string, but it is \(member.kind.nounPhrase)."
                 )
             }
         }
@@ -344,16 +345,5 @@ final class DocumentEngine {
 
     private func escape(_ token: String) -> String {
         token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
-
-    private func describe(_ kind: JSONToken.Kind) -> String {
-        switch kind {
-        case .objectStart, .objectEnd: return "an object"
-        case .arrayStart, .arrayEnd: return "an array"
-        case .key, .string: return "a string"
-        case .number: return "a number"
-        case .true, .false: return "a Boolean"
-        case .null: return "null"
-        }
     }
 }

@@ -59,12 +59,12 @@ struct DocumentReader {
         case needMoreInput
         /// `data` holds one resource object (or identifier); its value starts at `valueIndex`.
         case primaryResource(valueIndex: Int)
-        /// `data` is an array; `primaryElement` actions follow for its elements.
-        case primaryCollectionStarted
+        /// `data` is an array starting at `valueIndex`; `primaryElement` actions follow for its elements.
+        case primaryCollectionStarted(valueIndex: Int)
         /// The `position`th element of the `data` array, complete on the tape.
         case primaryElement(valueIndex: Int, position: Int)
-        /// `data` is `null`.
-        case primaryNull
+        /// `data` is `null`, at `valueIndex`.
+        case primaryNull(valueIndex: Int)
         /// `included` is an array; `includedElement` actions follow for its elements.
         case includedCollectionStarted(valueIndex: Int)
         /// The `position`th element of `included`, complete on the tape.
@@ -104,8 +104,12 @@ struct DocumentReader {
     private(set) var cursor = 0
     /// Tokens before this index have been reported and may be released.
     var releasableIndex: Int {
-        if case .awaitingValue(_, let valueIndex) = state { return valueIndex }
-        return cursor
+        switch state {
+        // A member's key stays until its value is reported: the action names both.
+        case .expectingValue(_, let keyIndex), .awaitingValue(.member(_, let keyIndex), _): return keyIndex
+        case .awaitingValue(_, let valueIndex): return valueIndex
+        default: return cursor
+        }
     }
 
     /// Advances over the tokens available and returns the next action.
@@ -133,7 +137,12 @@ struct DocumentReader {
                         : .includedElement(valueIndex: valueIndex, position: position)
                 }
             }
-            if state == .finished { return .finished }
+            if state == .finished {
+                // Nothing after this is read: let the consumer release it all (a validator goes on
+                // parsing a document whose root is not an object, to the end of its syntax).
+                cursor = tokens.endIndex
+                return .finished
+            }
             guard cursor < tokens.endIndex else { return .needMoreInput }
             let kind = tokens.kind(at: cursor)
             switch state {
@@ -157,11 +166,11 @@ struct DocumentReader {
                 case (.data, .arrayStart):
                     cursor += 1
                     state = .inArray(.data, count: 0)
-                    return .primaryCollectionStarted
+                    return .primaryCollectionStarted(valueIndex: cursor - 1)
                 case (.data, .null):
                     cursor += 1
                     state = .expectingKey
-                    return .primaryNull
+                    return .primaryNull(valueIndex: cursor - 1)
                 case (.data, .objectStart):
                     state = .awaitingValue(.primarySingle, valueIndex: cursor)
                 case (.included, .arrayStart):

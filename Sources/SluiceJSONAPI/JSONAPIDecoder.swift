@@ -31,7 +31,9 @@ public struct JSONAPIDecoder: Sendable {
     /// How many bytes the decoder hands the parser at a time when given a whole document in memory.
     /// Resources are decoded and their tokens released as they close, so this bounds the parser's
     /// working memory.
-    public var chunkSize = 64 * 1024
+    public var chunkSize = 64 * 1024 {
+        didSet { precondition(chunkSize > 0, "JSONAPIDecoder.chunkSize must be positive") }
+    }
 
     /// Creates a decoder for the resource models in `registry`.
     public init(registry: ResourceRegistry = []) {
@@ -175,6 +177,8 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
         var ready: [StreamedResource] = []
         var readyIndex = 0
         var finished = false
+        /// An error met after some resources of the same chunk: thrown once those are taken.
+        var pendingError: (any Error)?
 
         init(chunks: Chunks.AsyncIterator, engine: DocumentEngine) {
             self.chunks = chunks
@@ -183,17 +187,27 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
 
         public mutating func next() async throws -> StreamedResource? {
             while readyIndex == ready.count {
+                if let pendingError {
+                    self.pendingError = nil
+                    finished = true
+                    throw pendingError
+                }
                 guard !finished else { return nil }
                 ready.removeAll(keepingCapacity: true)
                 readyIndex = 0
                 var collected: [StreamedResource] = []
-                if let chunk = try await chunks.next() {
-                    try chunk.withUnsafeBytes { bytes in
-                        try engine.feed(bytes) { try JSONAPIDecoder.dispatch($0) { collected.append($0) } }
+                do {
+                    if let chunk = try await chunks.next() {
+                        try chunk.withUnsafeBytes { bytes in
+                            try engine.feed(bytes) { try JSONAPIDecoder.dispatch($0) { collected.append($0) } }
+                        }
+                    } else {
+                        finished = true
+                        try engine.finish { try JSONAPIDecoder.dispatch($0) { collected.append($0) } }
                     }
-                } else {
-                    finished = true
-                    try engine.finish { try JSONAPIDecoder.dispatch($0) { collected.append($0) } }
+                } catch {
+                    // Hand over the resources that closed before the fault, then the fault.
+                    pendingError = error
                 }
                 ready = collected
             }

@@ -86,6 +86,7 @@ struct ValidationRun {
     /// Violations found after the whole document is known.
     var rootPosition = JSONPosition(byteOffset: 0, line: 1, column: 1)
     var rootIsObject = true
+    var sawRoot = false
     var members: [DocumentReader.Member: (pointer: String, position: JSONPosition)] = [:]
     /// Every resource object's identity, with where it first appeared.
     var identities: [ResourceIdentity: String] = [:]
@@ -125,20 +126,25 @@ struct ValidationRun {
     private mutating func drain() throws {
         defer { parser.removeTokens(before: reader.releasableIndex) }
         let tape = parser.tape
+        if !sawRoot, let first = tape.first {
+            sawRoot = true
+            rootPosition = first.position
+        }
         while true {
             switch reader.next(in: tape) {
             case .needMoreInput, .finished:
                 return
             case .rootNotObject(let valueIndex):
-                let value = try tape.value(at: valueIndex)
+                // The root may still be open (a long array arriving in chunks): read its first token only.
+                let value = tape[valueIndex]
                 rootIsObject = false
                 report(
                     "",
                     value.position,
                     "A JSON:API document must be an object, but this one is \(value.kind.nounPhrase)."
                 )
-            case .primaryCollectionStarted, .primaryNull:
-                members[.data] = ("/data", tape.isEmpty ? rootPosition : tape[tape.endIndex - 1].position)
+            case .primaryCollectionStarted(let valueIndex), .primaryNull(let valueIndex):
+                members[.data] = ("/data", tape[valueIndex].position)
             case .primaryResource(let valueIndex):
                 let value = try tape.value(at: valueIndex)
                 members[.data] = ("/data", value.position)

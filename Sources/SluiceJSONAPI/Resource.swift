@@ -18,7 +18,7 @@ public import SluiceJSON
 /// ```
 ///
 /// Besides fields, a model may declare `meta: JSONValue?` and `links: Links?` for the resource
-/// object's own `meta` and `links` (an attribute named `meta` wins over the resource's `meta`).
+/// object's own `meta` and `links` (a field of the same name wins over the resource's own).
 public protocol Resource: Decodable {
     /// The value of `type` for this kind of resource, such as `"articles"`.
     static var resourceType: String { get }

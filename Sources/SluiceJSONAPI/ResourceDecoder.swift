@@ -46,10 +46,11 @@ struct ResourceDecoder: Decoder {
         case .id: return view.id
         case .lid: return view.lid
         case .type: return view.type
-        case .links: return view.links
         default:
+            // A field of the same name wins over the resource's own meta and links.
             if let field = view.field(name, strategy: options.keyStrategy) { return field.value }
             if member == .meta { return view.meta }
+            if member == .links { return view.links }
             return nil
         }
     }

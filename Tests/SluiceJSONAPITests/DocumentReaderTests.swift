@@ -48,7 +48,7 @@ struct DocumentReaderTests {
         #expect(
             actions == [
                 .member(.meta, keyIndex: 1, valueIndex: 2),
-                .primaryCollectionStarted,
+                .primaryCollectionStarted(valueIndex: 4),
                 .primaryElement(valueIndex: 5, position: 0),
                 .primaryElement(valueIndex: 7, position: 1),
                 .includedCollectionStarted(valueIndex: 11),

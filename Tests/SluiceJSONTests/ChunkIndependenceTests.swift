@@ -58,6 +58,9 @@ struct ChunkIndependenceTests {
         verify(Array(#"{"a-very-long-key": 1}"#.utf8), limits: limits)
         // Too long and malformed after the limit: the limit wins either way.
         verify(Array("[\"1234567890\u{01}\"]".utf8), limits: limits)
+        // A literal cut by a chunk's end is not a long token.
+        limits.maxStringBytes = 2
+        verify(Array(#"{"a":true, "b": false, "c": null}"#.utf8), limits: limits)
         limits = JSONLimits(maxDepth: 3)
         verify(Array("[[[1]]]".utf8), limits: limits)
         verify(Array("[[[[1]]]]".utf8), limits: limits)
