@@ -258,6 +258,15 @@ extension JSONTape {
         }
     }
 
+    /// For the end token of an array or object at `index`, the absolute index of its start token
+    /// (which may have been released); `nil` for other tokens. Lets a consumer that released a
+    /// container's start recognise its end.
+    @inlinable
+    public func startOfContainer(endingAt index: Int) -> Int? {
+        let token = self[index]
+        return token.kind == .objectEnd || token.kind == .arrayEnd ? token.payload : nil
+    }
+
     /// The absolute index one past the value that starts at `index`, or `nil` while that value is
     /// still being parsed.
     @inlinable

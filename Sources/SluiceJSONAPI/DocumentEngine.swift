@@ -52,7 +52,7 @@ final class DocumentEngine {
     }
 
     let parser: JSONParser
-    private var reader = DocumentReader()
+    private var reader = DocumentReader(skipsOtherMembers: true)
     private let registry: ResourceRegistry
     private let options: TapeDecodingOptions
     private let rejectsUnknownTypes: Bool
@@ -104,7 +104,7 @@ final class DocumentEngine {
             switch reader.next(in: tape) {
             case .needMoreInput, .finished:
                 return
-            case .includedCollectionStarted:
+            case .includedCollectionStarted, .skippedMember:
                 continue
             case .rootNotObject(let valueIndex):
                 // The root may still be open (a long array arriving in chunks): read its first token only.

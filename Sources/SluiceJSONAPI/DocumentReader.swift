@@ -20,6 +20,8 @@ protocol DocumentTokens {
     func endOfValue(at index: Int) -> Int?
     /// The top-level member a key token names.
     func member(namedBy index: Int) -> DocumentReader.Member
+    /// For an end token, the index of its start token; `nil` for other tokens.
+    func startOfContainer(endingAt index: Int) -> Int?
 }
 
 extension JSONTape: DocumentTokens {
@@ -69,6 +71,9 @@ struct DocumentReader {
         case includedCollectionStarted(valueIndex: Int)
         /// The `position`th element of `included`, complete on the tape.
         case includedElement(valueIndex: Int, position: Int)
+        /// A top-level member the reader skips (see `skipsOtherMembers`): its key is on the tape
+        /// now, its value is released as it arrives, never held whole.
+        case skippedMember(keyIndex: Int)
         /// A complete top-level member other than `data` and `included`, or one of those two with
         /// a value of the wrong shape (the consumer reports it).
         case member(Member, keyIndex: Int, valueIndex: Int)
@@ -89,6 +94,9 @@ struct DocumentReader {
         case inArray(Member, count: Int)
         /// Waiting for a value that has started to close.
         case awaitingValue(ValueKind, valueIndex: Int)
+        /// Passing over the value of a skipped member: tokens go as they come, until the end token
+        /// of the container that started at `valueIndex`.
+        case skipping(valueIndex: Int)
         /// After the root object closed.
         case finished
     }
@@ -100,6 +108,14 @@ struct DocumentReader {
     }
 
     private var state = State.expectingRoot
+    /// Whether members other than the specification's own (`data`, `included`, `meta`, `links`,
+    /// `jsonapi`, `errors`) are skipped rather than held whole until they close: what a consumer
+    /// that never reads them wants, so that an extension member of any size costs no memory.
+    let skipsOtherMembers: Bool
+
+    init(skipsOtherMembers: Bool = false) {
+        self.skipsOtherMembers = skipsOtherMembers
+    }
     /// The next token to look at.
     private(set) var cursor = 0
     /// Tokens before this index have been reported and may be released.
@@ -136,6 +152,18 @@ struct DocumentReader {
                         ? .primaryElement(valueIndex: valueIndex, position: position)
                         : .includedElement(valueIndex: valueIndex, position: position)
                 }
+            }
+            if case .skipping(let valueIndex) = state {
+                while cursor < tokens.endIndex {
+                    let isEnd = tokens.startOfContainer(endingAt: cursor) == valueIndex
+                    cursor += 1
+                    if isEnd {
+                        state = .expectingKey
+                        break
+                    }
+                }
+                if case .skipping = state { return .needMoreInput }
+                continue
             }
             if state == .finished {
                 // Nothing after this is read: let the consumer release it all (a validator goes on
@@ -177,6 +205,10 @@ struct DocumentReader {
                     cursor += 1
                     state = .inArray(.included, count: 0)
                     return .includedCollectionStarted(valueIndex: cursor - 1)
+                case (.other, _) where skipsOtherMembers:
+                    state = kind == .objectStart || kind == .arrayStart ? .skipping(valueIndex: cursor) : .expectingKey
+                    cursor += 1
+                    return .skippedMember(keyIndex: keyIndex)
                 default:
                     state = .awaitingValue(.member(member, keyIndex: keyIndex), valueIndex: cursor)
                 }
@@ -187,7 +219,7 @@ struct DocumentReader {
                 } else {
                     state = .awaitingValue(.element(member, position: count), valueIndex: cursor)
                 }
-            case .awaitingValue, .finished:
+            case .awaitingValue, .skipping, .finished:
                 preconditionFailure("Internal inconsistency: state handled above")
             }
         }

@@ -81,7 +81,7 @@ public struct JSONAPIValidator: Sendable {
 struct ValidationRun {
     let isRequestDocument: Bool
     let parser: JSONParser
-    var reader = DocumentReader()
+    var reader = DocumentReader(skipsOtherMembers: true)
     var violations: [JSONAPIViolation] = []
     /// Violations found after the whole document is known.
     var rootPosition = JSONPosition(byteOffset: 0, line: 1, column: 1)
@@ -160,6 +160,14 @@ struct ValidationRun {
                 if let identity = checkResource(value, pointer: pointer) {
                     included.append((identity, pointer, value.position))
                 }
+            case .skippedMember(let keyIndex):
+                let name = tape.text(of: tape[keyIndex])
+                checkMemberName(
+                    name,
+                    pointer: "/" + escape(name),
+                    position: tape[keyIndex].position,
+                    allowExtension: true
+                )
             case .member(let member, let keyIndex, let valueIndex):
                 let value = try tape.value(at: valueIndex)
                 let name = tape.text(of: tape[keyIndex])

@@ -1,3 +1,4 @@
+import Foundation
 import SluiceJSON
 import Testing
 
@@ -18,6 +19,12 @@ struct DocumentReaderTests {
             default: return index + 1
             }
         }
+        func startOfContainer(endingAt index: Int) -> Int? {
+            let kind = tokens[index].kind
+            guard kind == .objectEnd || kind == .arrayEnd else { return nil }
+            return tokens.indices.last { tokens[$0].end == index }
+        }
+
         func member(namedBy index: Int) -> DocumentReader.Member {
             var name = tokens[index].name ?? ""
             return name.withUTF8 { DocumentReader.Member(name: UnsafeRawBufferPointer($0)) }
@@ -78,5 +85,35 @@ struct DocumentReaderTests {
         tokens.tokens = [(.arrayStart, nil, 1), (.arrayEnd, nil, nil)]
         var reader = DocumentReader()
         #expect(reader.next(in: tokens) == .rootNotObject(valueIndex: 0))
+    }
+}
+
+@Suite("Skipped members")
+struct SkippedMemberTests {
+    @Test("an extension member of any size is skipped in bounded memory while streaming")
+    func hugeExtensionMember() throws {
+        var json = #"{"atomic:operations": ["#
+        json += Array(repeating: #"{"op": "add", "ref": {"type": "x", "id": "1"}}"#, count: 50_000).joined(
+            separator: ","
+        )
+        json += #"], "data": [{"type": "people", "id": "1", "attributes": {"firstName": "A", "lastName": "B"}}]}"#
+        let bytes = Array(json.utf8)
+        let engine = JSONAPIDecoder(registry: [Person.self]).makeEngine(primaryModels: [], holdsIdentifiers: false)
+        var resources = 0
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(offset + 4096, bytes.count)
+            try bytes[offset..<end].withUnsafeBytes { chunk in
+                try engine.feed(chunk) { if case .primary = $0 { resources += 1 } }
+            }
+            offset = end
+        }
+        try engine.finish { if case .primary = $0 { resources += 1 } }
+        #expect(resources == 1)
+        #expect(engine.parser.tape.peakTokenCount < 2_000, "peak \(engine.parser.tape.peakTokenCount) tokens")
+        // The validator skips it too, and still checks its name.
+        #expect(try JSONAPIValidator().validate(Data(json.utf8)).isEmpty)
+        let badName = try JSONAPIValidator().validate(Data(#"{"meta": {}, "bad.name": [1, [2]]}"#.utf8))
+        #expect(badName.map(\.pointer) == ["/bad.name"])
     }
 }
