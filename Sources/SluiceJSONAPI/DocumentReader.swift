@@ -40,9 +40,7 @@ struct DocumentReader {
         case other
 
         init(name: UnsafeRawBufferPointer) {
-            func equals(_ literal: StaticString) -> Bool {
-                name.elementsEqual(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-            }
+            let equals = name.isLiteral
             switch name.count {
             case 4 where equals("data"): self = .data
             case 4 where equals("meta"): self = .meta

@@ -200,9 +200,7 @@ struct ValidationRun {
                 "included must be an array of resource objects, but it is \(value.kind.nounPhrase)."
             )
         case .meta:
-            if value.kind != .objectStart {
-                report(pointer, value.position, "meta must be an object, but it is \(value.kind.nounPhrase).")
-            }
+            requireObject(value, named: "meta", at: pointer)
         case .links:
             checkLinks(value, pointer: pointer)
         case .jsonapi:
@@ -236,13 +234,7 @@ struct ValidationRun {
                     report(path, member.value.position, "\(member.key) must be an array of URI strings.")
                 }
             case "meta":
-                if member.value.kind != .objectStart {
-                    report(
-                        path,
-                        member.value.position,
-                        "meta must be an object, but it is \(member.value.kind.nounPhrase)."
-                    )
-                }
+                requireObject(member.value, named: "meta", at: path)
             default:
                 break
             }
@@ -285,13 +277,7 @@ struct ValidationRun {
                 case "links":
                     checkLinks(member.value, pointer: memberPath)
                 case "source", "meta":
-                    if member.value.kind != .objectStart {
-                        report(
-                            memberPath,
-                            member.value.position,
-                            "\(member.key) must be an object, but it is \(member.value.kind.nounPhrase)."
-                        )
-                    }
+                    requireObject(member.value, named: member.key, at: memberPath)
                 default:
                     break
                 }
@@ -363,13 +349,7 @@ struct ValidationRun {
         if view.id == nil && !isRequestDocument {
             report(pointer, value.position, "A resource object in a response must have an id member.")
         }
-        for (name, member) in [("meta", view.meta)] where member != nil && member!.kind != .objectStart {
-            report(
-                pointer + "/" + name,
-                member!.position,
-                "\(name) must be an object, but it is \(member!.kind.nounPhrase)."
-            )
-        }
+        if let meta = view.meta { requireObject(meta, named: "meta", at: pointer + "/meta") }
         if let links = view.links { checkLinks(links, pointer: pointer + "/links") }
         var attributeNames: Set<String> = []
         if let attributes = view.attributes {
@@ -433,6 +413,13 @@ struct ValidationRun {
         return identity
     }
 
+    /// Reports `value` unless it is an object: `meta must be an object, but it is an array.`
+    private mutating func requireObject(_ value: JSONTape.Value, named name: String, at pointer: String) {
+        if value.kind != .objectStart {
+            report(pointer, value.position, "\(name) must be an object, but it is \(value.kind.nounPhrase).")
+        }
+    }
+
     private mutating func checkFieldName(_ name: String, pointer: String, position: JSONPosition) {
         if name == "type" || name == "id" {
             report(
@@ -458,13 +445,7 @@ struct ValidationRun {
                 checkLinks(member.value, pointer: pointer + "/links")
             case "meta":
                 hasMember = true
-                if member.value.kind != .objectStart {
-                    report(
-                        pointer + "/meta",
-                        member.value.position,
-                        "meta must be an object, but it is \(member.value.kind.nounPhrase)."
-                    )
-                }
+                requireObject(member.value, named: "meta", at: pointer + "/meta")
             case "data":
                 hasMember = true
                 targets = checkLinkage(member.value, pointer: pointer + "/data")
@@ -527,13 +508,7 @@ struct ValidationRun {
                 }
                 if member.key == "type" { type = text } else if member.key == "id" { id = text } else { lid = text }
             case "meta":
-                if member.value.kind != .objectStart {
-                    report(
-                        path,
-                        member.value.position,
-                        "meta must be an object, but it is \(member.value.kind.nounPhrase)."
-                    )
-                }
+                requireObject(member.value, named: "meta", at: path)
             default:
                 if !member.key.contains(":") {
                     report(

@@ -75,9 +75,7 @@ enum ResourceMember {
     case other
 
     init(name: UnsafeRawBufferPointer) {
-        func equals(_ literal: StaticString) -> Bool {
-            name.elementsEqual(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-        }
+        let equals = name.isLiteral
         switch name.count {
         case 2 where equals("id"): self = .id
         case 3 where equals("lid"): self = .lid
@@ -89,5 +87,13 @@ enum ResourceMember {
         case 13 where equals("relationships"): self = .relationships
         default: self = .other
         }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether the bytes are exactly the literal's UTF-8: how member names are recognised without
+    /// making a `String`.
+    func isLiteral(_ literal: StaticString) -> Bool {
+        elementsEqual(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }
