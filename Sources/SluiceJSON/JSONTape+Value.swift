@@ -99,6 +99,23 @@ extension JSONTape {
             return Members(tape: tape, cursor: index + 1, end: endIndex - 1)
         }
 
+        /// The value of the first member whose name (unescaped UTF-8, valid only during the call)
+        /// satisfies `matches`, if this is an object. Walks token indices, making no `String` and no
+        /// view for the members it passes over.
+        public func firstMember(where matches: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Value? {
+            guard kind == .objectStart else { return nil }
+            var cursor = index + 1
+            let end = endIndex - 1
+            while cursor < end {
+                let valueEnd = tape.endOfValue(at: cursor + 1) ?? end
+                if try tape.withUnsafeText(of: tape[cursor], matches) {
+                    return Value(tape: tape, index: cursor + 1, endIndex: valueEnd)
+                }
+                cursor = valueEnd
+            }
+            return nil
+        }
+
         /// The value of the first member named `key` if this is an object and has one, else `nil`.
         /// Keys are compared as UTF-8 bytes; no `String` is made for the keys on the tape.
         public subscript(key: String) -> Value? {

@@ -162,7 +162,7 @@ public struct TapeDecoder: Decoder {
             }
             if let tapeType = T.self as? any JSONTapeDecodable.Type {
                 do {
-                    return try tapeType.init(from: value, options: options) as! T
+                    return try readDirectly(tapeType, as: T.self)
                 } catch let error as DecodingError {
                     throw error.prefixingCodingPath(codingPath)
                 }
@@ -171,6 +171,14 @@ public struct TapeDecoder: Decoder {
         } catch let error as JSONError {
             throw convert(error, type: type)
         }
+    }
+
+    /// Calls a tape-reading type's initializer with the existential metatype opened, so the value
+    /// comes back as itself: no existential box (an allocation for any value over three words, such
+    /// as a relationship) and no dynamic cast back to `T`.
+    private func readDirectly<U: JSONTapeDecodable, T>(_ type: U.Type, as: T.Type) throws -> T {
+        // Safe because the caller found `T.self` to be `U.self`.
+        _identityCast(try U(from: value, options: options), to: T.self)
     }
 
     /// Reads the scalar types Sluice knows straight from the tape, with no nested decoder and no
@@ -260,14 +268,9 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             let converted = decoder.options.keyStrategy.memberName(forProperty: name)
             return converted == name ? nil : index[converted]
         }
-        guard let members = try? decoder.value.members() else { return nil }
-        let tape = decoder.value.tape
         let strategy = decoder.options.keyStrategy
-        for member in members
-        where tape.withUnsafeText(of: member.keyToken, { strategy.matches($0, key: key.stringValue) }) {
-            return member.value
-        }
-        return nil
+        let name = key.stringValue
+        return decoder.value.firstMember { strategy.matches($0, key: name) }
     }
 
     func contains(_ key: Key) -> Bool { member(for: key) != nil }

@@ -58,12 +58,7 @@ struct ResourceObjectView {
 
     static func member(of object: JSONTape.Value?, matching name: String, strategy: JSONKeyStrategy) -> JSONTape.Value?
     {
-        guard let object, let members = try? object.members() else { return nil }
-        for member in members
-        where object.tape.withUnsafeText(of: member.keyToken, { strategy.matches($0, key: name) }) {
-            return member.value
-        }
-        return nil
+        object?.firstMember { strategy.matches($0, key: name) }
     }
 }
 
