@@ -1,35 +1,52 @@
 import SluiceJSON
 
 /// The members of one resource object on the tape, found in one pass over its keys.
+///
+/// It keeps token indices rather than views, so copying it (every keyed container holds one)
+/// retains one tape, not eight; views are made when a member is asked for.
 struct ResourceObjectView {
     let value: JSONTape.Value
-    var type: JSONTape.Value?
-    var id: JSONTape.Value?
-    var lid: JSONTape.Value?
-    var attributes: JSONTape.Value?
-    var relationships: JSONTape.Value?
-    var meta: JSONTape.Value?
-    var links: JSONTape.Value?
+    private var typeIndex = -1
+    private var idIndex = -1
+    private var lidIndex = -1
+    private var attributesIndex = -1
+    private var relationshipsIndex = -1
+    private var metaIndex = -1
+    private var linksIndex = -1
 
     init(_ value: JSONTape.Value) {
         self.value = value
-        guard let members = try? value.members() else { return }
+        guard value.kind == .objectStart else { return }
         let tape = value.tape
-        for member in members {
-            tape.withUnsafeText(of: member.keyToken) { name in
-                switch ResourceMember(name: name) {
-                case .type: type = member.value
-                case .id: id = member.value
-                case .lid: lid = member.value
-                case .attributes: attributes = member.value
-                case .relationships: relationships = member.value
-                case .meta: meta = member.value
-                case .links: links = member.value
-                case .data, .other: break
-                }
+        var cursor = value.index + 1
+        let end = value.endIndex - 1
+        while cursor < end {
+            let valueIndex = cursor + 1
+            switch tape.withUnsafeText(of: tape[cursor], { ResourceMember(name: $0) }) {
+            case .type: typeIndex = valueIndex
+            case .id: idIndex = valueIndex
+            case .lid: lidIndex = valueIndex
+            case .attributes: attributesIndex = valueIndex
+            case .relationships: relationshipsIndex = valueIndex
+            case .meta: metaIndex = valueIndex
+            case .links: linksIndex = valueIndex
+            case .data, .other: break
             }
+            cursor = tape.endOfValue(at: valueIndex) ?? end
         }
     }
+
+    private func member(_ index: Int) -> JSONTape.Value? {
+        index < 0 ? nil : try? value.tape.value(at: index)
+    }
+
+    var type: JSONTape.Value? { member(typeIndex) }
+    var id: JSONTape.Value? { member(idIndex) }
+    var lid: JSONTape.Value? { member(lidIndex) }
+    var attributes: JSONTape.Value? { member(attributesIndex) }
+    var relationships: JSONTape.Value? { member(relationshipsIndex) }
+    var meta: JSONTape.Value? { member(metaIndex) }
+    var links: JSONTape.Value? { member(linksIndex) }
 
     /// The resource's `type`, if it is a string.
     var typeName: String? { try? type?.string() }
