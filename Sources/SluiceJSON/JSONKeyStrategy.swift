@@ -33,6 +33,57 @@ public enum JSONKeyStrategy: Sendable {
         }
     }
 
+    /// Calls `body` with a matcher that tells whether a member name (UTF-8 bytes) stands for `key`.
+    /// The key's bytes (or a custom strategy's member name) are prepared once, so a lookup that
+    /// compares many member names pays for the key only once.
+    package func withMatcher<R>(forKey key: String, _ body: ((UnsafeRawBufferPointer) -> Bool) -> R) -> R {
+        var target: String
+        var separator: UInt8?
+        switch self {
+        case .useDefaultKeys: target = key
+        case .convertFromSnakeCase:
+            target = key
+            separator = UInt8(ascii: "_")
+        case .convertFromKebabCase:
+            target = key
+            separator = UInt8(ascii: "-")
+        case .custom(let transform): target = transform(key)
+        }
+        return target.withUTF8 { keyBytes in
+            let keyBuffer = UnsafeRawBufferPointer(keyBytes)
+            if let separator {
+                return body { name in
+                    (name.count == keyBuffer.count && name.elementsEqual(keyBuffer))
+                        || Self.matchesSeparated(name, keyBytes: keyBuffer, separator: separator)
+                }
+            }
+            return body { name in name.count == keyBuffer.count && name.elementsEqual(keyBuffer) }
+        }
+    }
+
+    /// `firstName` against `first_name`, on bytes: each uppercase ASCII letter after the first
+    /// character stands for the separator and the letter in lowercase.
+    private static func matchesSeparated(
+        _ name: UnsafeRawBufferPointer,
+        keyBytes: UnsafeRawBufferPointer,
+        separator: UInt8
+    ) -> Bool {
+        guard name.count > keyBytes.count else { return false }
+        var index = 0
+        for (offset, byte) in keyBytes.enumerated() {
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && offset > 0 {
+                guard index + 1 < name.count, name[index] == separator, name[index + 1] == byte + 32 else {
+                    return false
+                }
+                index += 2
+            } else {
+                guard index < name.count, name[index] == byte else { return false }
+                index += 1
+            }
+        }
+        return index == name.count
+    }
+
     /// The member name a property's key reads under this strategy: `firstName` → `first_name`.
     package func memberName(forProperty key: String) -> String {
         switch self {

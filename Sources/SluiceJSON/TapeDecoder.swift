@@ -268,9 +268,10 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             let converted = decoder.options.keyStrategy.memberName(forProperty: name)
             return converted == name ? nil : index[converted]
         }
-        let strategy = decoder.options.keyStrategy
-        let name = key.stringValue
-        return decoder.value.firstMember { strategy.matches($0, key: name) }
+        let object = decoder.value
+        return decoder.options.keyStrategy.withMatcher(forKey: key.stringValue) { matches in
+            object.firstMember(where: matches)
+        }
     }
 
     func contains(_ key: Key) -> Bool { member(for: key) != nil }

@@ -75,7 +75,8 @@ struct ResourceObjectView {
 
     static func member(of object: JSONTape.Value?, matching name: String, strategy: JSONKeyStrategy) -> JSONTape.Value?
     {
-        object?.firstMember { strategy.matches($0, key: name) }
+        guard let object else { return nil }
+        return strategy.withMatcher(forKey: name) { matches in object.firstMember(where: matches) }
     }
 }
 
