@@ -19,16 +19,28 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product sluice
 
-# The main job: stream the benchmark corpora through `sluice validate --syntax`, printing each
-# file's size and the parser's throughput.
+# The main job, on an embedded default: generate a JSON:API compound document, validate it
+# strictly, flatten it to NDJSON, stream the benchmark corpora (when ../shared is beside the
+# project) through the syntax check, and show how a fault is reported.
 demo: build
+	@mkdir -p .build/demo
+	@echo "Generating a 10 000-article JSON:API compound document (sluice generate):"
+	@$(RELEASE_BIN) generate --articles 10000 -o .build/demo/articles.json
+	@ls -l .build/demo/articles.json | awk '{print "  " $$5 " bytes in .build/demo/articles.json"}'
+	@echo; echo "Validating it strictly as JSON:API 1.1 (sluice validate):"
+	@$(RELEASE_BIN) validate --stats .build/demo/articles.json
+	@echo; echo "Flattening it to NDJSON, one line per resource (sluice flatten), first line and count:"
+	@$(RELEASE_BIN) flatten .build/demo/articles.json > .build/demo/articles.ndjson
+	@head -1 .build/demo/articles.ndjson | cut -c1-150 | sed 's/$$/ .../'
+	@wc -l < .build/demo/articles.ndjson | awk '{print "  " $$1 " resources"}'
 	@files="$(CORPORA)/twitter.json $(CORPORA)/citm_catalog.json $(CORPORA)/canada.json"; \
-	for f in $$files; do [ -f "$$f" ] || { echo "missing $$f: set CORPORA=DIR or SHARED=DIR"; exit 2; }; done; \
-	echo "Streaming the corpora through 'sluice validate --syntax' in 64 KiB chunks:"; \
-	$(RELEASE_BIN) validate --syntax --stats $$files; \
-	echo; echo "A fault is reported with its file, line and column:"; \
-	printf '{\n  "data": [1, 2,]\n}\n' > .build/demo-invalid.json; \
-	$(RELEASE_BIN) validate --syntax .build/demo-invalid.json || echo "(exit status $$?)"
+	if [ -f "$(CORPORA)/twitter.json" ]; then \
+		echo; echo "Streaming the benchmark corpora through 'sluice validate --syntax' in 64 KiB chunks:"; \
+		$(RELEASE_BIN) validate --syntax --stats $$files; \
+	fi
+	@echo; echo "A fault is reported with its file, line, column and JSON Pointer:"
+	@printf '{\n  "data": [{"type": "people", "id": 7}]\n}\n' > .build/demo/invalid.json
+	@$(RELEASE_BIN) validate .build/demo/invalid.json || echo "(exit status $$?)"
 
 test: deps
 	$(SWIFT) test --parallel

@@ -343,7 +343,5 @@ final class DocumentEngine {
         }
     }
 
-    private func escape(_ token: String) -> String {
-        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
+    private func escape(_ token: String) -> String { jsonPointerEscaped(token) }
 }

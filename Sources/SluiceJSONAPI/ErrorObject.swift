@@ -1,3 +1,4 @@
+import Foundation
 public import SluiceJSON
 
 /// An error object from a JSON:API error document
@@ -104,4 +105,11 @@ public struct JSONAPIDecodingError: Error, Sendable, CustomStringConvertible {
         let place = position.map { "line \($0.line), column \($0.column): " } ?? ""
         return "\(place)\(pointer.isEmpty ? "/" : pointer): \(message)"
     }
+}
+
+/// A member name as one reference token of a JSON Pointer (RFC 6901): `~` as `~0`, `/` as `~1`.
+/// Names without either, nearly all of them, are returned as they are.
+func jsonPointerEscaped(_ token: String) -> String {
+    guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
+    return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
 }

@@ -164,7 +164,7 @@ struct ValidationRun {
                 let name = tape.text(of: tape[keyIndex])
                 checkMemberName(
                     name,
-                    pointer: "/" + escape(name),
+                    pointer: "/" + jsonPointerEscaped(name),
                     position: tape[keyIndex].position,
                     allowExtension: true
                 )
@@ -184,7 +184,7 @@ struct ValidationRun {
         value: JSONTape.Value,
         keyPosition: JSONPosition
     ) {
-        let pointer = "/" + escape(name)
+        let pointer = "/" + jsonPointerEscaped(name)
         members[member] = (pointer, value.position)
         switch member {
         case .data:
@@ -218,7 +218,7 @@ struct ValidationRun {
             return
         }
         for member in members {
-            let path = pointer + "/" + escape(member.key)
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
             switch member.key {
             case "version":
                 if member.value.kind != .string {
@@ -299,7 +299,7 @@ struct ValidationRun {
             return
         }
         for member in members {
-            let path = pointer + "/" + escape(member.key)
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
             switch member.value.kind {
             case .string, .null:
                 break
@@ -356,9 +356,19 @@ struct ValidationRun {
             if let members = try? attributes.members() {
                 for member in members {
                     attributeNames.insert(member.key)
-                    let path = pointer + "/attributes/" + escape(member.key)
-                    checkFieldName(member.key, pointer: path, position: member.value.position)
-                    checkMemberName(member.key, pointer: path, position: member.value.position, allowExtension: false)
+                    // The pointer is built only if a rule is broken: most attributes break none.
+                    let name = member.key
+                    checkFieldName(
+                        name,
+                        pointer: pointer + "/attributes/" + jsonPointerEscaped(name),
+                        position: member.value.position
+                    )
+                    checkMemberName(
+                        name,
+                        pointer: pointer + "/attributes/" + jsonPointerEscaped(name),
+                        position: member.value.position,
+                        allowExtension: false
+                    )
                 }
             } else {
                 report(
@@ -372,7 +382,7 @@ struct ValidationRun {
         if let relationships = view.relationships {
             if let members = try? relationships.members() {
                 for member in members {
-                    let path = pointer + "/relationships/" + escape(member.key)
+                    let path = pointer + "/relationships/" + jsonPointerEscaped(member.key)
                     checkFieldName(member.key, pointer: path, position: member.value.position)
                     checkMemberName(member.key, pointer: path, position: member.value.position, allowExtension: false)
                     if attributeNames.contains(member.key) {
@@ -420,10 +430,10 @@ struct ValidationRun {
         }
     }
 
-    private mutating func checkFieldName(_ name: String, pointer: String, position: JSONPosition) {
+    private mutating func checkFieldName(_ name: String, pointer: @autoclosure () -> String, position: JSONPosition) {
         if name == "type" || name == "id" {
             report(
-                pointer,
+                pointer(),
                 position,
                 "A resource cannot have a field named \(name); it is reserved for identification."
             )
@@ -495,7 +505,7 @@ struct ValidationRun {
         var id: String?
         var lid: String?
         for member in members {
-            let path = pointer + "/" + escape(member.key)
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
             switch member.key {
             case "type", "id", "lid":
                 guard member.value.kind == .string, let text = try? member.value.string() else {
@@ -536,26 +546,30 @@ struct ValidationRun {
     /// The 1.1 member name rules: globally allowed characters at the ends, `-`, `_` and space also
     /// allowed inside, none of the reserved characters. `@`-members are left alone; an extension
     /// member (`namespace:member`) is checked in two parts where extensions are allowed.
-    private mutating func checkMemberName(_ name: String, pointer: String, position: JSONPosition, allowExtension: Bool)
-    {
+    private mutating func checkMemberName(
+        _ name: String,
+        pointer: @autoclosure () -> String,
+        position: JSONPosition,
+        allowExtension: Bool
+    ) {
         if name.hasPrefix("@") { return }
         if allowExtension, let colon = name.firstIndex(of: ":") {
             let namespace = name[..<colon]
             let member = name[name.index(after: colon)...]
             if namespace.isEmpty || !namespace.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric }) {
                 report(
-                    pointer,
+                    pointer(),
                     position,
                     "The extension namespace of the member \(name) must be made of a-z, A-Z and 0-9 only."
                 )
             } else if !Self.isValidMemberName(member) {
-                report(pointer, position, "The member name \(name) breaks JSON:API's naming rules.")
+                report(pointer(), position, "The member name \(name) breaks JSON:API's naming rules.")
             }
             return
         }
         if !Self.isValidMemberName(Substring(name)) {
             report(
-                pointer,
+                pointer(),
                 position,
                 "The member name \(String(reflecting: name)) breaks JSON:API's naming rules: use a-z, A-Z, 0-9 and non-ASCII characters, with -, _ or space only inside."
             )
@@ -606,9 +620,6 @@ struct ValidationRun {
         }
     }
 
-    private func escape(_ token: String) -> String {
-        token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
 }
 
 extension Unicode.Scalar {
