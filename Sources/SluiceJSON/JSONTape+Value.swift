@@ -119,19 +119,9 @@ extension JSONTape {
         /// The value of the first member named `key` if this is an object and has one, else `nil`.
         /// Keys are compared as UTF-8 bytes; no `String` is made for the keys on the tape.
         public subscript(key: String) -> Value? {
-            guard kind == .objectStart else { return nil }
             var key = key
             return key.withUTF8 { wanted in
-                var cursor = index + 1
-                while cursor < endIndex - 1 {
-                    let keyToken = tape[cursor]
-                    let valueEnd = tape.endOfValue(at: cursor + 1) ?? endIndex
-                    if tape.text(of: keyToken, equals: UnsafeRawBufferPointer(wanted)) {
-                        return Value(tape: tape, index: cursor + 1, endIndex: valueEnd)
-                    }
-                    cursor = valueEnd
-                }
-                return nil
+                firstMember { $0.count == wanted.count && $0.elementsEqual(UnsafeRawBufferPointer(wanted)) }
             }
         }
 

@@ -130,35 +130,13 @@ public struct TapeDecoder: Decoder {
     /// Decodes the value as `T` through the fastest path that fits; for decoders built on this one
     /// (such as JSON:API's resource decoder), which hand their members' values to it.
     public func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        try decodeScalar(type)
-    }
-
-    func decodeScalar<T: Decodable>(_ type: T.Type) throws -> T {
         do {
             if let scalar = try Self.readScalar(T.self, from: value) { return scalar }
             if T.self == URL.self {
-                let text = try value.string()
-                guard let url = URL(string: text) else {
-                    throw DecodingError.dataCorrupted(
-                        DecodingError.Context(
-                            codingPath: codingPath,
-                            debugDescription: "Invalid URL string \(String(reflecting: text)) \(location(of: value))."
-                        )
-                    )
-                }
-                return url as! T
+                return try convertString(describedAs: "URL string") { URL(string: $0) } as! T
             }
             if T.self == Data.self {
-                let text = try value.string()
-                guard let data = Data(base64Encoded: text) else {
-                    throw DecodingError.dataCorrupted(
-                        DecodingError.Context(
-                            codingPath: codingPath,
-                            debugDescription: "Invalid Base64 data \(location(of: value))."
-                        )
-                    )
-                }
-                return data as! T
+                return try convertString(describedAs: "Base64 data") { Data(base64Encoded: $0) } as! T
             }
             if let tapeType = T.self as? any JSONTapeDecodable.Type {
                 do {
@@ -171,6 +149,21 @@ public struct TapeDecoder: Decoder {
         } catch let error as JSONError {
             throw convert(error, type: type)
         }
+    }
+
+    /// A string converted by `convert`, as Foundation's JSONDecoder reads `URL` and `Data`; a string
+    /// it refuses is `dataCorrupted`.
+    private func convertString<R>(describedAs description: String, _ convert: (String) -> R?) throws -> R {
+        let text = try value.string()
+        guard let converted = convert(text) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "Invalid \(description) \(String(reflecting: text)) \(location(of: value))."
+                )
+            )
+        }
+        return converted
     }
 
     /// Calls a tape-reading type's initializer with the existential metatype opened, so the value
@@ -207,7 +200,7 @@ public struct TapeDecoder: Decoder {
     private static func decodeFloat(_ value: JSONTape.Value) throws(JSONError) -> Float {
         let double = try value.double()
         let float = Float(double)
-        guard float.isFinite || !double.isFinite else {
+        guard float.isFinite else {
             throw JSONError(
                 kind: .numberOutOfRange,
                 message: "The number \(try value.numberText()) does not fit in Float.",
@@ -226,7 +219,7 @@ extension JSONTape.Value {
         _ type: T.Type = T.self,
         options: TapeDecodingOptions = TapeDecodingOptions()
     ) throws -> T {
-        try TapeDecoder(value: self, options: options).decodeScalar(type)
+        try TapeDecoder(value: self, options: options).decodeValue(type)
     }
 }
 
@@ -311,7 +304,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         } catch {
             throw decoder.nested(value, key: key).convert(error, type: type)
         }
-        return try decoder.nested(value, key: key).decodeScalar(type)
+        return try decoder.nested(value, key: key).decodeValue(type)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
@@ -518,7 +511,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
             if let scalar = try TapeDecoder.readScalar(type, from: value) {
                 decoded = scalar
             } else {
-                decoded = try decoder.nested(value, key: AnyCodingKey(intValue: index)).decodeScalar(type)
+                decoded = try decoder.nested(value, key: AnyCodingKey(intValue: index)).decodeValue(type)
             }
         } catch let error as JSONError {
             throw decoder.nested(value, key: AnyCodingKey(intValue: index)).convert(error, type: type)
@@ -568,7 +561,7 @@ struct TapeSingleValueContainer: SingleValueDecodingContainer {
     func decodeNil() -> Bool { decoder.value.isNull }
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try decoder.decodeScalar(type)
+        try decoder.decodeValue(type)
     }
 }
 

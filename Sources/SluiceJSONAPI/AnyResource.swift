@@ -34,7 +34,8 @@ public struct AnyResource: Resource {
         return model as? T
     }
 
-    /// `AnyResource` is produced by the document decoder, never decoded on its own.
+    /// Decodes a resource object as a raw resource (no model): what any decoder other than the
+    /// document decoder, which picks registered models, can give.
     public init(from decoder: any Decoder) throws {
         let raw = try RawResource(from: decoder)
         self.init(type: raw.type, identity: raw.identity, model: nil, raw: raw)

@@ -59,7 +59,6 @@ final class DocumentEngine {
     private let primaryHoldsIdentifiers: Bool
     private(set) var summary = DocumentSummary()
     private var errorObjects: [ErrorObject]?
-    private var sawData = false
 
     init(
         registry: ResourceRegistry,
@@ -95,8 +94,6 @@ final class DocumentEngine {
         }
     }
 
-    var hasPrimaryData: Bool { sawData }
-
     private func drain(_ handle: (Event) throws -> Void) throws {
         defer { parser.removeTokens(before: reader.releasableIndex) }
         let tape = parser.tape
@@ -115,13 +112,10 @@ final class DocumentEngine {
                     message: "A JSON:API document must be an object, but this one is \(value.kind.nounPhrase)."
                 )
             case .primaryCollectionStarted:
-                sawData = true
                 try handle(.primaryShape(isCollection: true))
             case .primaryNull:
-                sawData = true
                 try handle(.primaryNull)
             case .primaryResource(let valueIndex):
-                sawData = true
                 try handle(.primaryShape(isCollection: false))
                 summary.primaryCount = 1
                 try handle(.primary(try primaryItem(at: valueIndex, pointer: "/data", tape: tape), position: nil))

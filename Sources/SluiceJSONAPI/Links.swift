@@ -85,8 +85,8 @@ public struct Links: Hashable, Sendable, Codable {
         names.firstIndex(of: name).map { values[$0] }
     }
 
-    /// `self`.
-    public var `self`: Link? { self["self"] }
+    /// The `self` link (named `selfLink` because `self` is Swift's own word).
+    public var selfLink: Link? { self["self"] }
     /// `related`.
     public var related: Link? { self["related"] }
     /// `first` page.

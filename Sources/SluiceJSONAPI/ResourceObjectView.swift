@@ -51,13 +51,6 @@ struct ResourceObjectView {
     /// The resource's `type`, if it is a string.
     var typeName: String? { try? type?.string() }
 
-    /// Whether the `type` member's text is exactly `name`, compared without making a `String`.
-    func hasType(_ name: String) -> Bool {
-        guard let type, type.kind == .string else { return false }
-        var name = name
-        return name.withUTF8 { type.tape.text(of: type.token, equals: UnsafeRawBufferPointer($0)) }
-    }
-
     /// The identity by `id`, else by `lid`, when `type` and that member are strings.
     var identity: ResourceIdentity? {
         guard let type = typeName else { return nil }
@@ -68,15 +61,12 @@ struct ResourceObjectView {
 
     /// The member of `attributes` or `relationships` named `name` under `strategy`.
     func field(_ name: String, strategy: JSONKeyStrategy) -> (value: JSONTape.Value, isRelationship: Bool)? {
-        if let found = Self.member(of: attributes, matching: name, strategy: strategy) { return (found, false) }
-        if let found = Self.member(of: relationships, matching: name, strategy: strategy) { return (found, true) }
-        return nil
-    }
-
-    static func member(of object: JSONTape.Value?, matching name: String, strategy: JSONKeyStrategy) -> JSONTape.Value?
-    {
-        guard let object else { return nil }
-        return strategy.withMatcher(forKey: name) { matches in object.firstMember(where: matches) }
+        // One matcher for both objects: the key's bytes are prepared once per lookup.
+        strategy.withMatcher(forKey: name) { matches in
+            if let found = attributes?.firstMember(where: matches) { return (found, false) }
+            if let found = relationships?.firstMember(where: matches) { return (found, true) }
+            return nil
+        }
     }
 }
 

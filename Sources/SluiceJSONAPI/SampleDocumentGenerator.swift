@@ -61,7 +61,8 @@ public struct SampleDocumentGenerator: Sendable {
 
     private func commentCount(ofArticle index: Int) -> Int { 2 + Int(mix(UInt64(index), 1) % 3) }
 
-    /// The index of the first comment of article `index`: comments are numbered article by article.
+    /// Writes `data`; comments are numbered article by article, so each article's first comment
+    /// id is the running total of the comments before it.
     private func writeData(_ output: inout ChunkedOutput, _ sink: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         output.append("\"data\":[")
         var comment = 0

@@ -25,7 +25,7 @@ struct DocumentDecodingTests {
         #expect(article.comments[0].model.author?.identifier == ResourceIdentifier(type: "people", id: "2"))
         // Relationship-level and resource-level links.
         #expect(article.model.author.links?.related?.href == "http://example.com/articles/1/author")
-        #expect(article.links?.`self`?.href == "http://example.com/articles/1")
+        #expect(article.links?.selfLink?.href == "http://example.com/articles/1")
         #expect(document.included.map(\.type) == ["people", "comments", "comments"])
         #expect(document.store.count == 4)
     }
@@ -82,7 +82,7 @@ struct DocumentDecodingTests {
              "data": []}
             """#
         let document = try decoder.decode([Linked<Person>].self, from: Data(json.utf8))
-        #expect(document.links?.`self` == .url("http://x/articles?page=2"))
+        #expect(document.links?.selfLink == .url("http://x/articles?page=2"))
         #expect(document.links?.next?.href == "http://x/articles?page=3")
         if case .object(let next)? = document.links?.next {
             #expect(next.meta?["count"]?.numberText == "10")
