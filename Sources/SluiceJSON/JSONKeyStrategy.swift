@@ -37,11 +37,11 @@ public enum JSONKeyStrategy: Sendable {
             let keyBuffer = UnsafeRawBufferPointer(keyBytes)
             if let separator {
                 return body { name in
-                    (name.count == keyBuffer.count && name.elementsEqual(keyBuffer))
+                    name.hasSameBytes(as: keyBuffer)
                         || Self.matchesSeparated(name, keyBytes: keyBuffer, separator: separator)
                 }
             }
-            return body { name in name.count == keyBuffer.count && name.elementsEqual(keyBuffer) }
+            return body { name in name.hasSameBytes(as: keyBuffer) }
         }
     }
 

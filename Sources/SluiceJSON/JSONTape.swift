@@ -250,11 +250,10 @@ extension JSONTape {
     }
 
     /// Whether a key or string token's text is exactly `bytes`, compared without making a `String`.
-    @inlinable
     public func text(of token: JSONToken, equals bytes: UnsafeRawBufferPointer) -> Bool {
         guard Int(token.length) == bytes.count else { return false }
         return withUnsafeText(of: token) { text in
-            text.elementsEqual(bytes)
+            text.hasSameBytes(as: bytes)
         }
     }
 

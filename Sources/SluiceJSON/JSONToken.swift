@@ -33,7 +33,7 @@ public struct JSONToken: Sendable, Hashable {
     public let kind: Kind
     /// For keys, strings and numbers, the length of the text in the arena. For a container start,
     /// its number of elements or members once it has closed.
-    @usableFromInline var length: UInt32
+    @usableFromInline package var length: UInt32
     /// The column of the token's first byte (1-based, saturating at `UInt32.max`).
     @usableFromInline let columnStorage: UInt32
     /// The line of the token's first byte (1-based, saturating at `UInt32.max`).

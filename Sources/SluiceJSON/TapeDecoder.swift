@@ -131,12 +131,15 @@ public struct TapeDecoder: Decoder {
     /// (such as JSON:API's resource decoder), which hand their members' values to it.
     public func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         do {
-            if let scalar = try Self.readScalar(T.self, from: value) { return scalar }
+            if let scalar = TapeScalar(T.self) { return try scalar.read(from: value, as: T.self) }
             if T.self == URL.self {
                 return try convertString(describedAs: "URL string") { URL(string: $0) } as! T
             }
             if T.self == Data.self {
                 return try convertString(describedAs: "Base64 data") { Data(base64Encoded: $0) } as! T
+            }
+            if let shortcut = T.self as? any TapeContainerShortcut.Type {
+                return try readShortcut(shortcut, as: T.self)
             }
             if let tapeType = T.self as? any JSONTapeDecodable.Type {
                 do {
@@ -174,30 +177,13 @@ public struct TapeDecoder: Decoder {
         _identityCast(try U(from: value, options: options), to: T.self)
     }
 
-    /// Reads the scalar types Sluice knows straight from the tape, with no nested decoder and no
-    /// coding path built; `nil` when `T` is not one of them. Types are compared by metatype
-    /// identity, which the compiler folds away where `T` is known.
-    @inline(__always)
-    static func readScalar<T>(_ type: T.Type, from value: JSONTape.Value) throws(JSONError) -> T? {
-        if T.self == String.self { return (try value.string() as! T) }
-        if T.self == Int.self { return (try value.integer(as: Int.self) as! T) }
-        if T.self == Double.self { return (try value.double() as! T) }
-        if T.self == Bool.self { return (try value.bool() as! T) }
-        if T.self == Int64.self { return (try value.integer(as: Int64.self) as! T) }
-        if T.self == Float.self { return (try decodeFloat(value) as! T) }
-        if T.self == Int32.self { return (try value.integer(as: Int32.self) as! T) }
-        if T.self == UInt64.self { return (try value.integer(as: UInt64.self) as! T) }
-        if T.self == UInt.self { return (try value.integer(as: UInt.self) as! T) }
-        if T.self == Int16.self { return (try value.integer(as: Int16.self) as! T) }
-        if T.self == Int8.self { return (try value.integer(as: Int8.self) as! T) }
-        if T.self == UInt32.self { return (try value.integer(as: UInt32.self) as! T) }
-        if T.self == UInt16.self { return (try value.integer(as: UInt16.self) as! T) }
-        if T.self == UInt8.self { return (try value.integer(as: UInt8.self) as! T) }
-        if T.self == Decimal.self { return (try value.decimal() as! T) }
-        return nil
+    /// Reads an array or optional through its shortcut, the metatype opened as in `readDirectly`.
+    private func readShortcut<U: TapeContainerShortcut, T>(_ type: U.Type, as: T.Type) throws -> T {
+        // Safe because the caller found `T.self` to be `U.self`.
+        _identityCast(try U.read(from: self), to: T.self)
     }
 
-    private static func decodeFloat(_ value: JSONTape.Value) throws(JSONError) -> Float {
+    static func decodeFloat(_ value: JSONTape.Value) throws(JSONError) -> Float {
         let double = try value.double()
         let float = Float(double)
         guard float.isFinite else {
@@ -300,7 +286,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func read<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, key: Key) throws -> T {
         do {
-            if let scalar = try TapeDecoder.readScalar(type, from: value) { return scalar }
+            if let scalar = TapeScalar(T.self) { return try scalar.read(from: value, as: T.self) }
         } catch {
             throw decoder.nested(value, key: key).convert(error, type: type)
         }
@@ -467,17 +453,24 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     private var elements: JSONTape.Elements
     private var upcoming: JSONTape.Value?
     private(set) var currentIndex = 0
+    /// The array's coding path, joined once: every element's decoder extends it.
+    let codingPath: [any CodingKey]
 
     init(decoder: TapeDecoder) {
         self.decoder = decoder
+        codingPath = decoder.codingPath
         // Safe because the decoder checked that the value is an array.
         elements = try! decoder.value.elements()
         upcoming = elements.next()
     }
 
-    var codingPath: [any CodingKey] { decoder.codingPath }
     var count: Int? { decoder.value.count }
     var isAtEnd: Bool { upcoming == nil }
+
+    /// A decoder for the element at `index`.
+    private func element(_ value: JSONTape.Value, at index: Int) -> TapeDecoder {
+        TapeDecoder(value: value, options: decoder.options, parentPath: codingPath, key: ElementKey(index))
+    }
 
     private mutating func next(_ type: Any.Type) throws -> JSONTape.Value {
         guard let value = upcoming else {
@@ -508,13 +501,13 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         let value = try peek(type)
         let decoded: T
         do {
-            if let scalar = try TapeDecoder.readScalar(type, from: value) {
-                decoded = scalar
+            if let scalar = TapeScalar(T.self) {
+                decoded = try scalar.read(from: value, as: T.self)
             } else {
-                decoded = try decoder.nested(value, key: AnyCodingKey(intValue: index)).decodeValue(type)
+                decoded = try element(value, at: index).decodeValue(type)
             }
         } catch let error as JSONError {
-            throw decoder.nested(value, key: AnyCodingKey(intValue: index)).convert(error, type: type)
+            throw element(value, at: index).convert(error, type: type)
         }
         _ = try next(type)
         return decoded
@@ -538,19 +531,17 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
         let index = currentIndex
-        return try decoder.nested(try next([String: Any].self), key: AnyCodingKey(intValue: index)).container(
-            keyedBy: type
-        )
+        return try element(try next([String: Any].self), at: index).container(keyedBy: type)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let index = currentIndex
-        return try decoder.nested(try next([Any].self), key: AnyCodingKey(intValue: index)).unkeyedContainer()
+        return try element(try next([Any].self), at: index).unkeyedContainer()
     }
 
     mutating func superDecoder() throws -> any Decoder {
         let index = currentIndex
-        return decoder.nested(try next(Any.self), key: AnyCodingKey(intValue: index))
+        return element(try next(Any.self), at: index)
     }
 }
 
@@ -562,6 +553,120 @@ struct TapeSingleValueContainer: SingleValueDecodingContainer {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try decoder.decodeValue(type)
+    }
+}
+
+/// The scalar types the tape decoder reads straight from the tape, with no nested decoder and no
+/// coding path built.
+///
+/// Why an enum found by comparing metatypes rather than a generic function returning `T?`: the
+/// Codable containers call the decoder from code that is not specialized for `T`, and there every
+/// use of `T?` looks its type metadata up at run time (hundreds of instructions per value). The
+/// metatype comparisons cost a few each and fold away wherever `T` is known.
+enum TapeScalar {
+    case string, int, double, bool, int64, float, int32, uint64, uint, int16, int8, uint32, uint16, uint8, decimal
+
+    @inline(__always)
+    init?(_ type: Any.Type) {
+        let id = ObjectIdentifier(type)
+        switch id {
+        case ObjectIdentifier(String.self): self = .string
+        case ObjectIdentifier(Int.self): self = .int
+        case ObjectIdentifier(Double.self): self = .double
+        case ObjectIdentifier(Bool.self): self = .bool
+        case ObjectIdentifier(Int64.self): self = .int64
+        case ObjectIdentifier(Float.self): self = .float
+        case ObjectIdentifier(Int32.self): self = .int32
+        case ObjectIdentifier(UInt64.self): self = .uint64
+        case ObjectIdentifier(UInt.self): self = .uint
+        case ObjectIdentifier(Int16.self): self = .int16
+        case ObjectIdentifier(Int8.self): self = .int8
+        case ObjectIdentifier(UInt32.self): self = .uint32
+        case ObjectIdentifier(UInt16.self): self = .uint16
+        case ObjectIdentifier(UInt8.self): self = .uint8
+        case ObjectIdentifier(Decimal.self): self = .decimal
+        default: return nil
+        }
+    }
+
+    /// Reads the value as `T`, which must be the type this case was made from.
+    @inline(__always)
+    func read<T>(from value: JSONTape.Value, as type: T.Type) throws(JSONError) -> T {
+        // `_identityCast` checks the types are the same and reinterprets; no dynamic cast.
+        switch self {
+        case .string: return _identityCast(try value.string(), to: T.self)
+        case .int: return _identityCast(try value.integer(as: Int.self), to: T.self)
+        case .double: return _identityCast(try value.double(), to: T.self)
+        case .bool: return _identityCast(try value.bool(), to: T.self)
+        case .int64: return _identityCast(try value.integer(as: Int64.self), to: T.self)
+        case .float: return _identityCast(try TapeDecoder.decodeFloat(value), to: T.self)
+        case .int32: return _identityCast(try value.integer(as: Int32.self), to: T.self)
+        case .uint64: return _identityCast(try value.integer(as: UInt64.self), to: T.self)
+        case .uint: return _identityCast(try value.integer(as: UInt.self), to: T.self)
+        case .int16: return _identityCast(try value.integer(as: Int16.self), to: T.self)
+        case .int8: return _identityCast(try value.integer(as: Int8.self), to: T.self)
+        case .uint32: return _identityCast(try value.integer(as: UInt32.self), to: T.self)
+        case .uint16: return _identityCast(try value.integer(as: UInt16.self), to: T.self)
+        case .uint8: return _identityCast(try value.integer(as: UInt8.self), to: T.self)
+        case .decimal: return _identityCast(try value.decimal(), to: T.self)
+        }
+    }
+}
+
+/// The coding key of an array element. Why not `AnyCodingKey(intValue:)`: that one holds a
+/// `String` too, which makes it too big for an existential's inline buffer, so every element's
+/// decoder would allocate a box for its key; this one is a single word.
+struct ElementKey: CodingKey {
+    let index: Int
+
+    init(_ index: Int) { self.index = index }
+    init?(stringValue: String) {
+        guard let index = Int(stringValue) else { return nil }
+        self.index = index
+    }
+    init?(intValue: Int) { index = intValue }
+
+    var stringValue: String { String(index) }
+    var intValue: Int? { index }
+}
+
+/// Arrays and optionals, which the tape decoder reads without Codable's containers.
+///
+/// Why: `Array.init(from:)` asks for an unkeyed container (an existential box), a nested decoder per
+/// element and, for `[T?]`, a single-value container per element (another box), with a coding
+/// path joined for each. Reading the elements here makes one path for the whole array and no
+/// boxes, and each element still goes through `decodeValue`, so its errors carry the same paths.
+protocol TapeContainerShortcut {
+    static func read(from decoder: TapeDecoder) throws -> Self
+}
+
+extension Array: TapeContainerShortcut where Element: Decodable {
+    static func read(from decoder: TapeDecoder) throws -> [Element] {
+        let value = decoder.value
+        guard value.kind == .arrayStart else { throw decoder.mismatch(expected: "an array", type: [Any].self) }
+        var result: [Element] = []
+        result.reserveCapacity(value.count)
+        let path = decoder.codingPath
+        var cursor = value.index + 1
+        let end = value.endIndex - 1
+        while cursor < end {
+            let elementEnd = value.tape.endOfValue(at: cursor) ?? end
+            let element = TapeDecoder(
+                value: JSONTape.Value(tape: value.tape, index: cursor, endIndex: elementEnd),
+                options: decoder.options,
+                parentPath: path,
+                key: ElementKey(result.count)
+            )
+            result.append(try element.decodeValue(Element.self))
+            cursor = elementEnd
+        }
+        return result
+    }
+}
+
+extension Optional: TapeContainerShortcut where Wrapped: Decodable {
+    static func read(from decoder: TapeDecoder) throws -> Wrapped? {
+        decoder.value.isNull ? nil : try decoder.decodeValue(Wrapped.self)
     }
 }
 

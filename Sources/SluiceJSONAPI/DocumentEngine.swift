@@ -59,6 +59,8 @@ final class DocumentEngine {
     private let primaryHoldsIdentifiers: Bool
     private(set) var summary = DocumentSummary()
     private var errorObjects: [ErrorObject]?
+    /// Reused for every resource a model decodes (see `ResourceFields`).
+    private let fields = ResourceFields()
 
     init(
         registry: ResourceRegistry,
@@ -211,19 +213,13 @@ final class DocumentEngine {
                 message: "type must be a string, but it is \(typeValue.kind.nounPhrase)."
             )
         }
-        for (name, member) in [("id", view.id), ("lid", view.lid)] {
-            if let member, member.kind != .string {
-                throw JSONAPIDecodingError(
-                    pointer: pointer + "/" + name,
-                    position: member.position,
-                    message: "\(name) must be a string, but it is \(member.kind.nounPhrase)."
-                )
-            }
-        }
+        try requireString(view.id, named: "id", pointer: pointer)
+        try requireString(view.lid, named: "lid", pointer: pointer)
         let typeName = try typeValue.string()
         if let modelType = registry.model(forTypeToken: typeValue.token, on: tape) {
             do {
-                let model = try modelType.init(from: ResourceDecoder(view: view, options: options))
+                fields.load(view)
+                let model = try modelType.init(from: ResourceDecoder(view: view, options: options, fields: fields))
                 return AnyResource(type: typeName, identity: view.identity, model: model, raw: nil)
             } catch let error as DecodingError {
                 throw translate(error, in: view, pointer: pointer)
@@ -240,6 +236,16 @@ final class DocumentEngine {
         }
         let raw = try decode(RawResource.self, from: value, pointer: pointer)
         return AnyResource(type: typeName, identity: raw.identity, model: nil, raw: raw)
+    }
+
+    /// Checks that `id` or `lid`, when present, is a string.
+    private func requireString(_ member: JSONTape.Value?, named name: String, pointer: String) throws {
+        guard let member, member.kind != .string else { return }
+        throw JSONAPIDecodingError(
+            pointer: pointer + "/" + name,
+            position: member.position,
+            message: "\(name) must be a string, but it is \(member.kind.nounPhrase)."
+        )
     }
 
     /// A model's `DecodingError` as a `JSONAPIDecodingError` whose pointer names the member in the

@@ -9,6 +9,17 @@ import SluiceJSON
 struct ResourceDecoder: Decoder {
     let view: ResourceObjectView
     let options: TapeDecodingOptions
+    /// The engine's field table, loaded with this resource (see `ResourceFields`), and the load it
+    /// belongs to: a decoder kept past its resource finds the generation moved on and scans.
+    private let fields: ResourceFields?
+    private let generation: Int
+
+    init(view: ResourceObjectView, options: TapeDecodingOptions, fields: ResourceFields? = nil) {
+        self.view = view
+        self.options = options
+        self.fields = fields
+        self.generation = fields?.generation ?? 0
+    }
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
@@ -48,7 +59,13 @@ struct ResourceDecoder: Decoder {
         case .type: return view.type
         default:
             // A field of the same name wins over the resource's own meta and links.
-            if let field = view.field(name, strategy: options.keyStrategy) { return field.value }
+            if let fields, fields.generation == generation {
+                if let field = fields.field(name, strategy: options.keyStrategy, on: view.value.tape) {
+                    return field.value
+                }
+            } else if let field = view.field(name, strategy: options.keyStrategy) {
+                return field.value
+            }
             if member == .meta { return view.meta }
             if member == .links { return view.links }
             return nil

@@ -59,12 +59,103 @@ struct ResourceObjectView {
         return nil
     }
 
+    /// Calls `body` with each member of `attributes`, then of `relationships`: its key token, the
+    /// absolute indices of its value and one past it, and whether it is a relationship.
+    func forEachField(_ body: (JSONToken, Int, Int, Bool) -> Void) {
+        let tape = value.tape
+        func walk(_ objectIndex: Int, isRelationship: Bool) {
+            guard objectIndex >= 0, tape[objectIndex].kind == .objectStart,
+                let objectEnd = tape.endOfValue(at: objectIndex)
+            else { return }
+            var cursor = objectIndex + 1
+            while cursor < objectEnd - 1 {
+                let valueEnd = tape.endOfValue(at: cursor + 1) ?? objectEnd - 1
+                body(tape[cursor], cursor + 1, valueEnd, isRelationship)
+                cursor = valueEnd
+            }
+        }
+        walk(attributesIndex, isRelationship: false)
+        walk(relationshipsIndex, isRelationship: true)
+    }
+
     /// The member of `attributes` or `relationships` named `name` under `strategy`.
     func field(_ name: String, strategy: JSONKeyStrategy) -> (value: JSONTape.Value, isRelationship: Bool)? {
         // One matcher for both objects: the key's bytes are prepared once per lookup.
         strategy.withMatcher(forKey: name) { matches in
             if let found = attributes?.firstMember(where: matches) { return (found, false) }
             if let found = relationships?.firstMember(where: matches) { return (found, true) }
+            return nil
+        }
+    }
+}
+
+/// The attributes and relationships of the resource being decoded, listed once so that each
+/// property lookup compares names in a short table rather than walking two objects on the tape.
+///
+/// Why a class owned by the engine and reloaded for every resource: the table's storage is reused,
+/// so a resource costs no allocation for it. Why `hint`: models usually declare their properties
+/// in the order documents write them, so starting each search just after the previous match
+/// makes most lookups a single comparison instead of a scan.
+final class ResourceFields {
+    private struct Field {
+        let key: JSONToken
+        let valueIndex: Int
+        let valueEnd: Int
+        let isRelationship: Bool
+    }
+
+    private var fields: [Field] = []
+    private var hint = 0
+    /// Off when two members have the same name: then only a scan from the start keeps the rule
+    /// that the first one wins (attributes before relationships).
+    private var usesHint = true
+    /// Bumped by every load, so a decoder kept past its resource can tell the table moved on.
+    private(set) var generation = 0
+
+    /// Lists the fields of `view`'s resource, replacing the previous resource's.
+    func load(_ view: ResourceObjectView) {
+        generation &+= 1
+        fields.removeAll(keepingCapacity: true)
+        hint = 0
+        view.forEachField { key, valueIndex, valueEnd, isRelationship in
+            fields.append(Field(key: key, valueIndex: valueIndex, valueEnd: valueEnd, isRelationship: isRelationship))
+        }
+        usesHint = !Self.hasDuplicateNames(fields, on: view.value.tape)
+    }
+
+    private static func hasDuplicateNames(_ fields: [Field], on tape: JSONTape) -> Bool {
+        for later in fields.indices.dropFirst() {
+            for earlier in 0..<later where fields[earlier].key.length == fields[later].key.length {
+                let same = tape.withUnsafeText(of: fields[earlier].key) { first in
+                    tape.withUnsafeText(of: fields[later].key) { first.hasSameBytes(as: $0) }
+                }
+                if same { return true }
+            }
+        }
+        return false
+    }
+
+    /// The field named `name` under `strategy`, read from `tape` (the loaded resource's).
+    func field(
+        _ name: String,
+        strategy: JSONKeyStrategy,
+        on tape: JSONTape
+    ) -> (value: JSONTape.Value, isRelationship: Bool)? {
+        let count = fields.count
+        guard count > 0 else { return nil }
+        return strategy.withMatcher(forKey: name) { matches in
+            var position = usesHint && hint < count ? hint : 0
+            for _ in 0..<count {
+                let field = fields[position]
+                position = position + 1 == count ? 0 : position + 1
+                if tape.withUnsafeText(of: field.key, matches) {
+                    hint = position
+                    return (
+                        JSONTape.Value(unchecked: tape, index: field.valueIndex, endIndex: field.valueEnd),
+                        field.isRelationship
+                    )
+                }
+            }
             return nil
         }
     }
@@ -97,6 +188,6 @@ extension UnsafeRawBufferPointer {
     /// Whether the bytes are exactly the literal's UTF-8: how member names are recognised without
     /// making a `String`.
     func isLiteral(_ literal: StaticString) -> Bool {
-        elementsEqual(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        hasSameBytes(as: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }

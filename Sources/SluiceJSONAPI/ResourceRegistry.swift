@@ -37,7 +37,7 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
     /// The model registered for the type named by `token`'s text, compared as bytes.
     func model(forTypeToken token: JSONToken, on tape: JSONTape) -> (any Resource.Type)? {
         tape.withUnsafeText(of: token) { name in
-            entries.first { $0.name.count == name.count && $0.name.elementsEqual(name) }?.type
+            entries.first { entry in entry.name.withUnsafeBytes { $0.hasSameBytes(as: name) } }?.type
         }
     }
 }
