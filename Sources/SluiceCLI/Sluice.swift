@@ -17,7 +17,7 @@ struct Sluice: AsyncParsableCommand {
               sluice validate response.json
               sluice generate --articles 1000 | sluice flatten -
             """,
-        subcommands: [Validate.self, Flatten.self, Generate.self]
+        subcommands: [Validate.self, Flatten.self, Generate.self, Bench.self]
     )
 
     /// Runs the command, with usage errors exiting 2 (argument parser's default is 64) so that
