@@ -21,7 +21,8 @@ build: deps
 
 # The main job, on an embedded default: generate a JSON:API compound document, validate it
 # strictly, flatten it to NDJSON, stream the benchmark corpora (when ../shared is beside the
-# project) through the syntax check, and show how a fault is reported.
+# project) through the syntax check, compare Sluice with Foundation on it (sluice bench), and
+# show how a fault is reported.
 demo: build
 	@mkdir -p .build/demo
 	@echo "Generating a 10 000-article JSON:API compound document (sluice generate):"
@@ -38,6 +39,8 @@ demo: build
 		echo; echo "Streaming the benchmark corpora through 'sluice validate --syntax' in 64 KiB chunks:"; \
 		$(RELEASE_BIN) validate --syntax --stats $$files; \
 	fi
+	@echo; echo "Sluice streaming against Foundation's JSONSerialization on the same document (sluice bench):"
+	@$(RELEASE_BIN) bench .build/demo/articles.json --runs 3 2>/dev/null
 	@echo; echo "A fault is reported with its file, line, column and JSON Pointer:"
 	@printf '{\n  "data": [{"type": "people", "id": 7}]\n}\n' > .build/demo/invalid.json
 	@$(RELEASE_BIN) validate .build/demo/invalid.json || echo "(exit status $$?)"

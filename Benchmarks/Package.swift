@@ -18,6 +18,7 @@ let package = Package(
             name: "Parse",
             dependencies: [
                 .product(name: "SluiceJSON", package: "Sluice"),
+                .product(name: "SluiceJSONAPI", package: "Sluice"),
                 "CYajlBaseline",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
