@@ -157,7 +157,7 @@ struct Bench: AsyncParsableCommand {
         for (name, summary) in [("Sluice, streaming", sluice), ("Foundation JSONSerialization + mapping", foundation)] {
             rows.append([
                 name,
-                Terminal.formatted(megabytes / summary.seconds, decimals: 1),
+                Self.text(Self.ratio(megabytes, summary.seconds), decimals: 1),
                 Terminal.formatted(summary.seconds, decimals: 2),
                 Terminal.formatted(summary.cpuSeconds, decimals: 2),
                 Terminal.formatted(Double(summary.peakMemoryBytes) / 1_048_576, decimals: 1) + " MiB",
@@ -171,10 +171,10 @@ struct Bench: AsyncParsableCommand {
             }
             text += line + "\n"
         }
-        let timeRatio = Terminal.formatted(foundation.seconds / sluice.seconds, decimals: 2)
-        let cpuRatio = Terminal.formatted(foundation.cpuSeconds / sluice.cpuSeconds, decimals: 2)
-        let memoryRatio = Terminal.formatted(
-            Double(foundation.peakMemoryBytes) / Double(sluice.peakMemoryBytes),
+        let timeRatio = Self.text(Self.ratio(foundation.seconds, sluice.seconds), decimals: 2)
+        let cpuRatio = Self.text(Self.ratio(foundation.cpuSeconds, sluice.cpuSeconds), decimals: 2)
+        let memoryRatio = Self.text(
+            Self.ratio(Double(foundation.peakMemoryBytes), Double(sluice.peakMemoryBytes)),
             decimals: 1
         )
         text += "\nFoundation takes \(timeRatio)x Sluice's time, \(cpuRatio)x its CPU time "
@@ -182,10 +182,24 @@ struct Bench: AsyncParsableCommand {
         return text
     }
 
+    /// `numerator / denominator`, or `nil` when the denominator is zero: a run on a tiny file can
+    /// take less CPU time than the clock's resolution, and an infinite ratio has no JSON form.
+    private static func ratio(_ numerator: Double, _ denominator: Double) -> Double? {
+        denominator > 0 ? numerator / denominator : nil
+    }
+
+    private static func text(_ value: Double?, decimals: Int) -> String {
+        value.map { Terminal.formatted($0, decimals: decimals) } ?? "-"
+    }
+
+    private static func number(_ value: Double?) -> JSONValue {
+        value.map { .number(String($0)) } ?? .null
+    }
+
     private func json(input: String, bytes: Int, _ sluice: Summary, _ foundation: Summary) -> JSONValue {
         func entry(_ summary: Summary) -> JSONValue {
             [
-                "megabytesPerSecond": .number(String(Double(bytes) / 1_000_000 / summary.seconds)),
+                "megabytesPerSecond": Self.number(Self.ratio(Double(bytes) / 1_000_000, summary.seconds)),
                 "seconds": .number(String(summary.seconds)),
                 "cpuSeconds": .number(String(summary.cpuSeconds)),
                 "peakMemoryBytes": .number(String(summary.peakMemoryBytes)),
@@ -198,9 +212,9 @@ struct Bench: AsyncParsableCommand {
             "resources": .number(String(sluice.checksum.resources)),
             "sluice": entry(sluice),
             "foundation": entry(foundation),
-            "speedup": .number(String(foundation.seconds / sluice.seconds)),
-            "cpuRatio": .number(String(foundation.cpuSeconds / sluice.cpuSeconds)),
-            "memoryRatio": .number(String(Double(foundation.peakMemoryBytes) / Double(sluice.peakMemoryBytes))),
+            "speedup": Self.number(Self.ratio(foundation.seconds, sluice.seconds)),
+            "cpuRatio": Self.number(Self.ratio(foundation.cpuSeconds, sluice.cpuSeconds)),
+            "memoryRatio": Self.number(Self.ratio(Double(foundation.peakMemoryBytes), Double(sluice.peakMemoryBytes))),
         ]
     }
 }
