@@ -24,19 +24,6 @@ extension JSONTape {
         /// The absolute index one past the value's last token.
         public let endIndex: Int
 
-        init(tape: JSONTape, index: Int, endIndex: Int) {
-            self.tape = tape
-            self.index = index
-            self.endIndex = endIndex
-        }
-
-        /// A view of the value whose tokens are `index..<endIndex`, for modules of this package
-        /// that have already walked the tape and know both ends; unlike ``JSONTape/value(at:)``
-        /// it does not look for the end again.
-        package init(unchecked tape: JSONTape, index: Int, endIndex: Int) {
-            self.init(tape: tape, index: index, endIndex: endIndex)
-        }
-
         /// The value's first token: a scalar, or the start of an array or object.
         public var token: JSONToken { tape[index] }
         /// What kind of value this is: `.objectStart` for objects, `.arrayStart` for arrays.

@@ -472,17 +472,9 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         TapeDecoder(value: value, options: decoder.options, parentPath: codingPath, key: ElementKey(index))
     }
 
+    /// The upcoming element, consumed.
     private mutating func next(_ type: Any.Type) throws -> JSONTape.Value {
-        guard let value = upcoming else {
-            throw DecodingError.valueNotFound(
-                type,
-                DecodingError.Context(
-                    codingPath: codingPath + [AnyCodingKey(intValue: currentIndex)],
-                    debugDescription:
-                        "The array \(decoder.location(of: decoder.value)) has only \(currentIndex) elements."
-                )
-            )
-        }
+        let value = try peek(type)
         upcoming = elements.next()
         currentIndex += 1
         return value
@@ -513,6 +505,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         return decoded
     }
 
+    /// The upcoming element, left in place; `valueNotFound` past the end.
     private func peek(_ type: Any.Type) throws -> JSONTape.Value {
         guard let value = upcoming else {
             throw DecodingError.valueNotFound(
@@ -647,18 +640,14 @@ extension Array: TapeContainerShortcut where Element: Decodable {
         var result: [Element] = []
         result.reserveCapacity(value.count)
         let path = decoder.codingPath
-        var cursor = value.index + 1
-        let end = value.endIndex - 1
-        while cursor < end {
-            let elementEnd = value.tape.endOfValue(at: cursor) ?? end
-            let element = TapeDecoder(
-                value: JSONTape.Value(tape: value.tape, index: cursor, endIndex: elementEnd),
+        for element in try value.elements() {
+            let elementDecoder = TapeDecoder(
+                value: element,
                 options: decoder.options,
                 parentPath: path,
                 key: ElementKey(result.count)
             )
-            result.append(try element.decodeValue(Element.self))
-            cursor = elementEnd
+            result.append(try elementDecoder.decodeValue(Element.self))
         }
         return result
     }

@@ -11,14 +11,15 @@ struct ResourceDecoder: Decoder {
     let options: TapeDecodingOptions
     /// The engine's field table, loaded with this resource (see `ResourceFields`), and the load it
     /// belongs to: a decoder kept past its resource finds the generation moved on and scans.
-    private let fields: ResourceFields?
+    private let fields: ResourceFields
     private let generation: Int
 
-    init(view: ResourceObjectView, options: TapeDecodingOptions, fields: ResourceFields? = nil) {
+    /// Creates the decoder of `view`'s resource, which `fields` has just been loaded with.
+    init(view: ResourceObjectView, options: TapeDecodingOptions, fields: ResourceFields) {
         self.view = view
         self.options = options
         self.fields = fields
-        self.generation = fields?.generation ?? 0
+        self.generation = fields.generation
     }
 
     var codingPath: [any CodingKey] { [] }
@@ -59,7 +60,7 @@ struct ResourceDecoder: Decoder {
         case .type: return view.type
         default:
             // A field of the same name wins over the resource's own meta and links.
-            if let fields, fields.generation == generation {
+            if fields.generation == generation {
                 if let field = fields.field(name, strategy: options.keyStrategy, on: view.value.tape) {
                     return field.value
                 }

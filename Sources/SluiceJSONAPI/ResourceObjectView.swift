@@ -60,8 +60,8 @@ struct ResourceObjectView {
     }
 
     /// Calls `body` with each member of `attributes`, then of `relationships`: its key token, the
-    /// absolute indices of its value and one past it, and whether it is a relationship.
-    func forEachField(_ body: (JSONToken, Int, Int, Bool) -> Void) {
+    /// absolute index of its value, and whether it is a relationship.
+    func forEachField(_ body: (JSONToken, Int, Bool) -> Void) {
         let tape = value.tape
         func walk(_ objectIndex: Int, isRelationship: Bool) {
             guard objectIndex >= 0, tape[objectIndex].kind == .objectStart,
@@ -70,7 +70,7 @@ struct ResourceObjectView {
             var cursor = objectIndex + 1
             while cursor < objectEnd - 1 {
                 let valueEnd = tape.endOfValue(at: cursor + 1) ?? objectEnd - 1
-                body(tape[cursor], cursor + 1, valueEnd, isRelationship)
+                body(tape[cursor], cursor + 1, isRelationship)
                 cursor = valueEnd
             }
         }
@@ -100,7 +100,6 @@ final class ResourceFields {
     private struct Field {
         let key: JSONToken
         let valueIndex: Int
-        let valueEnd: Int
         let isRelationship: Bool
     }
 
@@ -117,8 +116,8 @@ final class ResourceFields {
         generation &+= 1
         fields.removeAll(keepingCapacity: true)
         hint = 0
-        view.forEachField { key, valueIndex, valueEnd, isRelationship in
-            fields.append(Field(key: key, valueIndex: valueIndex, valueEnd: valueEnd, isRelationship: isRelationship))
+        view.forEachField { key, valueIndex, isRelationship in
+            fields.append(Field(key: key, valueIndex: valueIndex, isRelationship: isRelationship))
         }
         usesHint = !Self.hasDuplicateNames(fields, on: view.value.tape)
     }
@@ -148,12 +147,10 @@ final class ResourceFields {
             for _ in 0..<count {
                 let field = fields[position]
                 position = position + 1 == count ? 0 : position + 1
-                if tape.withUnsafeText(of: field.key, matches) {
+                // The resource has closed, so its values are complete and `value(at:)` cannot fail.
+                if tape.withUnsafeText(of: field.key, matches), let value = try? tape.value(at: field.valueIndex) {
                     hint = position
-                    return (
-                        JSONTape.Value(unchecked: tape, index: field.valueIndex, endIndex: field.valueEnd),
-                        field.isRelationship
-                    )
+                    return (value, field.isRelationship)
                 }
             }
             return nil

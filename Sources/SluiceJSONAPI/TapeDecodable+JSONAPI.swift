@@ -6,14 +6,22 @@ public import SluiceJSON
 
 /// Small helpers to read members with `DecodingError`s whose coding paths are relative to the
 /// value being read.
+///
+/// The type an error names is taken as an autoclosure: in a generic reader such as `ToOne<T>`,
+/// naming `ToOne.self` looks its metadata up at run time, which only a failure should pay for.
 enum TapeRead {
-    static func mismatch(_ expected: String, _ value: JSONTape.Value, path: [String], type: Any.Type) -> DecodingError {
+    static func mismatch(
+        _ expected: String,
+        _ value: JSONTape.Value,
+        path: [String],
+        type: @autoclosure () -> Any.Type
+    ) -> DecodingError {
         let context = DecodingError.Context(
             codingPath: path.map { AnyCodingKey($0) },
             debugDescription:
                 "Expected \(expected), found \(value.kind.nounPhrase) at line \(value.position.line), column \(value.position.column)."
         )
-        return value.isNull ? .valueNotFound(type, context) : .typeMismatch(type, context)
+        return value.isNull ? .valueNotFound(type(), context) : .typeMismatch(type(), context)
     }
 
     static func string(_ value: JSONTape.Value, path: String) throws -> String {
@@ -27,11 +35,36 @@ enum TapeRead {
         value.isNull ? nil : try string(value, path: path)
     }
 
-    static func members(_ value: JSONTape.Value, path: [String] = [], type: Any.Type) throws -> JSONTape.Members {
+    static func members(
+        _ value: JSONTape.Value,
+        path: [String] = [],
+        type: @autoclosure () -> Any.Type
+    ) throws -> JSONTape.Members {
         guard value.kind == .objectStart, let members = try? value.members() else {
-            throw mismatch("an object", value, path: path, type: type)
+            throw mismatch("an object", value, path: path, type: type())
         }
         return members
+    }
+
+    /// The resource identifiers of a to-many linkage array, each error placed under its index.
+    static func identifiers(
+        _ data: JSONTape.Value,
+        options: TapeDecodingOptions,
+        type: @autoclosure () -> Any.Type
+    ) throws -> [ResourceIdentifier] {
+        guard data.kind == .arrayStart, let elements = try? data.elements() else {
+            throw mismatch("an array of resource identifiers", data, path: [], type: type())
+        }
+        var identifiers: [ResourceIdentifier] = []
+        identifiers.reserveCapacity(data.count)
+        for element in elements {
+            do {
+                identifiers.append(try ResourceIdentifier(from: element, options: options))
+            } catch let error as DecodingError {
+                throw error.prefixingCodingPath([AnyCodingKey(intValue: identifiers.count)])
+            }
+        }
+        return identifiers
     }
 
     /// A decoding error from a nested reader, moved under `key`.
@@ -77,13 +110,13 @@ extension ResourceIdentifier: JSONTapeDecodable {
 private func readRelationship(
     _ value: JSONTape.Value,
     options: TapeDecodingOptions,
-    type: Any.Type,
+    type: @autoclosure () -> Any.Type,
     readData: (JSONTape.Value) throws -> Void
 ) throws -> (hasLinkage: Bool, meta: JSONValue?, links: Links?) {
     var hasLinkage = false
     var meta: JSONValue?
     var links: Links?
-    for member in try TapeRead.members(value, type: type) {
+    for member in try TapeRead.members(value, type: type()) {
         switch value.tape.withUnsafeText(of: member.keyToken, { ResourceMember(name: $0) }) {
         case .data:
             hasLinkage = true
@@ -119,20 +152,7 @@ extension ToMany: JSONTapeDecodable {
         var identifiers: [ResourceIdentifier] = []
         let parts = try readRelationship(value, options: options, type: ToMany.self) { data in
             guard !data.isNull else { return }
-            guard data.kind == .arrayStart, let elements = try? data.elements() else {
-                throw TapeRead.mismatch(
-                    "an array of resource identifiers",
-                    data,
-                    path: [],
-                    type: [ResourceIdentifier].self
-                )
-            }
-            identifiers.reserveCapacity(data.count)
-            for (index, element) in elements.enumerated() {
-                identifiers.append(
-                    try TapeRead.nest(String(index)) { try ResourceIdentifier(from: element, options: options) }
-                )
-            }
+            identifiers = try TapeRead.identifiers(data, options: options, type: [ResourceIdentifier].self)
         }
         self.identifiers = identifiers
         hasLinkage = parts.hasLinkage
@@ -221,13 +241,7 @@ extension RawRelationship: JSONTapeDecodable {
             case .null:
                 linkage = .null
             case .arrayStart:
-                var identifiers: [ResourceIdentifier] = []
-                for (index, element) in try data.elements().enumerated() {
-                    identifiers.append(
-                        try TapeRead.nest(String(index)) { try ResourceIdentifier(from: element, options: options) }
-                    )
-                }
-                linkage = .many(identifiers)
+                linkage = .many(try TapeRead.identifiers(data, options: options, type: [ResourceIdentifier].self))
             default:
                 linkage = .one(try ResourceIdentifier(from: data, options: options))
             }
