@@ -40,7 +40,7 @@ demo: build
 		$(RELEASE_BIN) validate --syntax --stats $$files; \
 	fi
 	@echo; echo "Sluice streaming against Foundation's JSONSerialization on the same document (sluice bench):"
-	@$(RELEASE_BIN) bench .build/demo/articles.json --runs 3 2>/dev/null
+	@$(RELEASE_BIN) bench .build/demo/articles.json --runs 3 --quiet
 	@echo; echo "A fault is reported with its file, line, column and JSON Pointer:"
 	@printf '{\n  "data": [{"type": "people", "id": 7}]\n}\n' > .build/demo/invalid.json
 	@$(RELEASE_BIN) validate .build/demo/invalid.json || echo "(exit status $$?)"

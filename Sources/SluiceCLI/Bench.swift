@@ -26,7 +26,8 @@ struct Bench: AsyncParsableCommand {
             set size) is its own. The table gives the median wall-clock time of the runs as MB/s, the \
             median CPU time, the largest peak memory, and how many times faster and smaller Sluice is. \
             Without a file, a generated document of --articles articles is written to a temporary \
-            file first (100 000 articles make about 147 MB).
+            file first (100 000 articles make about 150 MB). Foundation's contender needs some 70 \
+            times the document's size in memory (about 10 GB at 100 000 articles).
 
             Examples:
               sluice bench
@@ -34,10 +35,6 @@ struct Bench: AsyncParsableCommand {
               sluice bench --articles 10000 --format json
             """
     )
-
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json
-    }
 
     @Argument(help: "The JSON:API document to measure. Default: a generated document.")
     var file: String?
@@ -49,77 +46,73 @@ struct Bench: AsyncParsableCommand {
     var runs = 3
 
     @Option(help: "How to print the results: a table, or one JSON object for scripts.")
-    var format = Format.text
+    var format = OutputFormat.text
+
+    @Flag(help: "Print no progress lines on standard error (--format json prints none either).")
+    var quiet = false
 
     @Option(help: .hidden)
     var contender: Contender?
+
+    private var showsProgress: Bool { format == .text && !quiet }
 
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1.") }
         guard articles >= 1 else { throw ValidationError("--articles must be at least 1.") }
         if contender != nil && file == nil { throw ValidationError("--contender needs a file.") }
+        if file == "-" {
+            throw ValidationError("bench reads its input once per run and contender: give a file, not standard input.")
+        }
     }
 
     func run() async throws {
         if let contender, let file {
             // One measured run, in a process of its own; the parent reads the JSON line it prints.
             let result = try contender.measure(path: file)
-            Terminal.standardOutput.write(result.json.jsonText + "\n")
+            try Terminal.standardOutput.write(result.json.jsonText + "\n")
             return
         }
-        var path: String
-        var generatedFile: String?
+        let path: String
         if let file {
-            guard FileManager.default.isReadableFile(atPath: file) else {
-                Terminal.standardError.write("\(file): cannot read: no such file or not readable\n")
-                throw ExitCode(2)
-            }
             path = file
         } else {
-            path = try Self.generate(articles: articles, quiet: format == .json)
-            generatedFile = path
+            path =
+                FileManager.default.temporaryDirectory
+                .appendingPathComponent("sluice-bench-\(UUID().uuidString).json").path
+            if showsProgress { Terminal.message("Generating a document of \(articles) articles…\n") }
         }
-        defer { if let generatedFile { try? FileManager.default.removeItem(atPath: generatedFile) } }
+        defer { if file == nil { try? FileManager.default.removeItem(atPath: path) } }
+        if file == nil { try Generate.write(SampleDocumentGenerator(articles: articles), to: path) }
 
-        let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        // Opening the input here reports an unreadable file as every command does, and gives its size.
+        var report = FaultReport()
+        let bytes: Int
+        do {
+            bytes = try FileChunkReader(path: path).size ?? 0
+        } catch {
+            try report.add(error, in: path)
+            throw ExitCode(report.exitCode)
+        }
         var results: [Contender: [Measurement]] = [:]
         for run in 1...runs {
             for contender in Contender.allCases {
-                if format == .text {
-                    Terminal.standardError.write("Run \(run) of \(runs): \(contender.title)…\n")
-                }
+                if showsProgress { Terminal.message("Run \(run) of \(runs): \(contender.title)…\n") }
                 results[contender, default: []].append(try Self.spawn(contender, path: path))
             }
         }
-        let sluice = Summary(results[.sluice] ?? [])
-        let foundation = Summary(results[.foundation] ?? [])
-        guard sluice.checksum == foundation.checksum else {
-            Terminal.standardError.write(
-                "The contenders disagree: Sluice found \(sluice.checksum), Foundation \(foundation.checksum).\n"
-            )
+        let checksums = Set(results.values.joined().map(\.checksum))
+        guard checksums.count == 1, let checksum = checksums.first else {
+            Terminal.message("The runs disagree on what the document holds: \(checksums.map(\.description)).\n")
             throw ExitCode(1)
         }
+        let sluice = Summary(results[.sluice] ?? [], checksum: checksum)
+        let foundation = Summary(results[.foundation] ?? [], checksum: checksum)
         let input = file ?? "generated document of \(articles) articles"
         switch format {
-        case .text: Terminal.standardOutput.write(table(input: input, bytes: bytes, sluice, foundation))
-        case .json: Terminal.standardOutput.write(json(input: input, bytes: bytes, sluice, foundation).jsonText + "\n")
+        case .text: try Terminal.standardOutput.write(table(input: input, bytes: bytes, sluice, foundation))
+        case .json:
+            try Terminal.standardOutput.write(json(input: input, bytes: bytes, sluice, foundation).jsonText + "\n")
         }
-    }
-
-    /// Writes the generated document to a temporary file and returns its path.
-    private static func generate(articles: Int, quiet: Bool) throws -> String {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("sluice-bench-\(UUID().uuidString).json").path
-        guard let output = FileOutput(path: path) else {
-            Terminal.standardError.write("\(path): cannot write: \(FileOutput.lastError)\n")
-            throw ExitCode(2)
-        }
-        if !quiet { Terminal.standardError.write("Generating a document of \(articles) articles…\n") }
-        var sink = OutputBuffer(terminal: Terminal(descriptor: output.descriptor))
-        SampleDocumentGenerator(articles: articles).write { sink.write($0) }
-        sink.flush()
-        output.close()
-        return path
     }
 
     /// Runs one contender in a child process of this executable and reads its measurement.
@@ -132,6 +125,14 @@ struct Bench: AsyncParsableCommand {
         try process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        if process.terminationReason == .uncaughtSignal {
+            // Nothing was said by a child the system stopped: Foundation's contender holds the whole
+            // document as dictionaries, some 70 bytes of memory per byte of input.
+            Terminal.message(
+                "The \(contender.title) run was stopped by signal \(process.terminationStatus) (out of memory?).\n"
+            )
+            throw ExitCode(1)
+        }
         guard process.terminationStatus == 0 else {
             // The child has already said what went wrong on standard error, which it shares.
             throw ExitCode(process.terminationStatus == 2 ? 2 : 1)
@@ -220,7 +221,7 @@ struct Bench: AsyncParsableCommand {
 }
 
 /// What both contenders compute from every resource, to check they read the same document.
-struct BenchChecksum: Decodable, Equatable, CustomStringConvertible {
+struct BenchChecksum: Decodable, Hashable, CustomStringConvertible {
     var resources = 0
     var attributes = 0
     var relationships = 0
@@ -237,10 +238,13 @@ struct BenchChecksum: Decodable, Equatable, CustomStringConvertible {
         identityBytes += type.utf8.count + (id?.utf8.count ?? 0)
     }
 
-    mutating func addRelationship(identifiers: [(type: String, id: String?)]) {
+    mutating func addRelationship() {
         relationships += 1
-        linkage += identifiers.count
-        for identifier in identifiers { identityBytes += identifier.type.utf8.count + (identifier.id?.utf8.count ?? 0) }
+    }
+
+    mutating func addLinkage(type: String, id: String?) {
+        linkage += 1
+        identityBytes += type.utf8.count + (id?.utf8.count ?? 0)
     }
 
     var json: JSONValue {
@@ -278,7 +282,7 @@ struct Summary {
     var peakMemoryBytes: Int
     var checksum: BenchChecksum
 
-    init(_ runs: [Measurement]) {
+    init(_ runs: [Measurement], checksum: BenchChecksum) {
         func median(_ values: [Double]) -> Double {
             let sorted = values.sorted()
             guard !sorted.isEmpty else { return 0 }
@@ -288,7 +292,7 @@ struct Summary {
         seconds = median(runs.map(\.seconds))
         cpuSeconds = median(runs.map(\.cpuSeconds))
         peakMemoryBytes = runs.map(\.peakMemoryBytes).max() ?? 0
-        checksum = runs.first?.checksum ?? BenchChecksum()
+        self.checksum = checksum
     }
 }
 
@@ -325,31 +329,28 @@ enum Contender: String, CaseIterable, ExpressibleByArgument {
     /// Sluice: resources streamed from the file in their generic form, one at a time.
     private static func sluice(path: String) throws -> BenchChecksum {
         var checksum = BenchChecksum()
-        let name = Input.displayName(of: path)
-        var report = FaultReport()
         do {
             try JSONAPIDecoder().forEachResource(in: try FileChunkReader(path: path)) { streamed in
                 guard let raw = streamed.resource.raw else { return }
                 checksum.add(type: raw.type, id: raw.id ?? raw.lid, attributes: raw.attributes.count)
                 for (_, relationship) in raw.relationships {
+                    checksum.addRelationship()
                     switch relationship.data {
                     case .one(let identifier)?:
-                        checksum.addRelationship(identifiers: [(identifier.type, identifier.id ?? identifier.lid)])
+                        checksum.addLinkage(type: identifier.type, id: identifier.id ?? identifier.lid)
                     case .many(let identifiers)?:
-                        checksum.addRelationship(identifiers: identifiers.map { ($0.type, $0.id ?? $0.lid) })
-                    case .null?: checksum.addRelationship(identifiers: [])
-                    case nil: checksum.addRelationship(identifiers: [])
+                        for identifier in identifiers {
+                            checksum.addLinkage(type: identifier.type, id: identifier.id ?? identifier.lid)
+                        }
+                    case .null?, nil: break
                     }
                 }
             }
-        } catch let error as JSONError {
-            report.add(error, in: name)
-        } catch let error as JSONAPIDecodingError {
-            report.add(error, in: name)
-        } catch let error as FileChunkReader.Failure {
-            report.addUnreadable(error, in: name)
+        } catch {
+            var report = FaultReport()
+            try report.add(error, in: Input.displayName(of: path))
+            throw ExitCode(report.exitCode)
         }
-        if report.exitCode != 0 { throw ExitCode(report.exitCode) }
         return checksum
     }
 
@@ -368,11 +369,11 @@ enum Contender: String, CaseIterable, ExpressibleByArgument {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
-            Terminal.standardError.write("\(path): Foundation could not read the document: \(error)\n")
+            Terminal.message("\(path): Foundation could not read the document: \(error)\n")
             throw ExitCode(1)
         }
         guard let document = object as? [String: Any] else {
-            Terminal.standardError.write("\(path): the document is not a JSON object.\n")
+            Terminal.message("\(path): the document is not a JSON object.\n")
             throw ExitCode(1)
         }
         var resources: [MappedResource] = []
@@ -403,7 +404,10 @@ enum Contender: String, CaseIterable, ExpressibleByArgument {
         for resource in resources {
             checksum.add(type: resource.type, id: resource.id, attributes: resource.attributes.count)
             for relationship in resource.relationships {
-                checksum.addRelationship(identifiers: relationship.identifiers)
+                checksum.addRelationship()
+                for identifier in relationship.identifiers {
+                    checksum.addLinkage(type: identifier.type, id: identifier.id)
+                }
             }
         }
         return checksum

@@ -4,105 +4,97 @@ import SluiceJSONAPI
 /// Collects the faults of every input and prints them in the chosen format, and decides the exit
 /// code: the same for every command.
 struct FaultReport {
-    enum Format {
-        /// `FILE:LINE:COLUMN: [POINTER: ]message` on standard error, as each fault is found.
-        case text
-        /// One JSON array on standard output at the end.
-        case json
-    }
-
-    let format: Format
+    /// `.text`: `FILE:LINE:COLUMN: [POINTER: ]message` on standard error, as each fault is found.
+    /// `.json`: one JSON array on standard output at the end.
+    let format: OutputFormat
     private(set) var exitCode: Int32 = 0
-    private var invalidFiles: Set<String> = []
     private var entries: [JSONValue] = []
 
-    init(format: Format = .text) {
+    init(format: OutputFormat = .text) {
         self.format = format
     }
 
-    func isValid(_ file: String) -> Bool { !invalidFiles.contains(file) }
-
-    mutating func add(_ error: JSONError, in file: String) {
-        fail(file, code: 1)
-        switch format {
-        case .text: Terminal.standardError.write(Terminal.describe(error, in: file))
-        case .json:
-            entries.append(
-                entry(
-                    file: file,
-                    position: error.position,
-                    pointer: nil,
-                    severity: "error",
-                    kind: "syntax",
-                    message: error.message
-                )
-            )
+    /// Reports `error` against `file` if it is a fault of the input (syntax, JSON:API, an error
+    /// document, an unreadable file); rethrows anything else.
+    mutating func add(_ error: any Error, in file: String) throws {
+        switch error {
+        case let error as JSONError:
+            record(1, file, error.position, pointer: nil, "error", "syntax", error.message) {
+                Terminal.describe(error, in: file)
+            }
+        case let error as JSONAPIDecodingError:
+            let pointer = error.pointer.isEmpty ? "/" : error.pointer
+            record(1, file, error.position, pointer: error.pointer, "error", "jsonapi", error.message) {
+                "\(file):\(error.position.map { "\($0.line):\($0.column): " } ?? "")\(pointer): \(error.message)\n"
+            }
+        case let error as JSONAPIErrorDocument:
+            record(1, file, nil, pointer: "/errors", "error", "error-document", error.description) {
+                "\(file): \(error.description)\n"
+            }
+        case let error as FileChunkReader.Failure:
+            record(2, file, nil, pointer: nil, "error", "unreadable", "cannot read: \(error.reason)") {
+                "\(file): cannot read: \(error.reason)\n"
+            }
+        default:
+            throw error
         }
     }
 
     mutating func add(_ violation: JSONAPIViolation, in file: String) {
-        if violation.severity == .error { fail(file, code: 1) }
-        switch format {
-        case .text:
-            let severity = violation.severity == .warning ? "warning: " : ""
+        let isError = violation.severity == .error
+        record(
+            isError ? 1 : 0,
+            file,
+            violation.position,
+            pointer: violation.pointer,
+            violation.severity.rawValue,
+            "jsonapi",
+            violation.message
+        ) {
             let pointer = violation.pointer.isEmpty ? "/" : violation.pointer
-            Terminal.standardError.write(
+            let severity = isError ? "" : "warning: "
+            return
                 "\(file):\(violation.position.line):\(violation.position.column): \(pointer): \(severity)\(violation.message)\n"
-            )
-        case .json:
-            entries.append(
-                entry(
-                    file: file,
-                    position: violation.position,
-                    pointer: violation.pointer,
-                    severity: violation.severity.rawValue,
-                    kind: "jsonapi",
-                    message: violation.message
-                )
-            )
         }
     }
 
-    mutating func add(_ error: JSONAPIDecodingError, in file: String) {
-        fail(file, code: 1)
-        switch format {
-        case .text:
-            let place = error.position.map { "\($0.line):\($0.column): " } ?? ""
-            Terminal.standardError.write(
-                "\(file):\(place)\(error.pointer.isEmpty ? "/" : error.pointer): \(error.message)\n"
-            )
-        case .json:
-            entries.append(
-                entry(
-                    file: file,
-                    position: error.position ?? JSONPosition(byteOffset: 0, line: 1, column: 1),
-                    pointer: error.pointer,
-                    severity: "error",
-                    kind: "jsonapi",
-                    message: error.message
-                )
-            )
-        }
-    }
-
-    mutating func addUnreadable(_ error: FileChunkReader.Failure, in file: String) {
-        fail(file, code: 2)
-        Terminal.standardError.write("\(file): cannot read: \(error.reason)\n")
-    }
-
-    mutating func finish() {
+    /// Prints the JSON array, if that is the format.
+    func finish() throws {
         guard format == .json else { return }
-        Terminal.standardOutput.write(JSONValue.array(entries).jsonText + "\n")
+        try Terminal.standardOutput.write(JSONValue.array(entries).jsonText + "\n")
     }
 
-    private mutating func fail(_ file: String, code: Int32) {
-        invalidFiles.insert(file)
+    /// Raises the exit code to `code` and prints the fault as text now, or keeps it for the array.
+    private mutating func record(
+        _ code: Int32,
+        _ file: String,
+        _ position: JSONPosition?,
+        pointer: String?,
+        _ severity: String,
+        _ kind: String,
+        _ message: String,
+        text: () -> String
+    ) {
         exitCode = max(exitCode, code)
+        switch format {
+        case .text: Terminal.message(text())
+        case .json:
+            entries.append(
+                entry(
+                    file: file,
+                    position: position,
+                    pointer: pointer,
+                    severity: severity,
+                    kind: kind,
+                    message: message
+                )
+            )
+        }
     }
 
     private func entry(
         file: String,
-        position: JSONPosition,
+        position: JSONPosition?,
         pointer: String?,
         severity: String,
         kind: String,
@@ -111,9 +103,9 @@ struct FaultReport {
         .object(
             JSONObject([
                 ("file", .string(file)),
-                ("line", .number(String(position.line))),
-                ("column", .number(String(position.column))),
-                ("byteOffset", .number(String(position.byteOffset))),
+                ("line", position.map { .number(String($0.line)) } ?? .null),
+                ("column", position.map { .number(String($0.column)) } ?? .null),
+                ("byteOffset", position.map { .number(String($0.byteOffset)) } ?? .null),
                 ("pointer", pointer.map { .string($0) } ?? .null),
                 ("severity", .string(severity)),
                 ("kind", .string(kind)),

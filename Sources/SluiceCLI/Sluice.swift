@@ -8,7 +8,8 @@ struct Sluice: AsyncParsableCommand {
         abstract: "Streams JSON and JSON:API documents: checks, converts and imports them in constant memory.",
         discussion: """
             Every subcommand reads files as a stream, so inputs of many gigabytes take no more memory \
-            than small ones. Give - as a file name to read standard input.
+            than small ones. Give - as a file name to read standard input (bench, which reads its \
+            file once per run, needs a file).
 
             Exit codes: 0 on success, 1 when an input is invalid, 2 on a usage error or an input that \
             cannot be read.
@@ -16,6 +17,7 @@ struct Sluice: AsyncParsableCommand {
             Examples:
               sluice validate response.json
               sluice generate --articles 1000 | sluice flatten -
+              sluice bench export.json
             """,
         subcommands: [Validate.self, Flatten.self, Generate.self, Bench.self]
     )
@@ -30,11 +32,15 @@ struct Sluice: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let failure as OutputFailure {
+            // One place for every command: output that could not be written is not success.
+            Terminal.message("sluice: cannot write: \(failure.reason)\n")
+            exit(withError: ExitCode(2))
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
                 let message = fullMessage(for: error)
-                Terminal.standardError.write(message + "\n")
+                Terminal.message(message + "\n")
                 exit(withError: ExitCode(2))
             }
             exit(withError: error)

@@ -1,3 +1,4 @@
+import ArgumentParser
 import SluiceJSON
 
 #if canImport(Glibc)
@@ -6,6 +7,20 @@ import Glibc
 import Musl
 #endif
 
+/// Output that could not be written (a full disk, a closed pipe): the command stops with exit 2
+/// rather than report success over truncated output.
+struct OutputFailure: Error {
+    let reason: String
+
+    /// The failure the last system call reported.
+    static var last: OutputFailure { OutputFailure(reason: String(cString: strerror(errno))) }
+}
+
+/// How a command prints its results: lines for people, or JSON for scripts.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
 /// Unbuffered writes to standard output and standard error, and the formats the commands share.
 struct Terminal {
     let descriptor: Int32
@@ -13,24 +28,30 @@ struct Terminal {
     static let standardOutput = Terminal(descriptor: STDOUT_FILENO)
     static let standardError = Terminal(descriptor: STDERR_FILENO)
 
-    func write(_ text: String) {
-        var text = text
-        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+    /// Writes a message to standard error. A failure there has nowhere to be reported, so it is
+    /// ignored; results go through the throwing `write`s.
+    static func message(_ text: String) {
+        try? standardError.write(text)
     }
 
-    func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { write($0) }
+    func write(_ text: String) throws {
+        var text = text
+        try text.withUTF8 { bytes in try write(UnsafeRawBufferPointer(bytes)) }
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buffer in try write(buffer) }
     }
 
     /// Writes every byte, retrying after interruptions and short writes.
-    func write(_ bytes: UnsafeRawBufferPointer) {
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+            let written = systemWrite(descriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                return
+                throw OutputFailure.last
             }
             offset += written
         }
@@ -84,37 +105,40 @@ struct OutputBuffer {
         bytes.reserveCapacity(64 * 1024)
     }
 
-    mutating func write(_ chunk: some Sequence<UInt8>) {
+    mutating func write(_ chunk: some Sequence<UInt8>) throws {
         bytes.append(contentsOf: chunk)
-        if bytes.count >= 64 * 1024 { flush() }
+        if bytes.count >= 64 * 1024 { try flush() }
     }
 
-    mutating func write(_ chunk: UnsafeRawBufferPointer) {
-        bytes.append(contentsOf: chunk)
-        if bytes.count >= 64 * 1024 { flush() }
-    }
-
-    mutating func flush() {
+    mutating func flush() throws {
         guard !bytes.isEmpty else { return }
-        terminal.write(bytes)
-        bytes.removeAll(keepingCapacity: true)
+        defer { bytes.removeAll(keepingCapacity: true) }
+        try terminal.write(bytes)
     }
 }
 
 /// A file opened for writing, created or truncated.
 struct FileOutput {
-    let descriptor: Int32
+    let terminal: Terminal
 
-    init?(path: String) {
+    init(path: String) throws {
         let opened = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard opened >= 0 else { return nil }
-        descriptor = opened
+        guard opened >= 0 else { throw OutputFailure.last }
+        terminal = Terminal(descriptor: opened)
     }
 
-    func close() {
-        _ = Glibc.close(descriptor)
+    /// Closes the file; a failure here can mean data that never reached the disk.
+    func close() throws {
+        guard systemClose(terminal.descriptor) == 0 else { throw OutputFailure.last }
     }
+}
 
-    /// The description of the last system error.
-    static var lastError: String { String(cString: strerror(errno)) }
+// The C functions under names of their own: inside `Terminal` and `FileOutput`, `write` and
+// `close` would name the methods.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
+
+private func systemClose(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
 }

@@ -24,10 +24,6 @@ struct Validate: AsyncParsableCommand {
             """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json
-    }
-
     @Flag(help: "Check JSON syntax only: the grammar of RFC 8259, strict UTF-8, and the limits below.")
     var syntax = false
 
@@ -35,9 +31,12 @@ struct Validate: AsyncParsableCommand {
     var request = false
 
     @Option(help: "How to report faults: text lines on standard error, or one JSON array on standard output.")
-    var format = Format.text
+    var format = OutputFormat.text
 
-    @Flag(help: "Print each valid file's size, the time taken and the throughput to standard output.")
+    @Flag(
+        help:
+            "Print each valid file's size, the time taken and the throughput: on standard output, or on standard error with --format json."
+    )
     var stats = false
 
     @Option(help: "The deepest nesting of arrays and objects accepted.")
@@ -50,20 +49,22 @@ struct Validate: AsyncParsableCommand {
     var files: [String]
 
     func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("Name at least one file to check, or - for standard input.") }
         guard maxDepth > 0 else { throw ValidationError("--max-depth must be at least 1.") }
         guard maxStringBytes >= 0 else { throw ValidationError("--max-string-bytes must not be negative.") }
     }
 
     func run() async throws {
         let limits = JSONLimits(maxDepth: maxDepth, maxStringBytes: maxStringBytes)
-        var report = FaultReport(format: format == .json ? .json : .text)
+        var report = FaultReport(format: format)
+        // With --format json, standard output carries the one JSON array and nothing else.
+        let statistics = format == .json ? Terminal.standardError : Terminal.standardOutput
         for path in files {
             let name = Input.displayName(of: path)
             let started = ContinuousClock.now
             do {
                 let reader = try FileChunkReader(path: path)
                 let bytes: Int
+                var isValid = true
                 if syntax {
                     bytes = try JSONParser.validateSyntax(of: reader, limits: limits)
                 } else {
@@ -71,22 +72,21 @@ struct Validate: AsyncParsableCommand {
                     validator.limits = limits
                     let violations = try validator.validate(reader)
                     for violation in violations { report.add(violation, in: name) }
+                    isValid = !violations.contains { $0.severity == .error }
                     bytes = reader.bytesRead
                 }
-                if stats && report.isValid(name) {
+                if stats && isValid {
                     let seconds = (ContinuousClock.now - started).seconds
-                    Terminal.standardOutput.write(
+                    try statistics.write(
                         "\(name): valid, \(bytes) bytes in \(Terminal.formatted(milliseconds: seconds * 1000)) "
                             + "(\(Terminal.formatted(throughputOf: bytes, seconds: seconds)))\n"
                     )
                 }
-            } catch let error as JSONError {
-                report.add(error, in: name)
-            } catch let error as FileChunkReader.Failure {
-                report.addUnreadable(error, in: name)
+            } catch {
+                try report.add(error, in: name)
             }
         }
-        report.finish()
+        try report.finish()
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }
 }
