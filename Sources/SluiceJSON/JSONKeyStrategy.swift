@@ -11,12 +11,6 @@ public enum JSONKeyStrategy: Sendable {
     /// The member's name is what the function returns for the coding key's string value.
     case custom(@Sendable (String) -> String)
 
-    /// Whether the member name `name` (UTF-8 bytes) stands for the coding key `key` under this
-    /// strategy. Compares bytes as it converts, making no `String`.
-    package func matches(_ name: UnsafeRawBufferPointer, key: String) -> Bool {
-        withMatcher(forKey: key) { $0(name) }
-    }
-
     /// Calls `body` with a matcher that tells whether a member name (UTF-8 bytes) stands for `key`.
     /// The key's bytes (or a custom strategy's member name) are prepared once, so a lookup that
     /// compares many member names pays for the key only once.
@@ -78,7 +72,16 @@ public enum JSONKeyStrategy: Sendable {
         }
     }
 
-    /// The property name a member name stands for: `first_name` → `firstName` (for `allKeys`).
+    /// The coding key name `allKeys` gives for the member `name`: its property name when looking
+    /// that up finds this member again (`first_name` → `firstName`), else the name as written,
+    /// which the lookup accepts too (`user_2fa` would read as `user2fa`, which looks for
+    /// `user2fa`).
+    package func keyName(forMember name: String) -> String {
+        let property = propertyName(forMember: name)
+        return property != name && memberName(forProperty: property) == name ? property : name
+    }
+
+    /// The property name a member name stands for: `first_name` → `firstName`.
     /// Custom strategies cannot be inverted; their member names are returned as they are.
     package func propertyName(forMember name: String) -> String {
         let separator: Character

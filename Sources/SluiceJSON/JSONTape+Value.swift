@@ -71,7 +71,7 @@ extension JSONTape {
         /// range, throws ``JSONError/Kind/numberOutOfRange`` naming the number; nothing is
         /// truncated, rounded or wrapped.
         public func integer<T: FixedWidthInteger>(as type: T.Type = T.self) throws(JSONError) -> T {
-            try convertNumber(to: "\(T.self)") { text throws(JSONNumberText.Failure) in
+            try convertNumber(to: String(describing: T.self)) { text throws(JSONNumberText.Failure) in
                 try JSONNumberText.integer(text, as: T.self)
             }
         }
@@ -142,27 +142,34 @@ extension JSONTape {
                 kind: .typeMismatch,
                 message: "Expected \(wanted), found \(kind.nounPhrase).",
                 position: position,
-                excerpt: kind == .number || kind == .string ? tape.text(of: token) : ""
+                excerpt: kind == .number || kind == .string ? tokenExcerpt : ""
             )
         }
 
+        /// The start of the token's text for an error's excerpt: a few dozen characters on one line,
+        /// as ``JSONError/excerpt`` promises, however long the string or number is.
+        private var tokenExcerpt: String {
+            let text = tape.text(of: token)
+            var excerpt = String(
+                String.UnicodeScalarView(text.unicodeScalars.prefix(40).map { $0.value < 0x20 ? " " : $0 })
+            )
+            if text.unicodeScalars.count > 40 { excerpt += "…" }
+            return excerpt
+        }
+
+        /// Converts the number's text with `convert`; a failure becomes a ``JSONError`` naming the
+        /// number and the type, whose name is only made then (an autoclosure: describing a type
+        /// costs a runtime call, too much for every value decoded).
         private func convertNumber<R>(
-            to typeName: String,
+            to typeName: @autoclosure () -> String,
             _ convert: (UnsafeRawBufferPointer) throws(JSONNumberText.Failure) -> R
         ) throws(JSONError) -> R {
             try expect(.number, "a number")
-            let outcome: Result<R, JSONNumberText.Failure> = tape.withUnsafeText(of: token) { text in
-                do throws(JSONNumberText.Failure) {
-                    return .success(try convert(text))
-                } catch {
-                    return .failure(error)
-                }
-            }
-            switch outcome {
-            case .success(let value):
-                return value
-            case .failure(let failure):
-                let text = tape.text(of: token)
+            do throws(JSONNumberText.Failure) {
+                return try tape.withUnsafeText(of: token, convert)
+            } catch let failure {
+                let text = tokenExcerpt
+                let typeName = typeName()
                 let message: String
                 switch failure {
                 case .notAnInteger: message = "The number \(text) has a fraction, so it does not fit in \(typeName)."

@@ -124,11 +124,11 @@ public struct TapeDecoder: Decoder {
 
     // MARK: Scalars
 
-    /// Decodes the value as `T`. Scalars Sluice knows are read straight from the tape (types are
-    /// compared by metatype identity, not by dynamic casts); types that read tapes themselves
-    /// (``JSONTapeDecodable``) skip Codable's containers; everything else goes through `T(from:)`.
-    /// Decodes the value as `T` through the fastest path that fits; for decoders built on this one
-    /// (such as JSON:API's resource decoder), which hand their members' values to it.
+    /// Decodes the value as `T` through the fastest path that fits, for the containers here and for
+    /// decoders built on this one (such as JSON:API's resource decoder). Scalars Sluice knows are
+    /// read straight from the tape (types compared by metatype identity, not dynamic casts);
+    /// arrays, optionals and types that read tapes themselves (``JSONTapeDecodable``) skip
+    /// Codable's containers; everything else goes through `T(from:)`.
     public func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         do {
             if let scalar = TapeScalar(T.self) { return try scalar.read(from: value, as: T.self) }
@@ -216,10 +216,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var allKeys: [Key] {
         guard let members = try? decoder.value.members() else { return [] }
         let strategy = decoder.options.keyStrategy
-        return members.compactMap { member in
-            let name = member.key
-            return Key(stringValue: strategy.propertyName(forMember: name)) ?? Key(stringValue: name)
-        }
+        return members.compactMap { Key(stringValue: strategy.keyName(forMember: $0.key)) }
     }
 
     /// Members by name, for large objects only (see `member(for:)`).
@@ -242,10 +239,12 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The value of the member that stands for `key`, found by comparing bytes.
     func member(for key: Key) -> JSONTape.Value? {
         if let index {
+            // The same names the matcher below accepts: a custom strategy's name only, otherwise
+            // the key as written or converted.
             let name = key.stringValue
-            if let value = index[name] { return value }
             let converted = decoder.options.keyStrategy.memberName(forProperty: name)
-            return converted == name ? nil : index[converted]
+            if case .custom = decoder.options.keyStrategy { return index[converted] }
+            return index[name] ?? index[converted]
         }
         let object = decoder.value
         return decoder.options.keyStrategy.withMatcher(forKey: key.stringValue) { matches in

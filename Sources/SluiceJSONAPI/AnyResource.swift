@@ -56,8 +56,8 @@ public struct RawResource: Hashable, Sendable, Decodable {
     public var relationships: [(name: String, relationship: RawRelationship)] {
         zip(relationshipNames, relationshipValues).map { ($0, $1) }
     }
-    private var relationshipNames: [String]
-    private var relationshipValues: [RawRelationship]
+    private(set) var relationshipNames: [String]
+    private(set) var relationshipValues: [RawRelationship]
     /// The resource's `meta`.
     public var meta: JSONValue?
     /// The resource's `links`.

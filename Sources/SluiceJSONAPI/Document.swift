@@ -131,7 +131,15 @@ extension ResourceIdentifier: PrimaryData, SingularPrimaryData {
         switch item {
         case .identifier(let identifier): return .success(identifier)
         case .resource(let resource):
-            return .success(ResourceIdentifier(type: resource.type, id: resource.raw?.id, lid: resource.raw?.lid))
+            // From the identity, which model-backed resources have too (they keep no raw form).
+            let identity = resource.identity
+            return .success(
+                ResourceIdentifier(
+                    type: resource.type,
+                    id: identity.flatMap { $0.isLocal ? nil : $0.key },
+                    lid: identity.flatMap { $0.isLocal ? $0.key : nil }
+                )
+            )
         }
     }
 }

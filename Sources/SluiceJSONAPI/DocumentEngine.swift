@@ -37,7 +37,8 @@ public struct DocumentSummary {
     public var links: Links?
     /// The `jsonapi` object.
     public var jsonapi: JSONAPIObject?
-    /// How many resources were in primary data, and whether it was an array, one resource or null.
+    /// How many resources primary data held: 0 for `null` or an empty array, 1 for one resource
+    /// or an array of one.
     public var primaryCount = 0
     /// How many resources `included` held.
     public var includedCount = 0
@@ -55,6 +56,10 @@ final class DocumentEngine {
     private var reader = DocumentReader(skipsOtherMembers: true)
     private let registry: ResourceRegistry
     private let options: TapeDecodingOptions
+    /// For the specification's own objects (links, `jsonapi`, error objects, identifiers, raw
+    /// resources): the caller's key strategy is for model properties, and a custom one would not
+    /// find `href` or `status`.
+    private let specOptions: TapeDecodingOptions
     private let rejectsUnknownTypes: Bool
     private let primaryHoldsIdentifiers: Bool
     private(set) var summary = DocumentSummary()
@@ -72,6 +77,7 @@ final class DocumentEngine {
         parser = JSONParser(limits: limits)
         self.registry = registry
         self.options = options
+        self.specOptions = options.withDefaultKeys
         self.rejectsUnknownTypes = rejectsUnknownTypes
         self.primaryHoldsIdentifiers = primaryHoldsIdentifiers
     }
@@ -173,7 +179,7 @@ final class DocumentEngine {
 
     private func decode<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, pointer: String) throws -> T {
         do {
-            return try value.decode(type, options: options)
+            return try value.decode(type, options: specOptions)
         } catch let error as DecodingError {
             throw translate(error, at: value, pointer: pointer)
         }
@@ -259,16 +265,17 @@ final class DocumentEngine {
             let name = first.stringValue
             if ["id", "lid", "type"].contains(name) {
                 pointer += "/" + name
-                value = view.value[name] ?? value
+                value = (name == "id" ? view.id : name == "lid" ? view.lid : view.type) ?? value
             } else if let field = view.field(name, strategy: options.keyStrategy) {
-                let memberName = fieldName(name, in: view, isRelationship: field.isRelationship)
-                pointer += (field.isRelationship ? "/relationships/" : "/attributes/") + escape(memberName)
+                // The member's name as written: the key token just before its value.
+                let written = field.value.tape.text(of: field.value.tape[field.value.index - 1])
+                pointer += (field.isRelationship ? "/relationships/" : "/attributes/") + escape(written)
                 value = field.value
             } else if name == "meta" || name == "links" {
                 pointer += "/" + name
-                value = view.value[name] ?? value
+                value = (name == "meta" ? view.meta : view.links) ?? value
             }
-            (pointer, value) = descend(path.dropFirst(), from: value, pointer: pointer)
+            (pointer, value) = descend(path.dropFirst(), from: value, pointer: pointer, strategy: options.keyStrategy)
         }
         var message = context?.debugDescription ?? "\(error)"
         if case .keyNotFound(let key, _) = error, path.count <= 1 {
@@ -287,7 +294,7 @@ final class DocumentEngine {
 
     private func translate(_ error: DecodingError, at value: JSONTape.Value, pointer: String) -> JSONAPIDecodingError {
         let (path, context) = Self.pathAndContext(of: error)
-        let (fullPointer, deepest) = descend(path[...], from: value, pointer: pointer)
+        let (fullPointer, deepest) = descend(path[...], from: value, pointer: pointer, strategy: .useDefaultKeys)
         return JSONAPIDecodingError(
             pointer: fullPointer,
             position: deepest.position,
@@ -297,10 +304,12 @@ final class DocumentEngine {
     }
 
     /// Follows coding keys down from `value`, extending the pointer as far as the values go.
+    /// Members are found as the decoder found them, under `strategy`, and named as written.
     private func descend(
         _ path: ArraySlice<any CodingKey>,
         from value: JSONTape.Value,
-        pointer: String
+        pointer: String,
+        strategy: JSONKeyStrategy
     ) -> (String, JSONTape.Value) {
         var pointer = pointer
         var value = value
@@ -308,8 +317,10 @@ final class DocumentEngine {
             if let index = key.intValue, value.kind == .arrayStart, let element = value[index] {
                 pointer += "/\(index)"
                 value = element
-            } else if value.kind == .objectStart, let member = value[key.stringValue] {
-                pointer += "/" + escape(key.stringValue)
+            } else if value.kind == .objectStart,
+                let member = strategy.withMatcher(forKey: key.stringValue, { value.firstMember(where: $0) })
+            {
+                pointer += "/" + escape(member.tape.text(of: member.tape[member.index - 1]))
                 value = member
             } else {
                 pointer += "/" + escape(key.stringValue)
@@ -317,19 +328,6 @@ final class DocumentEngine {
             }
         }
         return (pointer, value)
-    }
-
-    /// The member name as written in the document for a coding key (key strategies may differ).
-    private func fieldName(_ key: String, in view: ResourceObjectView, isRelationship: Bool) -> String {
-        guard let object = isRelationship ? view.relationships : view.attributes, let members = try? object.members()
-        else {
-            return key
-        }
-        for member in members
-        where object.tape.withUnsafeText(of: member.keyToken, { options.keyStrategy.matches($0, key: key) }) {
-            return member.key
-        }
-        return key
     }
 
     private static func pathAndContext(of error: DecodingError) -> ([any CodingKey], DecodingError.Context?) {

@@ -193,23 +193,23 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
                     throw pendingError
                 }
                 guard !finished else { return nil }
+                // One buffer for every chunk, emptied but kept.
                 ready.removeAll(keepingCapacity: true)
                 readyIndex = 0
-                var collected: [StreamedResource] = []
+                let engine = engine
                 do {
                     if let chunk = try await chunks.next() {
                         try chunk.withUnsafeBytes { bytes in
-                            try engine.feed(bytes) { try JSONAPIDecoder.dispatch($0) { collected.append($0) } }
+                            try engine.feed(bytes) { try JSONAPIDecoder.dispatch($0) { ready.append($0) } }
                         }
                     } else {
                         finished = true
-                        try engine.finish { try JSONAPIDecoder.dispatch($0) { collected.append($0) } }
+                        try engine.finish { try JSONAPIDecoder.dispatch($0) { ready.append($0) } }
                     }
                 } catch {
                     // Hand over the resources that closed before the fault, then the fault.
                     pendingError = error
                 }
-                ready = collected
             }
             defer { readyIndex += 1 }
             return ready[readyIndex]

@@ -76,8 +76,13 @@ public struct Links: Hashable, Sendable, Codable {
 
     /// Creates links from pairs.
     public init(_ links: [(String, Link)] = []) {
-        names = links.map(\.0)
-        values = links.map(\.1)
+        self.init(names: links.map(\.0), values: links.map(\.1))
+    }
+
+    /// Creates links from names and links of the same count (what readers build as they go).
+    init(names: [String], values: [Link]) {
+        self.names = names
+        self.values = values
     }
 
     /// The link named `name`.

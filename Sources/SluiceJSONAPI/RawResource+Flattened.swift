@@ -19,7 +19,8 @@ extension RawResource {
         JSONValue.object(attributes).write(into: &bytes)
         bytes.append(contentsOf: #","relationships":{"#.utf8)
         var first = true
-        for (name, relationship) in relationships {
+        // The stored pairs, not `relationships`, which builds an array on every access.
+        for (name, relationship) in zip(relationshipNames, relationshipValues) {
             guard let linkage = relationship.data else { continue }
             if !first { bytes.append(UInt8(ascii: ",")) }
             first = false

@@ -73,8 +73,8 @@ public struct ToMany<Target: Resource>: RelationshipProtocol {
     }
 }
 
-/// What both kinds of relationship share; lets the resource decoder tell a relationship property
-/// from an attribute.
+/// What both kinds of relationship share, for generic code over either. (The resource decoder tells
+/// relationships from attributes by the member they are read from, not by this protocol.)
 public protocol RelationshipProtocol: Decodable, Sendable {}
 
 enum RelationshipKeys: String, CodingKey {

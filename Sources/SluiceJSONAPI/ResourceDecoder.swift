@@ -78,14 +78,18 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ResourceDecoder
     var codingPath: [any CodingKey] { [] }
 
+    /// The keys `decode` finds: `type`, `id`, `lid`, every field under the key strategy, and the
+    /// resource's own `meta` and `links`.
     var allKeys: [Key] {
+        let view = decoder.view
         var names = ["type"]
-        if decoder.view.id != nil { names.append("id") }
-        if decoder.view.lid != nil { names.append("lid") }
-        for object in [decoder.view.attributes, decoder.view.relationships] {
-            guard let object, let members = try? object.members() else { continue }
-            names += members.map(\.key)
+        if view.id != nil { names.append("id") }
+        if view.lid != nil { names.append("lid") }
+        view.forEachField { key, _, _ in
+            names.append(decoder.options.keyStrategy.keyName(forMember: view.value.tape.text(of: key)))
         }
+        if view.meta != nil && !names.contains("meta") { names.append("meta") }
+        if view.links != nil && !names.contains("links") { names.append("links") }
         return names.compactMap { Key(stringValue: $0) }
     }
 

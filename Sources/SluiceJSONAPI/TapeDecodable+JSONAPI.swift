@@ -9,6 +9,16 @@ public import SluiceJSON
 ///
 /// The type an error names is taken as an autoclosure: in a generic reader such as `ToOne<T>`,
 /// naming `ToOne.self` looks its metadata up at run time, which only a failure should pay for.
+extension TapeDecodingOptions {
+    /// These options with member names read as written: for the specification's own objects,
+    /// whose names (`href`, `status`, `version`) a model's key strategy must not rewrite.
+    var withDefaultKeys: TapeDecodingOptions {
+        var options = self
+        options.keyStrategy = .useDefaultKeys
+        return options
+    }
+}
+
 enum TapeRead {
     static func mismatch(
         _ expected: String,
@@ -163,18 +173,21 @@ extension ToMany: JSONTapeDecodable {
 
 extension Links: JSONTapeDecodable {
     public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
-        var links: [(String, Link)] = []
+        var names: [String] = []
+        var links: [Link] = []
         for member in try TapeRead.members(value, type: Links.self) {
             let name = member.key
             let link: Link
             switch member.value.kind {
             case .null: link = .null
             case .string: link = .url(try member.value.string())
-            default: link = try TapeRead.nest(name) { try member.value.decode(Link.self, options: options) }
+            default:
+                link = try TapeRead.nest(name) { try member.value.decode(Link.self, options: options.withDefaultKeys) }
             }
-            links.append((name, link))
+            names.append(name)
+            links.append(link)
         }
-        self.init(links)
+        self.init(names: names, values: links)
     }
 }
 
