@@ -68,7 +68,7 @@ public struct JSONToken: Sendable, Hashable {
 
 extension JSONToken.Kind {
     /// The kind of value the token starts, for messages: `an object`, `a string`, `null`.
-    public var nounPhrase: String {
+    package var nounPhrase: String {
         switch self {
         case .objectStart, .objectEnd: return "an object"
         case .arrayStart, .arrayEnd: return "an array"

@@ -50,7 +50,7 @@ public struct TapeDecoder: Decoder {
 
     /// Creates a decoder for the value of `key` in a container at `parentPath`. Cheaper than
     /// passing the joined path: the array is built only if someone asks for ``codingPath``.
-    public init(value: JSONTape.Value, options: TapeDecodingOptions, parentPath: [any CodingKey], key: any CodingKey) {
+    package init(value: JSONTape.Value, options: TapeDecodingOptions, parentPath: [any CodingKey], key: any CodingKey) {
         self.value = value
         self.options = options
         self.parentPath = parentPath
@@ -129,7 +129,7 @@ public struct TapeDecoder: Decoder {
     /// read straight from the tape (types compared by metatype identity, not dynamic casts);
     /// arrays, optionals and types that read tapes themselves (``JSONTapeDecodable``) skip
     /// Codable's containers; everything else goes through `T(from:)`.
-    public func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+    package func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         do {
             if let scalar = TapeScalar(T.self) { return try scalar.read(from: value, as: T.self) }
             if T.self == URL.self {
@@ -674,7 +674,7 @@ extension JSONValue: JSONTapeDecodable {
 
 extension DecodingError {
     /// The same error with `prefix` put before its coding path.
-    public func prefixingCodingPath(_ prefix: [any CodingKey]) -> DecodingError {
+    package func prefixingCodingPath(_ prefix: [any CodingKey]) -> DecodingError {
         guard !prefix.isEmpty else { return self }
         func prefixed(_ context: Context) -> Context {
             Context(

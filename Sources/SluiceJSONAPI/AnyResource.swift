@@ -64,11 +64,7 @@ public struct RawResource: Hashable, Sendable, Decodable {
     public var links: Links?
 
     /// The identity by `id`, else `lid`.
-    public var identity: ResourceIdentity? {
-        if let id { return ResourceIdentity(type: type, id: id) }
-        if let lid { return ResourceIdentity(type: type, lid: lid) }
-        return nil
-    }
+    public var identity: ResourceIdentity? { ResourceIdentity(type: type, id: id, lid: lid) }
 
     private enum Keys: String, CodingKey {
         case type, id, lid, attributes, relationships, meta, links

@@ -226,7 +226,7 @@ final class DocumentEngine {
             do {
                 fields.load(view)
                 let model = try modelType.init(from: ResourceDecoder(view: view, options: options, fields: fields))
-                return AnyResource(type: typeName, identity: view.identity, model: model, raw: nil)
+                return AnyResource(type: typeName, identity: view.identity(type: typeName), model: model, raw: nil)
             } catch let error as DecodingError {
                 throw translate(error, in: view, pointer: pointer)
             }

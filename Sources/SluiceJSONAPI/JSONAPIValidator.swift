@@ -378,7 +378,7 @@ struct ValidationRun {
                 )
             }
         }
-        let identity = view.identity
+        let identity = typeName.flatMap { view.identity(type: $0) }
         if let relationships = view.relationships {
             if let members = try? relationships.members() {
                 for member in members {
@@ -414,11 +414,10 @@ struct ValidationRun {
         } else {
             identities[identity] = pointer
         }
-        if let typeName, let id = try? view.id?.string(), let lid = try? view.lid?.string() {
+        if let typeName, view.id?.kind == .string, let lid = try? view.lid?.string() {
             // Both present: the lid names the same resource, so register it too.
             let local = ResourceIdentity(type: typeName, lid: lid)
             if identities[local] == nil { identities[local] = pointer }
-            _ = id
         }
         return identity
     }

@@ -41,6 +41,18 @@ public struct ResourceIdentity: Hashable, Sendable, CustomStringConvertible {
         self.isLocal = false
     }
 
+    /// The identity by `id`, else by `lid`; `nil` when there is neither: the one rule every
+    /// resource, identifier and view follows.
+    init?(type: String, id: String?, lid: String?) {
+        if let id {
+            self.init(type: type, id: id)
+        } else if let lid {
+            self.init(type: type, lid: lid)
+        } else {
+            return nil
+        }
+    }
+
     /// Creates an identity from a local identifier.
     public init(type: String, lid: String) {
         self.type = type
@@ -73,9 +85,5 @@ public struct ResourceIdentifier: Hashable, Sendable, Codable {
     }
 
     /// The identity used to find the resource in a document: by `id`, else by `lid`.
-    public var identity: ResourceIdentity? {
-        if let id { return ResourceIdentity(type: type, id: id) }
-        if let lid { return ResourceIdentity(type: type, lid: lid) }
-        return nil
-    }
+    public var identity: ResourceIdentity? { ResourceIdentity(type: type, id: id, lid: lid) }
 }

@@ -48,15 +48,9 @@ struct ResourceObjectView {
     var meta: JSONTape.Value? { member(metaIndex) }
     var links: JSONTape.Value? { member(linksIndex) }
 
-    /// The resource's `type`, if it is a string.
-    var typeName: String? { try? type?.string() }
-
-    /// The identity by `id`, else by `lid`, when `type` and that member are strings.
-    var identity: ResourceIdentity? {
-        guard let type = typeName else { return nil }
-        if let id = try? id?.string() { return ResourceIdentity(type: type, id: id) }
-        if let lid = try? lid?.string() { return ResourceIdentity(type: type, lid: lid) }
-        return nil
+    /// The identity by `id`, else by `lid`, for the resource's `type` already read as `type`.
+    func identity(type: String) -> ResourceIdentity? {
+        ResourceIdentity(type: type, id: try? id?.string(), lid: try? lid?.string())
     }
 
     /// Calls `body` with each member of `attributes`, then of `relationships`: its key token, the
