@@ -94,14 +94,14 @@ enum SluiceModels {
         var sum = Checksum()
         var names: [String: Int] = [:]
         var likes: [String: (likes: Int, author: String?)] = [:]
-        var articles: [(views: Int, author: String?, comments: [String], subject: ResourceIdentifier?)] = []
+        var articles: [(id: String, views: Int, author: String?, comments: [String], subject: ResourceIdentifier?)] = []
         let chunks = ByteChunks(bytes: bytes, size: 64 * 1024)
         for try await streamed in decoder.resources(from: chunks) {
             if let article = streamed.resource.as(Article.self) {
                 articles.append(
                     (
-                        article.views, article.author.identifier?.id, article.comments.identifiers.compactMap(\.id),
-                        article.subject.identifier
+                        article.id, article.views, article.author.identifier?.id,
+                        article.comments.identifiers.compactMap(\.id), article.subject.identifier
                     )
                 )
             } else if let person = streamed.resource.as(Person.self) {
@@ -110,7 +110,7 @@ enum SluiceModels {
                 likes[comment.id] = (comment.likes, comment.author.identifier?.id)
             }
         }
-        let articleIDs = Set(articles.indices.map(String.init))
+        let articleIDs = Set(articles.map(\.id))
         for article in articles {
             sum.articles += 1
             sum.views += article.views
@@ -152,7 +152,6 @@ struct ByteChunks: AsyncSequence {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(bytes: bytes, size: size) }
 }
 
-extension ArraySlice: @retroactive ContiguousBytes where Element == UInt8 {}
 
 // MARK: Foundation JSONDecoder + Codable JSON:API structs
 
