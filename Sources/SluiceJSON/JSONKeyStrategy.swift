@@ -1,41 +1,112 @@
 /// How a decoder finds the JSON member for a property's coding key.
+///
+/// Every strategy compares UTF-8 bytes in place: no `String` is made for a member name, except by
+/// ``convertMemberNames(_:)``, whose closure takes coding keys. Where a strategy accepts more than
+/// one spelling, a member spelled exactly as the key wins over the others, wherever it stands.
 public enum JSONKeyStrategy: Sendable {
     /// The member's name is the coding key, byte for byte.
     case useDefaultKeys
     /// The member's name is the coding key in snake_case: `firstName` reads `first_name`.
-    /// A member spelled exactly as the key is accepted too.
+    /// Also read: a member spelled exactly as the key, and a member that Foundation's
+    /// `convertFromSnakeCase` turns into the key (`FIRST_NAME` → `firstName`), so that this is
+    /// a superset of Foundation's behaviour.
     case convertFromSnakeCase
-    /// The member's name is the coding key in kebab-case: `firstName` reads `first-name`.
-    /// A member spelled exactly as the key is accepted too.
+    /// The member's name is the coding key in kebab-case: `firstName` reads `first-name`. Also
+    /// read: the exact key, and names that become the key as in ``convertFromSnakeCase``.
     case convertFromKebabCase
+    /// Letter case, `_` and `-` are ignored: `firstName` reads `firstName`, `FirstName`,
+    /// `first_name`, `first-name` and `FiRst_NAme`. Comparison ignores ASCII letter case only.
+    case loose
     /// The member's name is what the function returns for the coding key's string value.
     case custom(@Sendable (String) -> String)
+    /// Foundation's `JSONDecoder.KeyDecodingStrategy.custom`: the function turns the coding path
+    /// of each member (ending with the member's name as written) into the coding key it stands
+    /// for. Calls the function once per member of every object decoded, so it is the slowest
+    /// strategy.
+    case convertMemberNames(@Sendable ([any CodingKey]) -> any CodingKey)
 
     /// Calls `body` with a matcher that tells whether a member name (UTF-8 bytes) stands for `key`.
     /// The key's bytes (or a custom strategy's member name) are prepared once, so a lookup that
-    /// compares many member names pays for the key only once.
+    /// compares many member names pays for the key only once. The matcher accepts every spelling
+    /// the strategy allows; ``firstMember(of:forKey:)`` also lets an exact spelling win.
     package func withMatcher<R>(forKey key: String, _ body: ((UnsafeRawBufferPointer) -> Bool) -> R) -> R {
         var target: String
-        var separator: UInt8?
         switch self {
-        case .useDefaultKeys: target = key
-        case .convertFromSnakeCase:
-            target = key
-            separator = UInt8(ascii: "_")
-        case .convertFromKebabCase:
-            target = key
-            separator = UInt8(ascii: "-")
+        case .useDefaultKeys, .convertFromSnakeCase, .convertFromKebabCase, .loose: target = key
         case .custom(let transform): target = transform(key)
+        case .convertMemberNames(let transform):
+            return body { name in
+                transform([AnyCodingKey(String(decoding: name, as: UTF8.self))]).stringValue == key
+            }
         }
         return target.withUTF8 { keyBytes in
             let keyBuffer = UnsafeRawBufferPointer(keyBytes)
-            if let separator {
+            switch self {
+            case .convertFromSnakeCase, .convertFromKebabCase:
+                let separator = separatorByte
                 return body { name in
                     name.hasSameBytes(as: keyBuffer)
                         || Self.matchesSeparated(name, keyBytes: keyBuffer, separator: separator)
+                        || Self.camelCaseEquals(name, keyBuffer, separator: separator)
+                }
+            case .loose:
+                return body { name in Self.looselyEquals(name, keyBuffer) }
+            default:
+                return body { name in name.hasSameBytes(as: keyBuffer) }
+            }
+        }
+    }
+
+    /// The value of the member of `object` that stands for `key`: the exact spelling first, then
+    /// any other the strategy accepts.
+    package func firstMember(of object: JSONTape.Value, forKey key: String) -> JSONTape.Value? {
+        switch self {
+        case .useDefaultKeys, .custom, .convertMemberNames:
+            return withMatcher(forKey: key) { object.firstMember(where: $0) }
+        case .convertFromSnakeCase, .convertFromKebabCase, .loose:
+            var key = key
+            return key.withUTF8 { keyBytes in
+                let keyBuffer = UnsafeRawBufferPointer(keyBytes)
+                if let exact = object.firstMember(where: { $0.hasSameBytes(as: keyBuffer) }) { return exact }
+                if case .loose = self {
+                    return object.firstMember { Self.looselyEquals($0, keyBuffer) }
+                }
+                let separator = separatorByte
+                return object.firstMember { name in
+                    Self.matchesSeparated(name, keyBytes: keyBuffer, separator: separator)
+                        || Self.camelCaseEquals(name, keyBuffer, separator: separator)
                 }
             }
-            return body { name in name.hasSameBytes(as: keyBuffer) }
+        }
+    }
+
+    private var separatorByte: UInt8 {
+        if case .convertFromKebabCase = self { return UInt8(ascii: "-") }
+        return UInt8(ascii: "_")
+    }
+
+    /// The names under which a large object's index files a member (see TapeDecoder's keyed
+    /// container): the name as written first, then the spelling a key would have. Lookups try
+    /// ``lookupNames(forKey:)`` in order, so exact spellings win.
+    package func indexName(forMember name: String) -> String? {
+        switch self {
+        case .useDefaultKeys, .custom: return nil
+        case .convertFromSnakeCase, .convertFromKebabCase:
+            let property = Self.foundationCamelCase(name, separator: separatorByte)
+            return property == name ? nil : property
+        case .loose: return Self.looseForm(name)
+        case .convertMemberNames(let transform): return transform([AnyCodingKey(name)]).stringValue
+        }
+    }
+
+    /// The names a large object's index is asked for, for `key`, in order of preference.
+    package func lookupNames(forKey key: String) -> (exact: String, alternate: String?) {
+        switch self {
+        case .useDefaultKeys: return (key, nil)
+        case .custom(let transform): return (transform(key), nil)
+        case .convertFromSnakeCase, .convertFromKebabCase: return (key, memberName(forProperty: key))
+        case .loose: return (key, Self.looseForm(key))
+        case .convertMemberNames: return (key, nil)
         }
     }
 
@@ -62,10 +133,109 @@ public enum JSONKeyStrategy: Sendable {
         return index == name.count
     }
 
+    /// Whether Foundation's snake_case conversion turns `name` into `key`, compared on bytes:
+    /// separators at either end are kept, the words between them are joined, the first in
+    /// lowercase and the others with an uppercase first letter and lowercase after it. A name with
+    /// a single word is left as it is (so it matches only exactly). ASCII letters only change case.
+    private static func camelCaseEquals(
+        _ name: UnsafeRawBufferPointer,
+        _ key: UnsafeRawBufferPointer,
+        separator: UInt8
+    ) -> Bool {
+        var start = 0
+        while start < name.count && name[start] == separator { start += 1 }
+        var end = name.count
+        while end > start && name[end - 1] == separator { end -= 1 }
+        // Only names with a separator between words are converted.
+        guard (start..<end).contains(where: { name[$0] == separator }) else { return false }
+        var keyIndex = 0
+        func expect(_ byte: UInt8) -> Bool {
+            guard keyIndex < key.count, key[keyIndex] == byte else { return false }
+            keyIndex += 1
+            return true
+        }
+        for _ in 0..<start where !expect(separator) { return false }
+        var firstWord = true
+        var atWordStart = true
+        for index in start..<end {
+            let byte = name[index]
+            if byte == separator {
+                if !atWordStart { firstWord = false }
+                atWordStart = true
+                continue
+            }
+            let converted = atWordStart && !firstWord ? uppercased(byte) : lowercased(byte)
+            atWordStart = false
+            guard expect(converted) else { return false }
+        }
+        for _ in end..<name.count where !expect(separator) { return false }
+        return keyIndex == key.count
+    }
+
+    /// Equality ignoring ASCII letter case, `_` and `-`.
+    static func looselyEquals(_ name: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer) -> Bool {
+        var nameIndex = 0
+        var keyIndex = 0
+        while true {
+            while nameIndex < name.count && isLooseSeparator(name[nameIndex]) { nameIndex += 1 }
+            while keyIndex < key.count && isLooseSeparator(key[keyIndex]) { keyIndex += 1 }
+            guard nameIndex < name.count, keyIndex < key.count else {
+                return nameIndex == name.count && keyIndex == key.count
+            }
+            guard lowercased(name[nameIndex]) == lowercased(key[keyIndex]) else { return false }
+            nameIndex += 1
+            keyIndex += 1
+        }
+    }
+
+    private static func isLooseSeparator(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+
+    /// The form ``looselyEquals(_:_:)`` compares: lowercase ASCII, no `_` or `-`.
+    static func looseForm(_ name: String) -> String {
+        String(
+            decoding: name.utf8.lazy.filter { !isLooseSeparator($0) }.map { lowercased($0) },
+            as: UTF8.self
+        )
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+    }
+
+    private static func uppercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte
+    }
+
+    /// Foundation's conversion of a snake_case name to a property name, on ASCII.
+    static func foundationCamelCase(_ name: String, separator: UInt8) -> String {
+        let bytes = Array(name.utf8)
+        var start = 0
+        while start < bytes.count && bytes[start] == separator { start += 1 }
+        var end = bytes.count
+        while end > start && bytes[end - 1] == separator { end -= 1 }
+        guard bytes[start..<end].contains(separator) else { return name }
+        var result = Array(bytes[..<start])
+        var firstWord = true
+        var atWordStart = true
+        for byte in bytes[start..<end] {
+            if byte == separator {
+                if !atWordStart { firstWord = false }
+                atWordStart = true
+                continue
+            }
+            result.append(atWordStart && !firstWord ? uppercased(byte) : lowercased(byte))
+            atWordStart = false
+        }
+        result.append(contentsOf: bytes[end...])
+        return String(decoding: result, as: UTF8.self)
+    }
+
     /// The member name a property's key reads under this strategy: `firstName` → `first_name`.
     package func memberName(forProperty key: String) -> String {
         switch self {
-        case .useDefaultKeys: return key
+        case .useDefaultKeys, .loose, .convertMemberNames: return key
         case .convertFromSnakeCase: return Self.separated(key, separator: "_")
         case .convertFromKebabCase: return Self.separated(key, separator: "-")
         case .custom(let transform): return transform(key)
@@ -77,6 +247,7 @@ public enum JSONKeyStrategy: Sendable {
     /// which the lookup accepts too (`user_2fa` would read as `user2fa`, which looks for
     /// `user2fa`).
     package func keyName(forMember name: String) -> String {
+        if case .convertMemberNames(let transform) = self { return transform([AnyCodingKey(name)]).stringValue }
         let property = propertyName(forMember: name)
         return property != name && memberName(forProperty: property) == name ? property : name
     }
@@ -88,7 +259,7 @@ public enum JSONKeyStrategy: Sendable {
         switch self {
         case .convertFromSnakeCase: separator = "_"
         case .convertFromKebabCase: separator = "-"
-        case .useDefaultKeys, .custom: return name
+        case .useDefaultKeys, .custom, .loose, .convertMemberNames: return name
         }
         let parts = name.split(separator: separator, omittingEmptySubsequences: true)
         guard parts.count > 1 else { return name }
@@ -107,5 +278,4 @@ public enum JSONKeyStrategy: Sendable {
         }
         return result
     }
-
 }

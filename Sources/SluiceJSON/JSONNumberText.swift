@@ -49,6 +49,35 @@ enum JSONNumberText {
     private static let plus = UInt8(ascii: "+")
     private static let point = UInt8(ascii: ".")
 
+    /// Whether `text` follows JSON's number grammar exactly: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
+    /// ([eE] [+-]? [0-9]+)?`, nothing before or after. For numbers that arrive as strings.
+    static func isNumber(_ text: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let count = text.count
+        func digits() -> Int {
+            let start = index
+            while index < count, text[index] >= zero, text[index] <= nine { index += 1 }
+            return index - start
+        }
+        if index < count, text[index] == minus { index += 1 }
+        guard index < count else { return false }
+        if text[index] == zero {
+            index += 1
+        } else if digits() == 0 {
+            return false
+        }
+        if index < count, text[index] == point {
+            index += 1
+            guard digits() > 0 else { return false }
+        }
+        if index < count, text[index] == UInt8(ascii: "e") || text[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < count, text[index] == minus || text[index] == plus { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return index == count
+    }
+
     static func split(_ text: UnsafeRawBufferPointer) -> Parts {
         var parts = Parts()
         var index = 0

@@ -8,17 +8,6 @@
 
 import Foundation
 
-/// Options of a ``TapeDecoder``.
-public struct TapeDecodingOptions: Sendable {
-    /// How members are found for coding keys.
-    public var keyStrategy: JSONKeyStrategy = .useDefaultKeys
-    /// Values models can read through `Decoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
-
-    /// Creates default options.
-    public init() {}
-}
-
 /// Decodes `Decodable` values from a ``JSONTape/Value``.
 ///
 /// ```swift
@@ -29,40 +18,55 @@ public struct TapeDecodingOptions: Sendable {
 public struct TapeDecoder: Decoder {
     /// The value being decoded.
     public let value: JSONTape.Value
-    /// The options in force.
-    public let options: TapeDecodingOptions
+    /// The options and the state of the decode this decoder belongs to.
+    public let context: TapeDecodingContext
     /// The path to the parent value and the key of this one, kept apart so that decoding a nested
     /// scalar builds no array; ``codingPath`` joins them when asked (mostly for errors).
     private let parentPath: [any CodingKey]
     private let key: (any CodingKey)?
 
-    /// Creates a decoder for `value`.
+    /// Creates a decoder for `value`, starting a decode of its own.
     public init(
         value: JSONTape.Value,
         options: TapeDecodingOptions = TapeDecodingOptions(),
         codingPath: [any CodingKey] = []
     ) {
+        self.init(value: value, context: TapeDecodingContext(options: options), codingPath: codingPath)
+    }
+
+    /// Creates a decoder for `value` within the decode that `context` belongs to, as a type that
+    /// reads tapes itself (``JSONTapeDecodable``) does for its nested values.
+    public init(value: JSONTape.Value, context: TapeDecodingContext, codingPath: [any CodingKey] = []) {
         self.value = value
-        self.options = options
+        self.context = context
         self.parentPath = codingPath
         self.key = nil
     }
 
     /// Creates a decoder for the value of `key` in a container at `parentPath`. Cheaper than
     /// passing the joined path: the array is built only if someone asks for ``codingPath``.
-    package init(value: JSONTape.Value, options: TapeDecodingOptions, parentPath: [any CodingKey], key: any CodingKey) {
+    package init(value: JSONTape.Value, context: TapeDecodingContext, parentPath: [any CodingKey], key: any CodingKey) {
         self.value = value
-        self.options = options
+        self.context = context
         self.parentPath = parentPath
         self.key = key
     }
+
+    /// The options in force.
+    public var options: TapeDecodingOptions { context.options }
+
+    /// The length of ``codingPath``, without building it.
+    var depth: Int { parentPath.count + (key == nil ? 0 : 1) }
+
+    /// The key of this value in its container, if it has one.
+    var codingKey: (any CodingKey)? { key }
 
     public var codingPath: [any CodingKey] {
         guard let key else { return parentPath }
         return parentPath + [key]
     }
 
-    public var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+    public var userInfo: [CodingUserInfoKey: Any] { context.options.userInfo }
 
     public func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard value.kind == .objectStart else { throw mismatch(expected: "an object", type: [String: Any].self) }
@@ -80,12 +84,12 @@ public struct TapeDecoder: Decoder {
 
     /// A decoder for a nested value.
     func nested(_ value: JSONTape.Value, key: any CodingKey) -> TapeDecoder {
-        TapeDecoder(value: value, options: options, parentPath: codingPath, key: key)
+        TapeDecoder(value: value, context: context, parentPath: codingPath, key: key)
     }
 
     /// The "what, where" sentence ending of every error: `at line 3, column 7`.
     func location(of value: JSONTape.Value) -> String {
-        "at line \(value.position.line), column \(value.position.column)"
+        value.locationPhrase
     }
 
     func mismatch(expected: String, type: Any.Type) -> DecodingError {
@@ -130,14 +134,21 @@ public struct TapeDecoder: Decoder {
     /// arrays, optionals and types that read tapes themselves (``JSONTapeDecodable``) skip
     /// Codable's containers; everything else goes through `T(from:)`.
     package func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        if context.hasTypeHooks, let hooked = try decodeWithHooks(type) { return hooked }
+        return try decodeValueSkippingHooks(type)
+    }
+
+    /// `decodeValue` after converters and uniquing have had their say.
+    func decodeValueSkippingHooks<T: Decodable>(_ type: T.Type) throws -> T {
         do {
-            if let scalar = TapeScalar(T.self) { return try scalar.read(from: value, as: T.self) }
+            if let scalar = TapeScalar(T.self) {
+                return try Self.readScalar(scalar, from: value, context: context, as: T.self)
+            }
+            if T.self == Date.self { return _identityCast(try decodeDate(), to: T.self) }
             if T.self == URL.self {
                 return try convertString(describedAs: "URL string") { URL(string: $0) } as! T
             }
-            if T.self == Data.self {
-                return try convertString(describedAs: "Base64 data") { Data(base64Encoded: $0) } as! T
-            }
+            if T.self == Data.self { return _identityCast(try decodeData(), to: T.self) }
             if let shortcut = T.self as? any TapeContainerShortcut.Type {
                 return try readShortcut(shortcut, as: T.self)
             }
@@ -148,15 +159,37 @@ public struct TapeDecoder: Decoder {
                     throw error.prefixingCodingPath(codingPath)
                 }
             }
-            return try T(from: self)
+            // A child decoded inside this value may wait for it as its parent (`linkToParent`).
+            let state = context.state
+            let mark = state.pendingChildren.count
+            let decoded = try T(from: self)
+            if state.pendingChildren.count > mark { state.attachChildren(since: mark, to: decoded, depth: depth) }
+            return decoded
         } catch let error as JSONError {
             throw convert(error, type: type)
         }
     }
 
+    /// A scalar read straight from the tape; on a type mismatch, the conversions the options allow.
+    /// Static, so the keyed and unkeyed containers call it without making a nested decoder.
+    @inline(__always)
+    static func readScalar<T>(
+        _ scalar: TapeScalar,
+        from value: JSONTape.Value,
+        context: TapeDecodingContext,
+        as type: T.Type
+    ) throws(JSONError) -> T {
+        do {
+            return try scalar.read(from: value, as: T.self)
+        } catch {
+            guard context.readsScalarsLeniently, error.kind == .typeMismatch else { throw error }
+            return try readConverted(scalar, from: value, options: context.options, as: T.self, after: error)
+        }
+    }
+
     /// A string converted by `convert`, as Foundation's JSONDecoder reads `URL` and `Data`; a string
     /// it refuses is `dataCorrupted`.
-    private func convertString<R>(describedAs description: String, _ convert: (String) -> R?) throws -> R {
+    func convertString<R>(describedAs description: String, _ convert: (String) -> R?) throws -> R {
         let text = try value.string()
         guard let converted = convert(text) else {
             throw DecodingError.dataCorrupted(
@@ -174,7 +207,7 @@ public struct TapeDecoder: Decoder {
     /// as a relationship) and no dynamic cast back to `T`.
     private func readDirectly<U: JSONTapeDecodable, T>(_ type: U.Type, as: T.Type) throws -> T {
         // Safe because the caller found `T.self` to be `U.self`.
-        _identityCast(try U(from: value, options: options), to: T.self)
+        _identityCast(try U(from: value, context: context), to: T.self)
     }
 
     /// Reads an array or optional through its shortcut, the metatype opened as in `readDirectly`.
@@ -207,6 +240,19 @@ extension JSONTape.Value {
     ) throws -> T {
         try TapeDecoder(value: self, options: options).decodeValue(type)
     }
+
+    /// Decodes a `Decodable` value from this value within the decode `context` belongs to.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, context: TapeDecodingContext) throws -> T {
+        try TapeDecoder(value: self, context: context).decodeValue(type)
+    }
+
+    /// `at line 3, column 7`, or `in the replayed value` for values replayed from Foundation
+    /// containers, which have no place in any input.
+    var locationPhrase: String {
+        let position = self.position
+        guard position.line > 0 else { return "in the replayed value" }
+        return "at line \(position.line), column \(position.column)"
+    }
 }
 
 struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -219,73 +265,214 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return members.compactMap { Key(stringValue: strategy.keyName(forMember: $0.key)) }
     }
 
-    /// Members by name, for large objects only (see `member(for:)`).
+    /// Members by name (and by the alternate name the key strategy files them under), for large
+    /// objects and for strategies that convert member names, built once (see `init`).
     private let index: [String: JSONTape.Value]?
+    private let alternateIndex: [String: JSONTape.Value]?
 
     init(decoder: TapeDecoder) {
         self.decoder = decoder
         // A Dictionary<String, T> asks for every key in turn: scanning each time would be quadratic,
-        // so objects beyond a handful of members get an index, built once.
-        if decoder.value.count > 16, let members = try? decoder.value.members() {
-            var index: [String: JSONTape.Value] = [:]
-            index.reserveCapacity(decoder.value.count)
-            for member in members where index[member.key] == nil { index[member.key] = member.value }
-            self.index = index
-        } else {
-            self.index = nil
+        // so objects beyond a handful of members get an index, built once. So does a strategy that
+        // converts each member's name with a closure, which should run once per member.
+        let strategy = decoder.options.keyStrategy
+        var convertsNames = false
+        if case .convertMemberNames = strategy { convertsNames = true }
+        guard decoder.value.count > 16 || convertsNames, let members = try? decoder.value.members() else {
+            index = nil
+            alternateIndex = nil
+            return
         }
+        var index: [String: JSONTape.Value] = [:]
+        var alternateIndex: [String: JSONTape.Value] = [:]
+        index.reserveCapacity(decoder.value.count)
+        for member in members {
+            let name = member.key
+            if case .convertMemberNames(let transform) = strategy {
+                let converted = transform(decoder.codingPath + [AnyCodingKey(name)]).stringValue
+                if index[converted] == nil { index[converted] = member.value }
+                continue
+            }
+            if index[name] == nil { index[name] = member.value }
+            if let alternate = strategy.indexName(forMember: name), alternateIndex[alternate] == nil {
+                alternateIndex[alternate] = member.value
+            }
+        }
+        self.index = index
+        self.alternateIndex = alternateIndex
     }
 
-    /// The value of the member that stands for `key`, found by comparing bytes.
-    func member(for key: Key) -> JSONTape.Value? {
-        if let index {
-            // The same names the matcher below accepts: a custom strategy's name only, otherwise
-            // the key as written or converted.
-            let name = key.stringValue
-            let converted = decoder.options.keyStrategy.memberName(forProperty: name)
-            if case .custom = decoder.options.keyStrategy { return index[converted] }
-            return index[name] ?? index[converted]
+    /// The value of the member that stands for `key`, found by comparing bytes (or through the
+    /// index), following a key path for ``JSONKeyPathCodingKey``s, and put to the member check.
+    func member(for key: Key) throws -> JSONTape.Value? {
+        let name = key.stringValue
+        guard let value = lookUp(name, in: decoder.value, usingIndex: true) ?? lookUpPath(key, name) else {
+            return nil
         }
-        let object = decoder.value
-        return decoder.options.keyStrategy.withMatcher(forKey: key.stringValue) { matches in
-            object.firstMember(where: matches)
-        }
+        if decoder.context.checksMembers { return try check(value, for: key) }
+        return value
     }
 
-    func contains(_ key: Key) -> Bool { member(for: key) != nil }
+    /// The member named `name` (a coding key's string value) under the key strategy.
+    private func lookUp(_ name: String, in object: JSONTape.Value, usingIndex: Bool) -> JSONTape.Value? {
+        if usingIndex, let index {
+            let names = decoder.options.keyStrategy.lookupNames(forKey: name)
+            if let value = index[names.exact] { return value }
+            if let alternate = names.alternate, let value = index[alternate] ?? alternateIndex?[alternate] {
+                return value
+            }
+            return nil
+        }
+        return decoder.options.keyStrategy.firstMember(of: object, forKey: name)
+    }
 
-    private func require(_ key: Key) throws -> JSONTape.Value {
-        guard let value = member(for: key) else {
-            throw DecodingError.keyNotFound(
-                key,
-                DecodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription:
-                        "No member \(String(reflecting: key.stringValue)) in the object \(decoder.location(of: decoder.value))."
-                )
-            )
+    /// For a key path (`location.latitude`), the value at the end of the path, if every step is
+    /// there. A member named with the whole dotted name is found first, by `lookUp`.
+    private func lookUpPath(_ key: Key, _ name: String) -> JSONTape.Value? {
+        guard let steps = Self.pathSteps(of: key, name) else { return nil }
+        var value = decoder.value
+        for step in steps {
+            guard let next = lookUp(String(step), in: value, usingIndex: value.index == decoder.value.index) else {
+                return nil
+            }
+            value = next
         }
         return value
     }
 
+    /// The steps of a key path key, or `nil` for an ordinary key. The dynamic cast is paid only for
+    /// keys with a dot in their name.
+    private static func pathSteps(of key: Key, _ name: String) -> [Substring]? {
+        guard name.utf8.contains(UInt8(ascii: ".")), key is any JSONKeyPathCodingKey else { return nil }
+        return name.split(separator: ".", omittingEmptySubsequences: false)
+    }
+
+    /// Applies the ignored keys and the member check to a member found for `key`.
+    private func check(_ value: JSONTape.Value, for key: Key) throws -> JSONTape.Value? {
+        let options = decoder.options
+        if options.ignoredKeys.contains(key.stringValue) { return nil }
+        guard let memberCheck = options.memberCheck else { return value }
+        let accepted: Bool
+        do {
+            accepted = try memberCheck(JSONMemberCheck(codingPath: codingPath, key: key, value: value))
+        } catch let error as DecodingError {
+            throw error
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: codingPath + [key],
+                    debugDescription:
+                        "The member for \(String(reflecting: key.stringValue)) \(value.locationPhrase) was rejected: \(error)",
+                    underlyingError: error
+                )
+            )
+        }
+        return accepted ? value : nil
+    }
+
+    func contains(_ key: Key) -> Bool {
+        // A member the check rejects with an error counts as present, so that decoding it reports
+        // the error instead of a missing key.
+        do { return try member(for: key) != nil || fallbackDecoder(for: key) != nil } catch { return true }
+    }
+
+    /// The decoder for the member standing for `key` (or, when updating, for its current value).
+    private func require(_ key: Key) throws -> TapeDecoder {
+        if let value = try member(for: key) { return decoder.nested(value, key: key) }
+        if let fallback = fallbackDecoder(for: key) { return fallback }
+        throw missing(key)
+    }
+
+    /// `keyNotFound` for `key`, naming the step of a key path that is missing.
+    private func missing(_ key: Key) -> DecodingError {
+        let name = key.stringValue
+        if let steps = Self.pathSteps(of: key, name) {
+            var value = decoder.value
+            var path = codingPath
+            for (offset, step) in steps.enumerated() {
+                guard let next = lookUp(String(step), in: value, usingIndex: offset == 0), next.kind == .objectStart
+                        || offset == steps.count - 1
+                else {
+                    let found = lookUp(String(step), in: value, usingIndex: offset == 0)
+                    let reason =
+                        found.map { "is \($0.kind.nounPhrase) \($0.locationPhrase), not an object" }
+                        ?? "is missing from the object \(value.locationPhrase)"
+                    return DecodingError.keyNotFound(
+                        key,
+                        DecodingError.Context(
+                            codingPath: path,
+                            debugDescription:
+                                "Step \(offset + 1) of the key path \(String(reflecting: name)), \(String(reflecting: String(step))), \(reason)."
+                        )
+                    )
+                }
+                value = next
+                path.append(AnyCodingKey(String(step)))
+            }
+        }
+        return DecodingError.keyNotFound(
+            key,
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription:
+                    "No member \(String(reflecting: name)) in the object \(decoder.location(of: decoder.value))."
+            )
+        )
+    }
+
     func decodeNil(forKey key: Key) throws -> Bool {
-        try require(key).isNull
+        try require(key).value.isNull
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = member(for: key), !value.isNull else { return nil }
+        try decodeMemberIfPresent(type, key)
+    }
+
+    @inline(__always)
+    private func decodeMember<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
+        guard let value = try member(for: key) else {
+            guard let fallback = fallbackDecoder(for: key) else { throw missing(key) }
+            return try fallback.decodeValue(type)
+        }
         return try read(type, from: value, key: key)
+    }
+
+    @inline(__always)
+    private func decodeMemberIfPresent<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+        guard let value = try member(for: key) else {
+            guard let fallback = fallbackDecoder(for: key) else { return nil }
+            return fallback.value.isNull ? nil : try fallback.decodeValue(type)
+        }
+        return value.isNull ? nil : try read(type, from: value, key: key)
+    }
+
+    /// When updating a value (``StreamingJSONDecoder/update(_:from:)``), a decoder for the current
+    /// value of a property the payload lacks: found in the encoded current value by coding path,
+    /// and read with the options it was encoded with.
+    private func fallbackDecoder(for key: Key) -> TapeDecoder? {
+        guard let fallback = decoder.context.fallback else { return nil }
+        var value = fallback.root
+        for step in codingPath + [key] {
+            // Arrays in a payload replace the current ones whole: no element takes values from
+            // the element that had its index.
+            guard step.intValue == nil, let next = value[step.stringValue] else { return nil }
+            value = next
+        }
+        return TapeDecoder(value: value, context: fallback.context, parentPath: codingPath, key: key)
     }
 
     /// Scalars straight from the tape; a nested decoder (and its coding path) only for the rest.
     @inline(__always)
     private func read<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, key: Key) throws -> T {
         do {
-            if let scalar = TapeScalar(T.self) { return try scalar.read(from: value, as: T.self) }
+            let context = decoder.context
+            if !context.hasTypeHooks, let scalar = TapeScalar(T.self) {
+                return try TapeDecoder.readScalar(scalar, from: value, context: context, as: T.self)
+            }
         } catch {
             throw decoder.nested(value, key: key).convert(error, type: type)
         }
@@ -293,140 +480,126 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try read(type, from: try require(key), key: key)
+        try decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        guard let value = member(for: key), !value.isNull else { return nil }
-        return try read(type, from: value, key: key)
+        try decodeMemberIfPresent(type, key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type,
         forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        try decoder.nested(try require(key), key: key).container(keyedBy: type)
+        try require(key).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try decoder.nested(try require(key), key: key).unkeyedContainer()
+        try require(key).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
@@ -443,7 +616,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        decoder.nested(try require(key), key: key)
+        try require(key)
     }
 }
 
@@ -468,7 +641,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
 
     /// A decoder for the element at `index`.
     private func element(_ value: JSONTape.Value, at index: Int) -> TapeDecoder {
-        TapeDecoder(value: value, options: decoder.options, parentPath: codingPath, key: ElementKey(index))
+        TapeDecoder(value: value, context: decoder.context, parentPath: codingPath, key: ElementKey(index))
     }
 
     /// The upcoming element, consumed.
@@ -492,8 +665,9 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         let value = try peek(type)
         let decoded: T
         do {
-            if let scalar = TapeScalar(T.self) {
-                decoded = try scalar.read(from: value, as: T.self)
+            let context = decoder.context
+            if !context.hasTypeHooks, let scalar = TapeScalar(T.self) {
+                decoded = try TapeDecoder.readScalar(scalar, from: value, context: context, as: T.self)
             } else {
                 decoded = try element(value, at: index).decodeValue(type)
             }
@@ -642,7 +816,7 @@ extension Array: TapeContainerShortcut where Element: Decodable {
         for element in try value.elements() {
             let elementDecoder = TapeDecoder(
                 value: element,
-                options: decoder.options,
+                context: decoder.context,
                 parentPath: path,
                 key: ElementKey(result.count)
             )
@@ -663,11 +837,11 @@ extension Optional: TapeContainerShortcut where Wrapped: Decodable {
 public protocol JSONTapeDecodable: Decodable {
     /// Reads the value. Throw `DecodingError`s with coding paths relative to `value`; the decoder
     /// prefixes its own path.
-    init(from value: JSONTape.Value, options: TapeDecodingOptions) throws
+    init(from value: JSONTape.Value, context: TapeDecodingContext) throws
 }
 
 extension JSONValue: JSONTapeDecodable {
-    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+    public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         self = try value.jsonValue()
     }
 }

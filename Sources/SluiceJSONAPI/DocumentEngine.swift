@@ -55,11 +55,11 @@ final class DocumentEngine {
     let parser: JSONParser
     private var reader = DocumentReader(skipsOtherMembers: true)
     private let registry: ResourceRegistry
-    private let options: TapeDecodingOptions
+    private let context: TapeDecodingContext
     /// For the specification's own objects (links, `jsonapi`, error objects, identifiers, raw
     /// resources): the caller's key strategy is for model properties, and a custom one would not
     /// find `href` or `status`.
-    private let specOptions: TapeDecodingOptions
+    private let specContext: TapeDecodingContext
     private let rejectsUnknownTypes: Bool
     private let primaryHoldsIdentifiers: Bool
     private(set) var summary = DocumentSummary()
@@ -76,8 +76,8 @@ final class DocumentEngine {
     ) {
         parser = JSONParser(limits: limits)
         self.registry = registry
-        self.options = options
-        self.specOptions = options.withDefaultKeys
+        self.context = TapeDecodingContext(options: options)
+        self.specContext = context.withDefaultKeys
         self.rejectsUnknownTypes = rejectsUnknownTypes
         self.primaryHoldsIdentifiers = primaryHoldsIdentifiers
     }
@@ -179,7 +179,7 @@ final class DocumentEngine {
 
     private func decode<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, pointer: String) throws -> T {
         do {
-            return try value.decode(type, options: specOptions)
+            return try value.decode(type, context: specContext)
         } catch let error as DecodingError {
             throw translate(error, at: value, pointer: pointer)
         }
@@ -225,7 +225,7 @@ final class DocumentEngine {
         if let modelType = registry.model(forTypeToken: typeValue.token, on: tape) {
             do {
                 fields.load(view)
-                let model = try modelType.init(from: ResourceDecoder(view: view, options: options, fields: fields))
+                let model = try modelType.init(from: ResourceDecoder(view: view, context: context, fields: fields))
                 return AnyResource(type: typeName, identity: view.identity(type: typeName), model: model, raw: nil)
             } catch let error as DecodingError {
                 throw translate(error, in: view, pointer: pointer)
@@ -266,7 +266,7 @@ final class DocumentEngine {
             if ["id", "lid", "type"].contains(name) {
                 pointer += "/" + name
                 value = (name == "id" ? view.id : name == "lid" ? view.lid : view.type) ?? value
-            } else if let field = view.field(name, strategy: options.keyStrategy) {
+            } else if let field = view.field(name, strategy: self.context.options.keyStrategy) {
                 // The member's name as written: the key token just before its value.
                 let written = field.value.tape.text(of: field.value.tape[field.value.index - 1])
                 pointer += (field.isRelationship ? "/relationships/" : "/attributes/") + escape(written)
@@ -275,7 +275,7 @@ final class DocumentEngine {
                 pointer += "/" + name
                 value = (name == "meta" ? view.meta : view.links) ?? value
             }
-            (pointer, value) = descend(path.dropFirst(), from: value, pointer: pointer, strategy: options.keyStrategy)
+            (pointer, value) = descend(path.dropFirst(), from: value, pointer: pointer, strategy: self.context.options.keyStrategy)
         }
         var message = context?.debugDescription ?? "\(error)"
         if case .keyNotFound(let key, _) = error, path.count <= 1 {

@@ -8,16 +8,17 @@ import SluiceJSON
 
 struct ResourceDecoder: Decoder {
     let view: ResourceObjectView
-    let options: TapeDecodingOptions
+    let context: TapeDecodingContext
+    var options: TapeDecodingOptions { context.options }
     /// The engine's field table, loaded with this resource (see `ResourceFields`), and the load it
     /// belongs to: a decoder kept past its resource finds the generation moved on and scans.
     private let fields: ResourceFields
     private let generation: Int
 
     /// Creates the decoder of `view`'s resource, which `fields` has just been loaded with.
-    init(view: ResourceObjectView, options: TapeDecodingOptions, fields: ResourceFields) {
+    init(view: ResourceObjectView, context: TapeDecodingContext, fields: ResourceFields) {
         self.view = view
-        self.options = options
+        self.context = context
         self.fields = fields
         self.generation = fields.generation
     }
@@ -112,7 +113,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func nested(_ value: JSONTape.Value, key: Key) -> TapeDecoder {
-        TapeDecoder(value: value, options: decoder.options, parentPath: [], key: key)
+        TapeDecoder(value: value, context: decoder.context, parentPath: [], key: key)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try require(key).isNull }

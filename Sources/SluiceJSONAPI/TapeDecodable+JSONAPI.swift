@@ -9,16 +9,6 @@ public import SluiceJSON
 ///
 /// The type an error names is taken as an autoclosure: in a generic reader such as `ToOne<T>`,
 /// naming `ToOne.self` looks its metadata up at run time, which only a failure should pay for.
-extension TapeDecodingOptions {
-    /// These options with member names read as written: for the specification's own objects,
-    /// whose names (`href`, `status`, `version`) a model's key strategy must not rewrite.
-    var withDefaultKeys: TapeDecodingOptions {
-        var options = self
-        options.keyStrategy = .useDefaultKeys
-        return options
-    }
-}
-
 enum TapeRead {
     static func mismatch(
         _ expected: String,
@@ -59,7 +49,7 @@ enum TapeRead {
     /// The resource identifiers of a to-many linkage array, each error placed under its index.
     static func identifiers(
         _ data: JSONTape.Value,
-        options: TapeDecodingOptions,
+        context: TapeDecodingContext,
         type: @autoclosure () -> Any.Type
     ) throws -> [ResourceIdentifier] {
         guard data.kind == .arrayStart, let elements = try? data.elements() else {
@@ -69,7 +59,7 @@ enum TapeRead {
         identifiers.reserveCapacity(data.count)
         for element in elements {
             do {
-                identifiers.append(try ResourceIdentifier(from: element, options: options))
+                identifiers.append(try ResourceIdentifier(from: element, context: context))
             } catch let error as DecodingError {
                 throw error.prefixingCodingPath([AnyCodingKey(intValue: identifiers.count)])
             }
@@ -88,7 +78,7 @@ enum TapeRead {
 }
 
 extension ResourceIdentifier: JSONTapeDecodable {
-    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+    public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         var type: String?
         id = nil
         lid = nil
@@ -119,7 +109,7 @@ extension ResourceIdentifier: JSONTapeDecodable {
 /// Reads the members a relationship object has: `data` through `readData`, `meta` and `links`.
 private func readRelationship(
     _ value: JSONTape.Value,
-    options: TapeDecodingOptions,
+    context: TapeDecodingContext,
     type: @autoclosure () -> Any.Type,
     readData: (JSONTape.Value) throws -> Void
 ) throws -> (hasLinkage: Bool, meta: JSONValue?, links: Links?) {
@@ -136,7 +126,7 @@ private func readRelationship(
         case .links:
             links =
                 member.value.isNull
-                ? nil : try TapeRead.nest("links") { try Links(from: member.value, options: options) }
+                ? nil : try TapeRead.nest("links") { try Links(from: member.value, context: context) }
         default:
             break
         }
@@ -145,10 +135,10 @@ private func readRelationship(
 }
 
 extension ToOne: JSONTapeDecodable {
-    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+    public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         var identifier: ResourceIdentifier?
-        let parts = try readRelationship(value, options: options, type: ToOne.self) { data in
-            identifier = data.isNull ? nil : try ResourceIdentifier(from: data, options: options)
+        let parts = try readRelationship(value, context: context, type: ToOne.self) { data in
+            identifier = data.isNull ? nil : try ResourceIdentifier(from: data, context: context)
         }
         self.identifier = identifier
         hasLinkage = parts.hasLinkage
@@ -158,11 +148,11 @@ extension ToOne: JSONTapeDecodable {
 }
 
 extension ToMany: JSONTapeDecodable {
-    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+    public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         var identifiers: [ResourceIdentifier] = []
-        let parts = try readRelationship(value, options: options, type: ToMany.self) { data in
+        let parts = try readRelationship(value, context: context, type: ToMany.self) { data in
             guard !data.isNull else { return }
-            identifiers = try TapeRead.identifiers(data, options: options, type: [ResourceIdentifier].self)
+            identifiers = try TapeRead.identifiers(data, context: context, type: [ResourceIdentifier].self)
         }
         self.identifiers = identifiers
         hasLinkage = parts.hasLinkage
@@ -172,7 +162,7 @@ extension ToMany: JSONTapeDecodable {
 }
 
 extension Links: JSONTapeDecodable {
-    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+    public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         var names: [String] = []
         var links: [Link] = []
         for member in try TapeRead.members(value, type: Links.self) {
@@ -182,7 +172,7 @@ extension Links: JSONTapeDecodable {
             case .null: link = .null
             case .string: link = .url(try member.value.string())
             default:
-                link = try TapeRead.nest(name) { try member.value.decode(Link.self, options: options.withDefaultKeys) }
+                link = try TapeRead.nest(name) { try member.value.decode(Link.self, context: context.withDefaultKeys) }
             }
             names.append(name)
             links.append(link)
@@ -192,7 +182,7 @@ extension Links: JSONTapeDecodable {
 }
 
 extension RawResource: JSONTapeDecodable {
-    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+    public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         var type: String?
         var id: String?
         var lid: String?
@@ -215,7 +205,7 @@ extension RawResource: JSONTapeDecodable {
                     names.append(name)
                     relationships.append(
                         try TapeRead.nest("relationships") {
-                            try TapeRead.nest(name) { try RawRelationship(from: relationship.value, options: options) }
+                            try TapeRead.nest(name) { try RawRelationship(from: relationship.value, context: context) }
                         }
                     )
                 }
@@ -223,7 +213,7 @@ extension RawResource: JSONTapeDecodable {
             case .links:
                 links =
                     member.value.isNull
-                    ? nil : try TapeRead.nest("links") { try Links(from: member.value, options: options) }
+                    ? nil : try TapeRead.nest("links") { try Links(from: member.value, context: context) }
             case .data, .other: break
             }
         }
@@ -247,16 +237,16 @@ extension RawResource: JSONTapeDecodable {
 }
 
 extension RawRelationship: JSONTapeDecodable {
-    public init(from value: JSONTape.Value, options: TapeDecodingOptions) throws {
+    public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         var linkage: Linkage?
-        let parts = try readRelationship(value, options: options, type: RawRelationship.self) { data in
+        let parts = try readRelationship(value, context: context, type: RawRelationship.self) { data in
             switch data.kind {
             case .null:
                 linkage = .null
             case .arrayStart:
-                linkage = .many(try TapeRead.identifiers(data, options: options, type: [ResourceIdentifier].self))
+                linkage = .many(try TapeRead.identifiers(data, context: context, type: [ResourceIdentifier].self))
             default:
-                linkage = .one(try ResourceIdentifier(from: data, options: options))
+                linkage = .one(try ResourceIdentifier(from: data, context: context))
             }
         }
         self.init(data: linkage, meta: parts.meta, links: parts.links)

@@ -1,0 +1,173 @@
+import Foundation
+
+// The element reader: finds the elements of the array at a path while the tokens arrive, hands
+// each one over as soon as it is complete, and tells the caller which tokens it may release.
+//
+// Why a state machine of its own instead of waiting for the whole document: the arrays people
+// stream ("statuses", "data.items") are the bulk of exports many times larger than memory. The
+// reader keeps one frame per open container (bounded by the depth limit), never the tokens it has
+// passed, so memory is the size of the largest single element.
+
+/// A path to a value: member names and array indices from the root.
+///
+/// Written either with dots (`data.items`, `results.0.rows`) or as a JSON Pointer (`/data/items`,
+/// where `~1` stands for `/` and `~0` for `~`). A step made of digits also selects an array element
+/// by index. The empty path names the root.
+public struct JSONPath: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The steps: member names as written in the input (no key strategy applies).
+    public let steps: [String]
+
+    /// Parses a dotted path or a JSON Pointer.
+    public init(_ text: String) {
+        if text.hasPrefix("/") {
+            steps = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+                $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            }
+        } else if text.isEmpty || text == "." {
+            steps = []
+        } else {
+            steps = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        }
+    }
+
+    /// A path of the given steps.
+    public init(steps: [String]) {
+        self.steps = steps
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    /// The path as a JSON Pointer: `/data/items`.
+    public var description: String {
+        steps.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }
+            .joined()
+    }
+}
+
+/// The state machine under ``StreamingJSONDecoder``'s element streaming. Feed it the tape after
+/// every chunk; it reports complete elements of the arrays at its path.
+struct JSONElementReader {
+    /// An open container.
+    private struct Frame {
+        /// Whether it is an object.
+        let isObject: Bool
+        /// How many steps of the path lead to it, or -1 when it is off the path.
+        let level: Int
+        /// Whether it is an array at the path, whose elements are reported.
+        let isTarget: Bool
+        /// For objects, whether the last key read is the next step of the path.
+        var keyMatches = false
+        /// The number of values in it so far.
+        var children = 0
+    }
+
+    /// What the reader met; the caller decodes elements and releases tokens.
+    enum Event {
+        /// A complete element of a target array, with its index among all elements reported.
+        case element(JSONTape.Value, index: Int)
+    }
+
+    let path: JSONPath
+    /// The path's steps as UTF-8, for comparing keys without making strings.
+    private let stepBytes: [[UInt8]]
+    /// The next token to look at.
+    private var cursor: Int?
+    private var frames: [Frame] = []
+    /// The first token of the element being built, while one is open.
+    private var elementStart: Int?
+    /// The depth (frame count) of the target array whose element is open.
+    private var elementDepth = 0
+    /// How many elements have been reported.
+    private(set) var elementCount = 0
+    /// What stands at the path, once seen: the kind of its first token.
+    private(set) var targetKind: JSONToken.Kind?
+    /// Where the value at the path starts, once seen.
+    private(set) var targetPosition: JSONPosition?
+
+    init(path: JSONPath) {
+        self.path = path
+        stepBytes = path.steps.map { Array($0.utf8) }
+    }
+
+    /// The first token the reader still needs: every token before it may be released.
+    func firstNeededIndex(on tape: JSONTape) -> Int {
+        elementStart ?? cursor ?? tape.endIndex
+    }
+
+    /// Reads the tokens added since the last call and reports every element they complete.
+    mutating func advance(over tape: JSONTape, _ report: (Event) throws -> Void) rethrows {
+        var index = cursor ?? tape.startIndex
+        let end = tape.endIndex
+        while index < end {
+            let token = tape[index]
+            switch token.kind {
+            case .key:
+                if var frame = frames.last, frame.level >= 0, frame.level < stepBytes.count {
+                    frame.keyMatches = tape.withUnsafeText(of: token) { name in
+                        stepBytes[frame.level].withUnsafeBytes { name.hasSameBytes(as: $0) }
+                    }
+                    frames[frames.count - 1] = frame
+                }
+            case .objectEnd, .arrayEnd:
+                frames.removeLast()
+                if let start = elementStart, frames.count == elementDepth {
+                    elementStart = nil
+                    try report(.element(JSONTape.Value(tape: tape, index: start, endIndex: index + 1), index: elementCount))
+                    elementCount += 1
+                }
+            default:
+                try startValue(token, at: index, on: tape, report)
+            }
+            index += 1
+        }
+        cursor = index
+    }
+
+    /// A value starts at `index`: place it relative to the path.
+    private mutating func startValue(
+        _ token: JSONToken,
+        at index: Int,
+        on tape: JSONTape,
+        _ report: (Event) throws -> Void
+    ) rethrows {
+        let isContainer = token.kind == .objectStart || token.kind == .arrayStart
+        // The level of the path this value stands at, or -1 off the path.
+        var level = -1
+        var isElement = false
+        if let parent = frames.last {
+            let position = parent.children
+            frames[frames.count - 1].children += 1
+            if parent.isTarget && elementStart == nil {
+                isElement = true
+            } else if parent.level >= 0 && parent.level < stepBytes.count {
+                let matches =
+                    parent.isObject ? parent.keyMatches : Int(path.steps[parent.level]) == position
+                if matches { level = parent.level + 1 }
+            }
+        } else {
+            level = 0
+        }
+        if level == stepBytes.count {
+            targetKind = token.kind
+            targetPosition = token.position
+        }
+        if isElement && !isContainer {
+            try report(
+                .element(JSONTape.Value(tape: tape, index: index, endIndex: index + 1), index: elementCount)
+            )
+            elementCount += 1
+            return
+        }
+        guard isContainer else { return }
+        if isElement {
+            elementStart = index
+            elementDepth = frames.count
+        }
+        let isTarget = level == stepBytes.count && token.kind == .arrayStart
+        frames.append(
+            Frame(isObject: token.kind == .objectStart, level: level < stepBytes.count ? level : -1, isTarget: isTarget)
+        )
+    }
+}

@@ -1,0 +1,81 @@
+extension JSONTape {
+    /// Builds a tape from events handed to it one by one, as the parser builds one from yajl's:
+    /// how values that never were JSON text (Foundation containers, converted strings) are replayed
+    /// into the same decoders.
+    package struct Builder {
+        private(set) var tape = JSONTape()
+        /// The start token index and child count of every open container, outermost first.
+        private var open: [(index: Int, children: Int)] = []
+        /// Where every token is said to start. Replayed values have no place in any input, so by
+        /// default this is line 0, which error messages describe as "in the replayed value".
+        private let position: JSONPosition
+
+        package init(position: JSONPosition = JSONPosition(byteOffset: 0, line: 0, column: 0)) {
+            self.position = position
+        }
+
+        /// The tape built so far.
+        package var result: JSONTape { tape }
+
+        private mutating func append(_ kind: JSONToken.Kind, length: UInt32 = 0, payload: Int) {
+            tape.makeUnique()
+            tape.uncheckedBuffer.pointee.append(
+                JSONToken(
+                    kind: kind,
+                    length: length,
+                    payload: payload,
+                    byteOffset: position.byteOffset,
+                    line: position.line,
+                    column: position.column
+                )
+            )
+        }
+
+        private mutating func countChild() {
+            if !open.isEmpty { open[open.count - 1].children += 1 }
+        }
+
+        /// Appends `null`, `true` or `false`.
+        package mutating func appendLiteral(_ kind: JSONToken.Kind) {
+            precondition(kind == .null || kind == .true || kind == .false, "appendLiteral needs a literal kind")
+            countChild()
+            append(kind, payload: 0)
+        }
+
+        /// Appends a string, key or number with `text` (for numbers, valid JSON number text).
+        package mutating func appendText(_ kind: JSONToken.Kind, _ text: UnsafeRawBufferPointer) {
+            precondition(kind == .string || kind == .key || kind == .number, "appendText needs a text kind")
+            if kind != .key { countChild() }
+            tape.makeUnique()
+            let offset = tape.uncheckedBuffer.pointee.appendText(text)
+            append(kind, length: UInt32(truncatingIfNeeded: text.count), payload: offset)
+        }
+
+        /// Appends a string, key or number with `text`.
+        package mutating func appendText(_ kind: JSONToken.Kind, _ text: String) {
+            var text = text
+            text.withUTF8 { appendText(kind, UnsafeRawBufferPointer($0)) }
+        }
+
+        /// Opens an object or an array.
+        package mutating func beginContainer(isObject: Bool) {
+            countChild()
+            open.append((tape.endIndex, 0))
+            append(isObject ? .objectStart : .arrayStart, payload: -1)
+        }
+
+        /// Closes the innermost open container.
+        package mutating func endContainer() {
+            guard let container = open.popLast() else {
+                preconditionFailure("Internal inconsistency: a replayed container closed twice")
+            }
+            let endIndex = tape.endIndex
+            let isObject = tape[container.index].kind == .objectStart
+            append(isObject ? .objectEnd : .arrayEnd, payload: container.index)
+            let buffer = tape.uncheckedBuffer
+            let position = container.index - buffer.pointee.firstIndex
+            buffer.pointee.tokens[position].payload = endIndex
+            buffer.pointee.tokens[position].length = UInt32(clamping: container.children)
+        }
+    }
+}

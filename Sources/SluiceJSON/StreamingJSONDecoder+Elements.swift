@@ -1,0 +1,172 @@
+public import Foundation
+
+extension StreamingJSONDecoder {
+    /// Decodes the elements of the array at `path` one by one as the chunks arrive, in memory the
+    /// size of one element, however long the array and the document are.
+    ///
+    /// ```swift
+    /// for try await status in decoder.elements(of: Status.self, at: "statuses", from: body) {
+    ///     try database.insert(status)
+    /// }
+    /// ```
+    ///
+    /// Chunks are pulled only when the elements of the previous one have been taken. Every array
+    /// at the path is streamed (a path through arrays, such as `pages.0.items`, names one). When
+    /// the document ends without an array at the path, the sequence throws `valueNotFound`
+    /// (nothing there, or `null`) or `typeMismatch` (something else there). An element that
+    /// fails to decode throws with its coding path: the path's steps, then its index.
+    public func elements<Element: Decodable, Chunks: AsyncSequence>(
+        of type: Element.Type,
+        at path: JSONPath,
+        from chunks: Chunks
+    ) -> JSONElementSequence<Element, Chunks> where Chunks.Element: ContiguousBytes {
+        let (options, limits) = snapshot()
+        return JSONElementSequence(chunks: chunks, path: path, options: options, limits: limits)
+    }
+
+    /// Decodes the elements of the array at `path` in the file at `path` (`-` for standard input),
+    /// calling `body` with each as soon as it is complete, in memory the size of one element.
+    ///
+    /// - Throws: ``FileChunkReader/Failure`` when the file cannot be read, `DecodingError` as
+    ///   ``elements(of:at:from:)`` describes, or what `body` throws (which stops the reading).
+    public func forEachElement<Element: Decodable>(
+        of type: Element.Type,
+        at path: JSONPath,
+        inFileAt file: String,
+        _ body: (Element) throws -> Void
+    ) throws {
+        let reader = try FileChunkReader(path: file)
+        var streamer = makeStreamer(of: type, at: path)
+        try reader.forEachChunk { chunk in try streamer.feed(chunk, body) }
+        try streamer.finish(body)
+    }
+
+    /// Decodes the elements of the array at `path` in a document held in memory, calling `body`
+    /// with each in turn.
+    public func forEachElement<Element: Decodable>(
+        of type: Element.Type,
+        at path: JSONPath,
+        in data: Data,
+        _ body: (Element) throws -> Void
+    ) throws {
+        var streamer = makeStreamer(of: type, at: path)
+        try data.withUnsafeBytes { try streamer.feed($0, body) }
+        try streamer.finish(body)
+    }
+
+    func makeStreamer<Element: Decodable>(of type: Element.Type, at path: JSONPath) -> ElementStreamer<Element> {
+        let (options, limits) = snapshot()
+        return ElementStreamer(path: path, options: options, limits: limits)
+    }
+}
+
+/// The parser, the element reader and the decode context of one element stream.
+struct ElementStreamer<Element: Decodable> {
+    private let parser: JSONParser
+    private var reader: JSONElementReader
+    private let context: TapeDecodingContext
+    private let pathKeys: [any CodingKey]
+
+    init(path: JSONPath, options: TapeDecodingOptions, limits: JSONLimits) {
+        parser = JSONParser(limits: limits)
+        reader = JSONElementReader(path: path)
+        // One context for the whole stream: uniquing spans the elements, as it spans one document.
+        context = TapeDecodingContext(options: options)
+        pathKeys = path.steps.map { step in Int(step).map { AnyCodingKey(intValue: $0) } ?? AnyCodingKey(step) }
+    }
+
+    /// Parses a chunk and hands over every element it completes; then releases their tokens.
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
+        try StreamingJSONDecoder.parsing { try parser.parse(chunk) }
+        try drain(body)
+    }
+
+    /// Ends the input: checks the document was whole and had an array at the path.
+    mutating func finish(_ body: (Element) throws -> Void) throws {
+        try StreamingJSONDecoder.parsing { try parser.finish() }
+        try drain(body)
+        guard let kind = reader.targetKind else {
+            throw DecodingError.valueNotFound(
+                [Element].self,
+                DecodingError.Context(
+                    codingPath: pathKeys,
+                    debugDescription: "The document has no value at \(reader.path)."
+                )
+            )
+        }
+        guard kind == .arrayStart else {
+            let context = DecodingError.Context(
+                codingPath: pathKeys,
+                debugDescription:
+                    "Expected an array at \(reader.path) but found \(kind.nounPhrase)\(reader.targetPosition.map { " at \($0)" } ?? "")."
+            )
+            throw kind == .null ? DecodingError.valueNotFound([Element].self, context) : .typeMismatch([Element].self, context)
+        }
+    }
+
+    private mutating func drain(_ body: (Element) throws -> Void) throws {
+        let context = self.context
+        let pathKeys = self.pathKeys
+        try reader.advance(over: parser.tape) { event in
+            switch event {
+            case .element(let value, let index):
+                let decoder = TapeDecoder(value: value, context: context, parentPath: pathKeys, key: ElementKey(index))
+                try body(try decoder.decodeValue(Element.self))
+            }
+        }
+        parser.removeTokens(before: reader.firstNeededIndex(on: parser.tape))
+    }
+}
+
+/// The elements of the array at a path, decoded as chunks arrive; see
+/// ``StreamingJSONDecoder/elements(of:at:from:)``.
+public struct JSONElementSequence<Element: Decodable, Chunks: AsyncSequence>: AsyncSequence
+where Chunks.Element: ContiguousBytes {
+    let chunks: Chunks
+    let path: JSONPath
+    let options: TapeDecodingOptions
+    let limits: JSONLimits
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(chunks: chunks.makeAsyncIterator(), streamer: ElementStreamer(path: path, options: options, limits: limits))
+    }
+
+    /// Pulls a chunk only when the elements of the previous one have all been taken.
+    public struct Iterator: AsyncIteratorProtocol {
+        var chunks: Chunks.AsyncIterator
+        var streamer: ElementStreamer<Element>
+        var ready: [Element] = []
+        var readyIndex = 0
+        var finished = false
+        /// An error met after some elements of the same chunk: thrown once those are taken.
+        var pendingError: (any Error)?
+
+        public mutating func next() async throws -> Element? {
+            while readyIndex == ready.count {
+                if let pendingError {
+                    self.pendingError = nil
+                    finished = true
+                    throw pendingError
+                }
+                guard !finished else { return nil }
+                ready.removeAll(keepingCapacity: true)
+                readyIndex = 0
+                var batch: [Element] = []
+                swap(&batch, &ready)
+                do {
+                    if let chunk = try await chunks.next() {
+                        try chunk.withUnsafeBytes { buffer in try streamer.feed(buffer) { batch.append($0) } }
+                    } else {
+                        finished = true
+                        try streamer.finish { batch.append($0) }
+                    }
+                } catch {
+                    pendingError = error
+                }
+                swap(&batch, &ready)
+            }
+            defer { readyIndex += 1 }
+            return ready[readyIndex]
+        }
+    }
+}

@@ -1,0 +1,241 @@
+public import Foundation
+
+/// Decodes `Decodable` values from JSON, with the surface of Foundation's `JSONDecoder`.
+///
+/// Switching is a one-word change: the same `decode(_:from:)`, the same strategy properties under
+/// the same names, the same `DecodingError`s with the same coding paths. Underneath, yajl parses
+/// the bytes into a tape of tokens and the models read straight from it: keys are compared as
+/// UTF-8 bytes, no `String` is made for a key and no dictionary for an object.
+///
+/// ```swift
+/// let decoder = StreamingJSONDecoder()
+/// decoder.keyDecodingStrategy = .convertFromSnakeCase
+/// decoder.dateDecodingStrategy = .iso8601
+/// let user = try decoder.decode(User.self, from: data)
+/// ```
+///
+/// Beyond Foundation's decoder it offers loose key matching and key paths
+/// (``JSONKeyPathCodingKey``), more date formats, lenient conversions (``conversions``), converters,
+/// member checks and ignored keys, updating a value from a partial payload, uniquing of reference
+/// models and parent back-references (`Decoder.linkToParent`), streaming the elements of a huge
+/// array one by one (``elements(of:at:from:)``), and decoding from Foundation containers.
+///
+/// Differences from Foundation's decoder, all on input Foundation refuses: `.iso8601` also reads
+/// fractional seconds; `.convertFromSnakeCase` also reads members spelled exactly as the key, and
+/// members that snake-case the key (`myURL` ← `my_u_r_l`); integers also read from `1.0` and
+/// `1e3`. JSON5 is not read.
+///
+/// Thread-safe: settings may be changed while other threads decode; each decode uses the settings
+/// in force when it starts.
+public final class StreamingJSONDecoder: @unchecked Sendable {
+    // @unchecked Sendable: every access to `settings` holds `lock`.
+    private let lock = NSLock()
+    private var settings = TapeDecodingOptions()
+    private var parserLimits = JSONLimits.default
+
+    /// How member names are matched to coding keys.
+    public enum KeyDecodingStrategy: Sendable {
+        /// Names as written.
+        case useDefaultKeys
+        /// snake_case members for camelCase keys (see ``JSONKeyStrategy/convertFromSnakeCase``).
+        case convertFromSnakeCase
+        /// kebab-case members for camelCase keys.
+        case convertFromKebabCase
+        /// Letter case, `_` and `-` ignored; an exact spelling wins (see ``JSONKeyStrategy/loose``).
+        case loose
+        /// Foundation's custom strategy: the coding path of a member, ending with its name as
+        /// written, mapped to the coding key it stands for. Called once per member decoded.
+        case custom(@Sendable ([any CodingKey]) -> any CodingKey)
+        /// The member name to look for, given a coding key's string value. Cheaper than ``custom(_:)``:
+        /// called once per key looked up, and no `String` is made per member.
+        case memberName(@Sendable (String) -> String)
+
+        var jsonKeyStrategy: JSONKeyStrategy {
+            switch self {
+            case .useDefaultKeys: return .useDefaultKeys
+            case .convertFromSnakeCase: return .convertFromSnakeCase
+            case .convertFromKebabCase: return .convertFromKebabCase
+            case .loose: return .loose
+            case .custom(let transform): return .convertMemberNames(transform)
+            case .memberName(let transform): return .custom(transform)
+            }
+        }
+    }
+
+    /// Foundation's name for ``JSONDateDecodingStrategy``.
+    public typealias DateDecodingStrategy = JSONDateDecodingStrategy
+    /// Foundation's name for ``JSONDataDecodingStrategy``.
+    public typealias DataDecodingStrategy = JSONDataDecodingStrategy
+    /// Foundation's name for ``JSONNonConformingFloatStrategy``.
+    public typealias NonConformingFloatDecodingStrategy = JSONNonConformingFloatStrategy
+
+    /// Creates a decoder with Foundation's defaults.
+    public init() {}
+
+    private func locked<R>(_ body: () -> R) -> R { lock.withLock(body) }
+
+    /// The settings in force now, for one decode.
+    func snapshot() -> (options: TapeDecodingOptions, limits: JSONLimits) {
+        locked { (settings, parserLimits) }
+    }
+
+    /// How member names are matched to coding keys. Default: ``KeyDecodingStrategy/useDefaultKeys``.
+    public var keyDecodingStrategy: KeyDecodingStrategy {
+        get { locked { keyStrategyStorage } }
+        set { locked { keyStrategyStorage = newValue; settings.keyStrategy = newValue.jsonKeyStrategy } }
+    }
+    private var keyStrategyStorage = KeyDecodingStrategy.useDefaultKeys
+
+    /// How dates are read. Default: ``JSONDateDecodingStrategy/deferredToDate``.
+    public var dateDecodingStrategy: DateDecodingStrategy {
+        get { locked { settings.dateStrategy } }
+        set { locked { settings.dateStrategy = newValue } }
+    }
+
+    /// How `Data` is read. Default: ``JSONDataDecodingStrategy/base64``.
+    public var dataDecodingStrategy: DataDecodingStrategy {
+        get { locked { settings.dataStrategy } }
+        set { locked { settings.dataStrategy = newValue } }
+    }
+
+    /// How strings standing for infinities and NaN are read. Default: they are refused.
+    public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy {
+        get { locked { settings.nonConformingFloatStrategy } }
+        set { locked { settings.nonConformingFloatStrategy = newValue } }
+    }
+
+    /// Values models read through `Decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { locked { settings.userInfo } }
+        set { locked { settings.userInfo = newValue } }
+    }
+
+    /// Conversions between JSON types to allow, such as numbers from strings. Default: none.
+    public var conversions: JSONConversions {
+        get { locked { settings.conversions } }
+        set { locked { settings.conversions = newValue } }
+    }
+
+    /// Readers for particular types, used instead of their `Decodable` conformance.
+    public var converters: JSONConverters {
+        get { locked { settings.converters } }
+        set { locked { settings.converters = newValue } }
+    }
+
+    /// Called for each member found for a coding key: `false` treats it as absent, an error
+    /// rejects the payload. See ``TapeDecodingOptions/memberCheck``.
+    public var memberCheck: (@Sendable (JSONMemberCheck) throws -> Bool)? {
+        get { locked { settings.memberCheck } }
+        set { locked { settings.memberCheck = newValue } }
+    }
+
+    /// Coding key names whose members are treated as absent everywhere.
+    public var ignoredKeys: Set<String> {
+        get { locked { settings.ignoredKeys } }
+        set { locked { settings.ignoredKeys = newValue } }
+    }
+
+    /// Reference model types uniqued by an identity member within each decode.
+    public var uniquing: JSONUniquing {
+        get { locked { settings.uniquing } }
+        set { locked { settings.uniquing = newValue } }
+    }
+
+    /// A store keeping uniqued instances across decodes. Default: `nil`, one map per decode.
+    public var identityStore: JSONIdentityStore? {
+        get { locked { settings.identityStore } }
+        set { locked { settings.identityStore = newValue } }
+    }
+
+    /// The parser's limits: depth, string and document sizes.
+    public var limits: JSONLimits {
+        get { locked { parserLimits } }
+        set { locked { parserLimits = newValue } }
+    }
+
+    /// All the decoding options at once, as ``TapeDecoder`` takes them.
+    public var options: TapeDecodingOptions {
+        get { locked { settings } }
+        set { locked { settings = newValue } }
+    }
+
+    // MARK: Decoding
+
+    /// Decodes a value of `type` from a JSON document.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` with the ``JSONError`` (position and excerpt) as its
+    ///   underlying error when the bytes are not valid JSON; otherwise the `DecodingError` the
+    ///   model's decoding raised, with its coding path and the position in its description.
+    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try data.withUnsafeBytes { try decode(type, from: $0) }
+    }
+
+    /// Decodes a value of `type` from a JSON document.
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try bytes.withUnsafeBytes { try decode(type, from: $0) }
+    }
+
+    /// Decodes a value of `type` from a JSON document in memory.
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+        let (options, limits) = snapshot()
+        let parser = JSONParser(limits: limits)
+        try Self.parsing {
+            try parser.parse(bytes)
+            try parser.finish()
+        }
+        return try Self.decode(type, from: parser.tape, options: options)
+    }
+
+    /// Decodes a value of `type` from the JSON file at `path` (`-` for standard input), read in
+    /// chunks.
+    ///
+    /// - Throws: ``FileChunkReader/Failure`` when the file cannot be read, else as
+    ///   ``decode(_:from:)-(_,Data)``.
+    public func decode<T: Decodable>(_ type: T.Type, fromFileAt path: String) throws -> T {
+        let (options, limits) = snapshot()
+        let parser = JSONParser(limits: limits)
+        let reader = try FileChunkReader(path: path)
+        try Self.parsing {
+            try reader.forEachChunk { chunk in try parser.parse(chunk) }
+            try parser.finish()
+        }
+        return try Self.decode(type, from: parser.tape, options: options)
+    }
+
+    /// Decodes a value of `type` from chunks of a JSON document as they arrive (an HTTP body, a
+    /// file read asynchronously), parsing each chunk as it comes.
+    public func decode<T: Decodable, Chunks: AsyncSequence>(
+        _ type: T.Type,
+        from chunks: Chunks
+    ) async throws -> T where Chunks.Element: ContiguousBytes {
+        let (options, limits) = snapshot()
+        let parser = JSONParser(limits: limits)
+        for try await chunk in chunks {
+            try Self.parsing { try withBytes(chunk) { buffer throws(JSONError) in try parser.parse(buffer) } }
+        }
+        try Self.parsing { try parser.finish() }
+        return try Self.decode(type, from: parser.tape, options: options)
+    }
+
+    /// Decodes from a parsed tape, starting a decode context of its own.
+    static func decode<T: Decodable>(_ type: T.Type, from tape: JSONTape, options: TapeDecodingOptions) throws -> T {
+        let root = try tape.value(at: tape.startIndex)
+        return try TapeDecoder(value: root, options: options).decodeValue(type)
+    }
+
+    /// Runs parser calls, turning a ``JSONError`` into the `DecodingError` Foundation throws for
+    /// invalid JSON, with the same error as its underlying error.
+    static func parsing(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as JSONError {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: [],
+                    debugDescription: "The given data was not valid JSON: \(error.message) (\(error.position)).",
+                    underlyingError: error
+                )
+            )
+        }
+    }
+}

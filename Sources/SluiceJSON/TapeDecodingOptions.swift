@@ -1,0 +1,244 @@
+public import Foundation
+
+/// Options of a ``TapeDecoder``: how members are found, how dates, data and special numbers are
+/// read, which conversions are allowed, and the hooks a caller adds.
+///
+/// ``StreamingJSONDecoder`` exposes the same settings under Foundation's names; this is the value
+/// it hands to the decoders it creates.
+public struct TapeDecodingOptions: Sendable {
+    /// How members are found for coding keys.
+    public var keyStrategy: JSONKeyStrategy = .useDefaultKeys
+    /// Values models can read through `Decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// How `Date` values are read. Default: as `Date`'s own `Decodable` conformance reads them
+    /// (seconds since 2001), as Foundation's `JSONDecoder` does.
+    public var dateStrategy: JSONDateDecodingStrategy = .deferredToDate
+    /// How `Data` values are read. Default: Base64 strings.
+    public var dataStrategy: JSONDataDecodingStrategy = .base64
+    /// How `Double` and `Float` read strings that stand for infinities and NaN, which JSON numbers
+    /// cannot express. Default: they are type mismatches.
+    public var nonConformingFloatStrategy: JSONNonConformingFloatStrategy = .throw
+    /// Conversions between JSON types that are off unless named here. Default: none, as Foundation.
+    public var conversions: JSONConversions = []
+    /// Readers for types that need more than their `Decodable` conformance (see ``JSONConverters``).
+    public var converters = JSONConverters()
+    /// Called for every member a keyed container finds for a key: return `false` to treat the
+    /// member as absent, throw to reject the payload (see ``JSONMemberCheck``). Default: none.
+    public var memberCheck: (@Sendable (JSONMemberCheck) throws -> Bool)?
+    /// Coding keys (by their string value) whose members are treated as absent wherever they
+    /// appear, so a decode leaves those properties to their defaults and an update leaves them as
+    /// they were.
+    public var ignoredKeys: Set<String> = []
+    /// Reference models to unique within one decode (see ``JSONUniquing``).
+    public var uniquing = JSONUniquing()
+    /// A store that keeps uniqued instances across decodes. Default: `nil`, one map per decode.
+    public var identityStore: JSONIdentityStore?
+
+    /// Creates default options.
+    public init() {}
+}
+
+/// What ``TapeDecodingOptions/memberCheck`` is asked about: one member found for a coding key.
+public struct JSONMemberCheck {
+    /// The coding path of the object holding the member.
+    public let codingPath: [any CodingKey]
+    /// The coding key the model asked for.
+    public let key: any CodingKey
+    /// The member's value, still unconverted.
+    public let value: JSONTape.Value
+}
+
+/// Conversions between JSON types that a strict decoder refuses; each is off by default.
+public struct JSONConversions: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Numbers (integers, `Double`, `Float`, `Decimal`) read from strings holding a JSON number,
+    /// such as `"42"` or `"-1.5e3"`. Surrounding whitespace is refused.
+    public static let numberFromString = JSONConversions(rawValue: 1 << 0)
+    /// `String` read from a number, as its text in the input (`1.50` stays `"1.50"`), or from
+    /// `true`/`false`.
+    public static let stringFromNumber = JSONConversions(rawValue: 1 << 1)
+    /// `Bool` read from the numbers `0` and `1`.
+    public static let boolFromNumber = JSONConversions(rawValue: 1 << 2)
+    /// `Bool` read from the strings `"true"`, `"false"`, `"1"`, `"0"` (any letter case for the
+    /// words).
+    public static let boolFromString = JSONConversions(rawValue: 1 << 3)
+    /// Every conversion above.
+    public static let all: JSONConversions = [.numberFromString, .stringFromNumber, .boolFromNumber, .boolFromString]
+}
+
+/// Readers for particular types, consulted before their `Decodable` conformance.
+///
+/// ```swift
+/// var converters = JSONConverters()
+/// converters.register(Money.self) { value in
+///     try Money(cents: value.integer(as: Int.self))
+/// }
+/// ```
+public struct JSONConverters: Sendable {
+    /// Type-erased readers by the type they produce.
+    fileprivate(set) var readers: [ObjectIdentifier: @Sendable (JSONTape.Value, TapeDecoder) throws -> Any] = [:]
+
+    /// Creates an empty set of converters.
+    public init() {}
+
+    /// Reads `type` with `read` wherever a model asks for it, instead of its `Decodable`
+    /// conformance. Errors `read` throws are reported with the coding path of the value; a
+    /// ``JSONError`` from the value's accessors becomes the matching `DecodingError`.
+    public mutating func register<T>(_ type: T.Type, _ read: @escaping @Sendable (JSONTape.Value) throws -> T) {
+        readers[ObjectIdentifier(type)] = { value, _ in try read(value) }
+    }
+
+    /// Reads `type` with `read`, which gets the whole decoder (coding path, options, containers).
+    public mutating func register<T>(_ type: T.Type, decoder read: @escaping @Sendable (TapeDecoder) throws -> T) {
+        readers[ObjectIdentifier(type)] = { _, decoder in try read(decoder) }
+    }
+
+    /// Whether no converter is registered.
+    public var isEmpty: Bool { readers.isEmpty }
+}
+
+/// How `Date` values are read.
+///
+/// The cases Foundation's `JSONDecoder.DateDecodingStrategy` has keep its behaviour, except that
+/// ``iso8601`` also accepts fractional seconds. The others name the formats APIs use in practice;
+/// ``anyOf(_:)`` and ``perKey(_:default:)`` serve payloads that mix formats.
+public enum JSONDateDecodingStrategy: Sendable {
+    /// `Date`'s own `Decodable` conformance: a number of seconds since 2001-01-01.
+    case deferredToDate
+    /// A number of seconds since 1970.
+    case secondsSince1970
+    /// A number of milliseconds since 1970.
+    case millisecondsSince1970
+    /// An ISO 8601 / RFC 3339 date-time string, with or without fractional seconds.
+    case iso8601
+    /// A string read by a `DateFormatter`. The formatter must not be changed while decoding.
+    case formatted(DateFormatter)
+    /// A date read by a closure from the value's decoder.
+    case custom(@Sendable (any Decoder) throws -> Date)
+    /// One format (see ``JSONDateFormat``).
+    case format(JSONDateFormat)
+    /// The first of several formats that reads the value.
+    case anyOf([JSONDateFormat])
+    /// A format per coding key (by its string value, as the model names the property), and
+    /// `default` for other keys and for dates that are not object members.
+    indirect case perKey([String: JSONDateDecodingStrategy], default: JSONDateDecodingStrategy)
+}
+
+/// A date format that Sluice reads without a `DateFormatter`, except ``pattern(_:)``.
+public enum JSONDateFormat: Sendable, Hashable {
+    /// `2024-02-29T12:30:00Z`, `2024-02-29T12:30:00.125+01:00`: ISO 8601's internet profile
+    /// (RFC 3339), fractional seconds optional; `t`, `z` and a space for `T` accepted.
+    case iso8601
+    /// As ``iso8601`` with fractional seconds required.
+    case iso8601WithFractionalSeconds
+    /// RFC 1123 (HTTP dates): `Sun, 06 Nov 1994 08:49:37 GMT`.
+    case rfc1123
+    /// RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT`.
+    case rfc850
+    /// C's `asctime`: `Sun Nov  6 08:49:37 1994`, in UTC.
+    case asctime
+    /// Seconds since 1970, as a number or a string holding one.
+    case secondsSince1970
+    /// Milliseconds since 1970, as a number or a string holding one.
+    case millisecondsSince1970
+    /// A `DateFormatter` pattern such as `yyyy-MM-dd`, read in `en_US_POSIX` and UTC. One
+    /// formatter per pattern is made per decode and reused.
+    case pattern(String)
+}
+
+/// How `Data` values are read.
+public enum JSONDataDecodingStrategy: Sendable {
+    /// `Data`'s own `Decodable` conformance: an array of byte values.
+    case deferredToData
+    /// A Base64 string.
+    case base64
+    /// Data read by a closure from the value's decoder.
+    case custom(@Sendable (any Decoder) throws -> Data)
+}
+
+/// How `Double` and `Float` read the strings that stand for values JSON numbers cannot express.
+public enum JSONNonConformingFloatStrategy: Sendable, Hashable {
+    /// Such strings are type mismatches.
+    case `throw`
+    /// The three strings given stand for positive infinity, negative infinity and NaN.
+    case convertFromString(positiveInfinity: String, negativeInfinity: String, nan: String)
+}
+
+/// The state one decode shares among all its nested decoders: the options, and what the decode
+/// accumulates (uniqued instances, children awaiting their parent, date formatters).
+///
+/// Why a class: every nested decoder holds it, and copying one reference is cheaper than copying
+/// a struct of many references (each a retain) for every value decoded. Why per decode: uniquing
+/// "within a decode" and parent links must not leak from one decode into the next.
+public final class TapeDecodingContext: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state below is touched only by the decode that owns the
+    // context, on one thread; the type is Sendable only so values holding it can cross isolation
+    // boundaries once that decode is over.
+
+    /// The options in force.
+    public let options: TapeDecodingOptions
+    /// Whether any option needs a look at scalars beyond the strict fast path.
+    let readsScalarsLeniently: Bool
+    /// Whether decodeValue must consult converters, uniquing or parent links for composite types.
+    let hasTypeHooks: Bool
+    /// Whether keyed containers must consult the member check or the ignored keys.
+    let checksMembers: Bool
+    /// What the decode accumulates, shared with ``withDefaultKeys``.
+    let state: DecodeState
+    /// When updating a value, its current state encoded, and the context that reads it: members
+    /// a payload lacks are read from there (see `StreamingJSONDecoder.update`).
+    var fallback: (root: JSONTape.Value, context: TapeDecodingContext)?
+    /// The same options with default keys, for objects whose member names are fixed by a
+    /// specification, sharing this decode's state.
+    public var withDefaultKeys: TapeDecodingContext {
+        if case .useDefaultKeys = options.keyStrategy { return self }
+        if let defaultKeysContext { return defaultKeysContext }
+        var options = self.options
+        options.keyStrategy = .useDefaultKeys
+        let context = TapeDecodingContext(options: options, sharing: state)
+        defaultKeysContext = context
+        return context
+    }
+    private var defaultKeysContext: TapeDecodingContext?
+
+    /// Creates the context of one decode.
+    public convenience init(options: TapeDecodingOptions) {
+        self.init(options: options, sharing: DecodeState(store: options.identityStore))
+    }
+
+    private init(options: TapeDecodingOptions, sharing state: DecodeState) {
+        self.options = options
+        self.state = state
+        readsScalarsLeniently = !options.conversions.isEmpty || options.nonConformingFloatStrategy != .throw
+        hasTypeHooks = !options.converters.isEmpty || !options.uniquing.isEmpty
+        checksMembers = options.memberCheck != nil || !options.ignoredKeys.isEmpty
+    }
+}
+
+/// The mutable state of one decode (see ``TapeDecodingContext``).
+final class DecodeState {
+    /// Where uniqued instances go: the caller's store, or one made for this decode.
+    let identities: JSONIdentityStore
+    /// Children that asked for a back-reference to a parent not yet complete (see
+    /// `Decoder.linkToParent`), oldest first.
+    var pendingChildren: [PendingChild] = []
+    /// Date formatters made for ``JSONDateFormat/pattern(_:)``, by pattern.
+    private var formatters: [String: DateFormatter] = [:]
+
+    init(store: JSONIdentityStore?) {
+        identities = store ?? JSONIdentityStore()
+    }
+
+    /// A formatter for `pattern`, made once per decode.
+    func formatter(for pattern: String) -> DateFormatter {
+        if let formatter = formatters[pattern] { return formatter }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = pattern
+        formatters[pattern] = formatter
+        return formatter
+    }
+}
