@@ -114,7 +114,9 @@ struct JSONElementReader {
                 frames.removeLast()
                 if let start = elementStart, frames.count == elementDepth {
                     elementStart = nil
-                    try report(.element(JSONTape.Value(tape: tape, index: start, endIndex: index + 1), index: elementCount))
+                    try report(
+                        .element(JSONTape.Value(tape: tape, index: start, endIndex: index + 1), index: elementCount)
+                    )
                     elementCount += 1
                 }
             default:

@@ -75,6 +75,9 @@ struct ElementStreamer<Element: Decodable> {
         pathKeys = path.steps.map { step in Int(step).map { AnyCodingKey(intValue: $0) } ?? AnyCodingKey(step) }
     }
 
+    /// The most tokens the parser held at once: what bounds the stream's memory.
+    var peakTokenCount: Int { parser.tape.peakTokenCount }
+
     /// Parses a chunk and hands over every element it completes; then releases their tokens.
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
         try StreamingJSONDecoder.parsing { try parser.parse(chunk) }
@@ -100,7 +103,8 @@ struct ElementStreamer<Element: Decodable> {
                 debugDescription:
                     "Expected an array at \(reader.path) but found \(kind.nounPhrase)\(reader.targetPosition.map { " at \($0)" } ?? "")."
             )
-            throw kind == .null ? DecodingError.valueNotFound([Element].self, context) : .typeMismatch([Element].self, context)
+            throw kind == .null
+                ? DecodingError.valueNotFound([Element].self, context) : .typeMismatch([Element].self, context)
         }
     }
 
@@ -128,7 +132,10 @@ where Chunks.Element: ContiguousBytes {
     let limits: JSONLimits
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(chunks: chunks.makeAsyncIterator(), streamer: ElementStreamer(path: path, options: options, limits: limits))
+        Iterator(
+            chunks: chunks.makeAsyncIterator(),
+            streamer: ElementStreamer(path: path, options: options, limits: limits)
+        )
     }
 
     /// Pulls a chunk only when the elements of the previous one have all been taken.

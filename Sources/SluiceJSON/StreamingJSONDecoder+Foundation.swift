@@ -80,7 +80,11 @@ extension StreamingJSONDecoder {
         }
     }
 
-    private static func replayNumber(_ number: NSNumber, into builder: inout JSONTape.Builder, path: [any CodingKey]) throws {
+    private static func replayNumber(
+        _ number: NSNumber,
+        into builder: inout JSONTape.Builder,
+        path: [any CodingKey]
+    ) throws {
         if let decimal = number as? NSDecimalNumber {
             builder.appendText(.number, decimal.decimalValue.description)
             return
@@ -109,7 +113,11 @@ extension StreamingJSONDecoder {
         }
     }
 
-    private static func replayDouble(_ double: Double, into builder: inout JSONTape.Builder, path: [any CodingKey]) throws {
+    private static func replayDouble(
+        _ double: Double,
+        into builder: inout JSONTape.Builder,
+        path: [any CodingKey]
+    ) throws {
         guard double.isFinite else { throw unrepresentable("the number \(double)", path: path) }
         // Swift's description is the shortest text that reads back as the same Double, and is
         // valid JSON number text for every finite value (`1e-07`, `5e+20`, `0.1`).

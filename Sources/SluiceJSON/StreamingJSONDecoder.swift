@@ -82,7 +82,12 @@ public final class StreamingJSONDecoder: @unchecked Sendable {
     /// How member names are matched to coding keys. Default: ``KeyDecodingStrategy/useDefaultKeys``.
     public var keyDecodingStrategy: KeyDecodingStrategy {
         get { locked { keyStrategyStorage } }
-        set { locked { keyStrategyStorage = newValue; settings.keyStrategy = newValue.jsonKeyStrategy } }
+        set {
+            locked {
+                keyStrategyStorage = newValue
+                settings.keyStrategy = newValue.jsonKeyStrategy
+            }
+        }
     }
     private var keyStrategyStorage = KeyDecodingStrategy.useDefaultKeys
 

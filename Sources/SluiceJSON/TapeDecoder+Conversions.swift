@@ -131,7 +131,8 @@ extension TapeDecoder {
                 throw DecodingError.dataCorrupted(
                     DecodingError.Context(
                         codingPath: codingPath,
-                        debugDescription: "The converter for \(T.self) rejected the value \(location(of: value)): \(error)",
+                        debugDescription:
+                            "The converter for \(T.self) rejected the value \(location(of: value)): \(error)",
                         underlyingError: error
                     )
                 )
@@ -220,13 +221,19 @@ extension TapeDecoder {
             var builder = JSONTape.Builder(position: value.position)
             value.tape.withUnsafeText(of: value.token) { builder.appendText(.number, $0) }
             let replayed = builder.result
-            return try scalar.read(from: JSONTape.Value(tape: replayed, index: replayed.startIndex, endIndex: replayed.endIndex), as: T.self)
+            return try scalar.read(
+                from: JSONTape.Value(tape: replayed, index: replayed.startIndex, endIndex: replayed.endIndex),
+                as: T.self
+            )
         }
     }
 
     private static func mismatch(_ value: JSONTape.Value, _ expected: String) -> JSONError {
         let text = value.kind == .string || value.kind == .number ? value.tape.text(of: value.token) : ""
-        let found = value.kind == .string ? "the string \(String(reflecting: text))" : value.kind == .number ? "the number \(text)" : value.kind.nounPhrase
+        let found =
+            value.kind == .string
+            ? "the string \(String(reflecting: text))"
+            : value.kind == .number ? "the number \(text)" : value.kind.nounPhrase
         return JSONError(
             kind: .typeMismatch,
             message: "Expected \(expected), found \(found).",

@@ -390,7 +390,8 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             var value = decoder.value
             var path = codingPath
             for (offset, step) in steps.enumerated() {
-                guard let next = lookUp(String(step), in: value, usingIndex: offset == 0), next.kind == .objectStart
+                guard let next = lookUp(String(step), in: value, usingIndex: offset == 0),
+                    next.kind == .objectStart
                         || offset == steps.count - 1
                 else {
                     let found = lookUp(String(step), in: value, usingIndex: offset == 0)

@@ -275,7 +275,12 @@ final class DocumentEngine {
                 pointer += "/" + name
                 value = (name == "meta" ? view.meta : view.links) ?? value
             }
-            (pointer, value) = descend(path.dropFirst(), from: value, pointer: pointer, strategy: self.context.options.keyStrategy)
+            (pointer, value) = descend(
+                path.dropFirst(),
+                from: value,
+                pointer: pointer,
+                strategy: self.context.options.keyStrategy
+            )
         }
         var message = context?.debugDescription ?? "\(error)"
         if case .keyNotFound(let key, _) = error, path.count <= 1 {

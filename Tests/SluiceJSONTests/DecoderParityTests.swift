@@ -145,7 +145,9 @@ struct DecoderParityTests {
         ]
     )
     func preciser(json: String, expected: String) {
-        #expect(Self.failure(Nested.self, json) { try StreamingJSONDecoder().decode(Nested.self, from: $0) } == expected)
+        #expect(
+            Self.failure(Nested.self, json) { try StreamingJSONDecoder().decode(Nested.self, from: $0) } == expected
+        )
     }
 
     @Test("invalid JSON is dataCorrupted with the parser's error, position included, underneath")
@@ -164,7 +166,10 @@ struct DecoderParityTests {
     @Test("integers never wrap or truncate: out of range is dataCorrupted naming the number")
     func overflow() throws {
         for (json, expectedShape) in [("[256]", "dataCorrupted at 0"), ("[-1]", "dataCorrupted at 0")] {
-            #expect(Self.failure([UInt8].self, json) { try StreamingJSONDecoder().decode([UInt8].self, from: $0) } == expectedShape)
+            #expect(
+                Self.failure([UInt8].self, json) { try StreamingJSONDecoder().decode([UInt8].self, from: $0) }
+                    == expectedShape
+            )
         }
         do {
             _ = try StreamingJSONDecoder().decode(Int64.self, from: Data("9223372036854775808".utf8))
@@ -177,7 +182,10 @@ struct DecoderParityTests {
     @Test("a message names the place in the input")
     func messagePosition() {
         do {
-            _ = try StreamingJSONDecoder().decode(Address.self, from: Data("{\n  \"street\": 12,\n \"city\": \"x\"}".utf8))
+            _ = try StreamingJSONDecoder().decode(
+                Address.self,
+                from: Data("{\n  \"street\": 12,\n \"city\": \"x\"}".utf8)
+            )
             Issue.record("no error")
         } catch DecodingError.typeMismatch(_, let context) {
             #expect(context.debugDescription == "Expected a string, found a number at line 2, column 13.")
