@@ -35,5 +35,14 @@ let package = Package(
             path: "Benchmarks/JSONAPIDecode",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "PlainDecode",
+            dependencies: [
+                .product(name: "SluiceJSON", package: "Sluice"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/PlainDecode",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

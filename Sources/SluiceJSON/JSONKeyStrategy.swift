@@ -85,31 +85,6 @@ public enum JSONKeyStrategy: Sendable {
         return UInt8(ascii: "_")
     }
 
-    /// The names under which a large object's index files a member (see TapeDecoder's keyed
-    /// container): the name as written first, then the spelling a key would have. Lookups try
-    /// ``lookupNames(forKey:)`` in order, so exact spellings win.
-    package func indexName(forMember name: String) -> String? {
-        switch self {
-        case .useDefaultKeys, .custom: return nil
-        case .convertFromSnakeCase, .convertFromKebabCase:
-            let property = Self.foundationCamelCase(name, separator: separatorByte)
-            return property == name ? nil : property
-        case .loose: return Self.looseForm(name)
-        case .convertMemberNames(let transform): return transform([AnyCodingKey(name)]).stringValue
-        }
-    }
-
-    /// The names a large object's index is asked for, for `key`, in order of preference.
-    package func lookupNames(forKey key: String) -> (exact: String, alternate: String?) {
-        switch self {
-        case .useDefaultKeys: return (key, nil)
-        case .custom(let transform): return (transform(key), nil)
-        case .convertFromSnakeCase, .convertFromKebabCase: return (key, memberName(forProperty: key))
-        case .loose: return (key, Self.looseForm(key))
-        case .convertMemberNames: return (key, nil)
-        }
-    }
-
     /// `firstName` against `first_name`, on bytes: each uppercase ASCII letter after the first
     /// character stands for the separator and the letter in lowercase.
     private static func matchesSeparated(
@@ -192,44 +167,12 @@ public enum JSONKeyStrategy: Sendable {
         byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
     }
 
-    /// The form ``looselyEquals(_:_:)`` compares: lowercase ASCII, no `_` or `-`.
-    static func looseForm(_ name: String) -> String {
-        String(
-            decoding: name.utf8.lazy.filter { !isLooseSeparator($0) }.map { lowercased($0) },
-            as: UTF8.self
-        )
-    }
-
     private static func lowercased(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
     }
 
     private static func uppercased(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte
-    }
-
-    /// Foundation's conversion of a snake_case name to a property name, on ASCII.
-    static func foundationCamelCase(_ name: String, separator: UInt8) -> String {
-        let bytes = Array(name.utf8)
-        var start = 0
-        while start < bytes.count && bytes[start] == separator { start += 1 }
-        var end = bytes.count
-        while end > start && bytes[end - 1] == separator { end -= 1 }
-        guard bytes[start..<end].contains(separator) else { return name }
-        var result = Array(bytes[..<start])
-        var firstWord = true
-        var atWordStart = true
-        for byte in bytes[start..<end] {
-            if byte == separator {
-                if !atWordStart { firstWord = false }
-                atWordStart = true
-                continue
-            }
-            result.append(atWordStart && !firstWord ? uppercased(byte) : lowercased(byte))
-            atWordStart = false
-        }
-        result.append(contentsOf: bytes[end...])
-        return String(decoding: result, as: UTF8.self)
     }
 
     /// The member name a property's key reads under this strategy: `firstName` → `first_name`.

@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// Conversions from the exact text of a JSON number to Swift numbers, done only on demand.
 ///
 /// The parser keeps every number as the text of the input, already checked against JSON's grammar
@@ -172,7 +180,28 @@ enum JSONNumberText {
             value = scale >= 0 ? value * exactPowersOfTen[scale] : value / exactPowersOfTen[-scale]
             return parts.negative ? -value : value
         }
-        // Slow path: the standard library's correctly rounded conversion.
+        // Slower path: C's correctly rounding strtod on a copy on the stack. Why not
+        // `Double(String)`: most such numbers (17 significant digits, as serializers write doubles)
+        // are longer than a small string, so each would allocate.
+        if text.count < 128 {
+            let converted = withUnsafeTemporaryAllocation(of: CChar.self, capacity: text.count + 1) {
+                buffer -> Double? in
+                // Safe because the buffer holds text.count + 1 bytes.
+                let start = buffer.baseAddress!
+                UnsafeMutableRawPointer(start).copyMemory(from: text.baseAddress!, byteCount: text.count)
+                start[text.count] = 0
+                var end: UnsafeMutablePointer<CChar>?
+                let value = strtod(start, &end)
+                // strtod follows the C locale's decimal point; under a locale whose point is not
+                // "." it stops early, and the locale-independent conversion below takes over.
+                return end == start + text.count ? value : nil
+            }
+            if let converted {
+                guard converted.isFinite else { throw .outOfRange }
+                return converted
+            }
+        }
+        // Slow path: the standard library's correctly rounded, locale-independent conversion.
         guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else {
             throw .outOfRange
         }

@@ -115,14 +115,14 @@ extension TapeDecoder {
 
     // MARK: Converters and uniquing
 
-    /// The value read by a converter, or a uniqued instance; `nil` when neither applies to `T`.
-    func decodeWithHooks<T: Decodable>(_ type: T.Type) throws -> T? {
+    /// The value read by a converter, or a uniqued instance, or else as without hooks.
+    func decodeWithHooks<T: Decodable>(_ type: T.Type) throws -> T {
         let typeID = ObjectIdentifier(T.self)
         let options = self.options
         if let read = options.converters.readers[typeID] {
             do {
                 // Safe to force: the reader registered for `T` returns a `T`.
-                return .some(try read(value, self) as! T)
+                return try read(value, self) as! T
             } catch let error as JSONError {
                 throw convert(error, type: type)
             } catch let error as DecodingError {
@@ -139,7 +139,7 @@ extension TapeDecoder {
             }
         }
         if let identityKey = options.uniquing.keys[typeID] { return try decodeUniqued(type, identityKey: identityKey) }
-        return nil
+        return try decodeValueSkippingHooks(type)
     }
 
     private func decodeUniqued<T: Decodable>(_ type: T.Type, identityKey: String) throws -> T {

@@ -134,7 +134,9 @@ public struct TapeDecoder: Decoder {
     /// arrays, optionals and types that read tapes themselves (``JSONTapeDecodable``) skip
     /// Codable's containers; everything else goes through `T(from:)`.
     package func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        if context.hasTypeHooks, let hooked = try decodeWithHooks(type) { return hooked }
+        // No `T?` here: in unspecialized code a local of type `T?` costs a metadata lookup for
+        // every value, hooks or not.
+        if context.hasTypeHooks { return try decodeWithHooks(type) }
         return try decodeValueSkippingHooks(type)
     }
 
@@ -149,15 +151,17 @@ public struct TapeDecoder: Decoder {
                 return try convertString(describedAs: "URL string") { URL(string: $0) } as! T
             }
             if T.self == Data.self { return _identityCast(try decodeData(), to: T.self) }
-            if let shortcut = T.self as? any TapeContainerShortcut.Type {
+            switch context.state.compositeKind(of: T.self) {
+            case .shortcut(let shortcut):
                 return try readShortcut(shortcut, as: T.self)
-            }
-            if let tapeType = T.self as? any JSONTapeDecodable.Type {
+            case .tapeDecodable(let tapeType):
                 do {
                     return try readDirectly(tapeType, as: T.self)
                 } catch let error as DecodingError {
                     throw error.prefixingCodingPath(codingPath)
                 }
+            case .codable:
+                break
             }
             // A child decoded inside this value may wait for it as its parent (`linkToParent`).
             let state = context.state
@@ -255,84 +259,120 @@ extension JSONTape.Value {
     }
 }
 
-struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+/// The member lookups of one keyed container, apart from the container's `Key` type.
+///
+/// Why a separate, non-generic class: the container's methods run unspecialized (called through
+/// `KeyedDecodingContainer`'s box), and there any use of `TapeKeyedContainer<Key>` itself (copying
+/// it into a closure, calling its methods) looks its generic metadata up at run time: hundreds of
+/// instructions per property decoded. Code here knows its own type statically. A class also lets
+/// lookups, which `KeyedDecodingContainerProtocol` does not mark `mutating`, move the cursor; the
+/// container is boxed on the heap by `KeyedDecodingContainer` either way.
+final class KeyedLookup {
     let decoder: TapeDecoder
-    var codingPath: [any CodingKey] { decoder.codingPath }
+    /// The container's coding path, joined once for all its nested values.
+    private(set) lazy var codingPath: [any CodingKey] = decoder.codingPath
 
-    var allKeys: [Key] {
-        guard let members = try? decoder.value.members() else { return [] }
-        let strategy = decoder.options.keyStrategy
-        return members.compactMap { Key(stringValue: strategy.keyName(forMember: $0.key)) }
-    }
-
-    /// Members by name (and by the alternate name the key strategy files them under), for large
-    /// objects and for strategies that convert member names, built once (see `init`).
-    private let index: [String: JSONTape.Value]?
-    private let alternateIndex: [String: JSONTape.Value]?
+    /// Members by the coding key name they stand for, only under Foundation's custom key strategy,
+    /// whose closure should run once per member, not once per comparison.
+    private let convertedIndex: [String: JSONTape.Value]?
+    /// Where the next lookup starts: the key token after the member found last.
+    ///
+    /// Why: a synthesized `init(from:)` asks for keys in declaration order, and encoders write
+    /// members in that order too, so searching on from the last match finds most members in one
+    /// comparison, and a `Dictionary` (which asks for `allKeys` in member order) decodes in linear
+    /// time without building an index. The search wraps around, so any order still finds every
+    /// member.
+    private var cursor: Int
 
     init(decoder: TapeDecoder) {
         self.decoder = decoder
-        // A Dictionary<String, T> asks for every key in turn: scanning each time would be quadratic,
-        // so objects beyond a handful of members get an index, built once. So does a strategy that
-        // converts each member's name with a closure, which should run once per member.
-        let strategy = decoder.options.keyStrategy
-        var convertsNames = false
-        if case .convertMemberNames = strategy { convertsNames = true }
-        guard decoder.value.count > 16 || convertsNames, let members = try? decoder.value.members() else {
-            index = nil
-            alternateIndex = nil
+        cursor = decoder.value.index + 1
+        guard case .convertMemberNames(let transform) = decoder.options.keyStrategy,
+            let members = try? decoder.value.members()
+        else {
+            convertedIndex = nil
             return
         }
         var index: [String: JSONTape.Value] = [:]
-        var alternateIndex: [String: JSONTape.Value] = [:]
-        index.reserveCapacity(decoder.value.count)
         for member in members {
-            let name = member.key
-            if case .convertMemberNames(let transform) = strategy {
-                let converted = transform(decoder.codingPath + [AnyCodingKey(name)]).stringValue
-                if index[converted] == nil { index[converted] = member.value }
-                continue
-            }
-            if index[name] == nil { index[name] = member.value }
-            if let alternate = strategy.indexName(forMember: name), alternateIndex[alternate] == nil {
-                alternateIndex[alternate] = member.value
-            }
+            let converted = transform(decoder.codingPath + [AnyCodingKey(member.key)]).stringValue
+            if index[converted] == nil { index[converted] = member.value }
         }
-        self.index = index
-        self.alternateIndex = alternateIndex
+        convertedIndex = index
     }
 
     /// The value of the member that stands for `key`, found by comparing bytes (or through the
     /// index), following a key path for ``JSONKeyPathCodingKey``s, and put to the member check.
-    func member(for key: Key) throws -> JSONTape.Value? {
+    func member(for key: any CodingKey) throws -> JSONTape.Value? {
         let name = key.stringValue
-        guard let value = lookUp(name, in: decoder.value, usingIndex: true) ?? lookUpPath(key, name) else {
+        guard let value = lookUpFromCursor(name) ?? lookUpPath(key, name) else {
             return nil
         }
         if decoder.context.checksMembers { return try check(value, for: key) }
         return value
     }
 
-    /// The member named `name` (a coding key's string value) under the key strategy.
-    private func lookUp(_ name: String, in object: JSONTape.Value, usingIndex: Bool) -> JSONTape.Value? {
-        if usingIndex, let index {
-            let names = decoder.options.keyStrategy.lookupNames(forKey: name)
-            if let value = index[names.exact] { return value }
-            if let alternate = names.alternate, let value = index[alternate] ?? alternateIndex?[alternate] {
-                return value
+    /// The member of this container's object named `name` (a coding key's string value) under the
+    /// key strategy, searched from the cursor on; an exact spelling wins over others.
+    private func lookUpFromCursor(_ name: String) -> JSONTape.Value? {
+        let strategy = decoder.options.keyStrategy
+        switch strategy {
+        case .useDefaultKeys:
+            var name = name
+            return name.withUTF8 { key in scan { $0.hasSameBytes(as: UnsafeRawBufferPointer(key)) } }
+        case .custom:
+            return strategy.withMatcher(forKey: name) { scan($0) }
+        case .convertMemberNames:
+            return convertedIndex?[name]
+        case .convertFromSnakeCase, .convertFromKebabCase, .loose:
+            var exactName = name
+            if let exact = exactName.withUTF8({ key in scan { $0.hasSameBytes(as: UnsafeRawBufferPointer(key)) } }) {
+                return exact
             }
-            return nil
+            return strategy.withMatcher(forKey: name) { scan($0) }
         }
+    }
+
+    /// The first member from the cursor on (wrapping around) whose name satisfies `matches`; moves
+    /// the cursor past it.
+    private func scan(_ matches: (UnsafeRawBufferPointer) -> Bool) -> JSONTape.Value? {
+        let object = decoder.value
+        let tape = object.tape
+        let first = object.index + 1
+        let end = object.endIndex - 1
+        let start = cursor
+        var position = start
+        var limit = end
+        var wrapped = false
+        while true {
+            while position < limit {
+                let valueEnd = tape.endOfValue(at: position + 1) ?? end
+                if tape.withUnsafeText(of: tape[position], matches) {
+                    cursor = valueEnd < end ? valueEnd : first
+                    return JSONTape.Value(tape: tape, index: position + 1, endIndex: valueEnd)
+                }
+                position = valueEnd
+            }
+            if wrapped || start == first { return nil }
+            wrapped = true
+            position = first
+            limit = start
+        }
+    }
+
+    /// The member named `name` under the key strategy in another object (a key path's steps).
+    private func lookUp(_ name: String, in object: JSONTape.Value) -> JSONTape.Value? {
+        if object.index == decoder.value.index { return lookUpFromCursor(name) }
         return decoder.options.keyStrategy.firstMember(of: object, forKey: name)
     }
 
     /// For a key path (`location.latitude`), the value at the end of the path, if every step is
     /// there. A member named with the whole dotted name is found first, by `lookUp`.
-    private func lookUpPath(_ key: Key, _ name: String) -> JSONTape.Value? {
+    private func lookUpPath(_ key: any CodingKey, _ name: String) -> JSONTape.Value? {
         guard let steps = Self.pathSteps(of: key, name) else { return nil }
         var value = decoder.value
         for step in steps {
-            guard let next = lookUp(String(step), in: value, usingIndex: value.index == decoder.value.index) else {
+            guard let next = lookUp(String(step), in: value) else {
                 return nil
             }
             value = next
@@ -342,13 +382,13 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// The steps of a key path key, or `nil` for an ordinary key. The dynamic cast is paid only for
     /// keys with a dot in their name.
-    private static func pathSteps(of key: Key, _ name: String) -> [Substring]? {
+    static func pathSteps(of key: any CodingKey, _ name: String) -> [Substring]? {
         guard name.utf8.contains(UInt8(ascii: ".")), key is any JSONKeyPathCodingKey else { return nil }
         return name.split(separator: ".", omittingEmptySubsequences: false)
     }
 
     /// Applies the ignored keys and the member check to a member found for `key`.
-    private func check(_ value: JSONTape.Value, for key: Key) throws -> JSONTape.Value? {
+    func check(_ value: JSONTape.Value, for key: any CodingKey) throws -> JSONTape.Value? {
         let options = decoder.options
         if options.ignoredKeys.contains(key.stringValue) { return nil }
         guard let memberCheck = options.memberCheck else { return value }
@@ -370,31 +410,31 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return accepted ? value : nil
     }
 
-    func contains(_ key: Key) -> Bool {
+    func contains(_ key: any CodingKey) -> Bool {
         // A member the check rejects with an error counts as present, so that decoding it reports
         // the error instead of a missing key.
         do { return try member(for: key) != nil || fallbackDecoder(for: key) != nil } catch { return true }
     }
 
     /// The decoder for the member standing for `key` (or, when updating, for its current value).
-    private func require(_ key: Key) throws -> TapeDecoder {
-        if let value = try member(for: key) { return decoder.nested(value, key: key) }
+    func require(_ key: any CodingKey) throws -> TapeDecoder {
+        if let value = try member(for: key) { return nested(value, key: key) }
         if let fallback = fallbackDecoder(for: key) { return fallback }
         throw missing(key)
     }
 
     /// `keyNotFound` for `key`, naming the step of a key path that is missing.
-    private func missing(_ key: Key) -> DecodingError {
+    func missing(_ key: any CodingKey) -> DecodingError {
         let name = key.stringValue
         if let steps = Self.pathSteps(of: key, name) {
             var value = decoder.value
             var path = codingPath
             for (offset, step) in steps.enumerated() {
-                guard let next = lookUp(String(step), in: value, usingIndex: offset == 0),
+                guard let next = lookUp(String(step), in: value),
                     next.kind == .objectStart
                         || offset == steps.count - 1
                 else {
-                    let found = lookUp(String(step), in: value, usingIndex: offset == 0)
+                    let found = lookUp(String(step), in: value)
                     let reason =
                         found.map { "is \($0.kind.nounPhrase) \($0.locationPhrase), not an object" }
                         ?? "is missing from the object \(value.locationPhrase)"
@@ -421,20 +461,8 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         )
     }
 
-    func decodeNil(forKey key: Key) throws -> Bool {
-        try require(key).value.isNull
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decodeMember(type, key)
-    }
-
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try decodeMemberIfPresent(type, key)
-    }
-
     @inline(__always)
-    private func decodeMember<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
+    func decodeMember<T: Decodable>(_ type: T.Type, _ key: any CodingKey) throws -> T {
         guard let value = try member(for: key) else {
             guard let fallback = fallbackDecoder(for: key) else { throw missing(key) }
             return try fallback.decodeValue(type)
@@ -443,7 +471,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     @inline(__always)
-    private func decodeMemberIfPresent<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T? {
+    func decodeMemberIfPresent<T: Decodable>(_ type: T.Type, _ key: any CodingKey) throws -> T? {
         guard let value = try member(for: key) else {
             guard let fallback = fallbackDecoder(for: key) else { return nil }
             return fallback.value.isNull ? nil : try fallback.decodeValue(type)
@@ -454,7 +482,7 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// When updating a value (``StreamingJSONDecoder/update(_:from:)``), a decoder for the current
     /// value of a property the payload lacks: found in the encoded current value by coding path,
     /// and read with the options it was encoded with.
-    private func fallbackDecoder(for key: Key) -> TapeDecoder? {
+    func fallbackDecoder(for key: any CodingKey) -> TapeDecoder? {
         guard let fallback = decoder.context.fallback else { return nil }
         var value = fallback.root
         for step in codingPath + [key] {
@@ -468,139 +496,174 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// Scalars straight from the tape; a nested decoder (and its coding path) only for the rest.
     @inline(__always)
-    private func read<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, key: Key) throws -> T {
+    private func read<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, key: any CodingKey) throws -> T {
         do {
             let context = decoder.context
             if !context.hasTypeHooks, let scalar = TapeScalar(T.self) {
                 return try TapeDecoder.readScalar(scalar, from: value, context: context, as: T.self)
             }
         } catch {
-            throw decoder.nested(value, key: key).convert(error, type: type)
+            throw nested(value, key: key).convert(error, type: type)
         }
-        return try decoder.nested(value, key: key).decodeValue(type)
+        return try nested(value, key: key).decodeValue(type)
+    }
+
+    /// A decoder for a member's value, under this container's path.
+    func nested(_ value: JSONTape.Value, key: any CodingKey) -> TapeDecoder {
+        TapeDecoder(value: value, context: decoder.context, parentPath: codingPath, key: key)
+    }
+}
+
+struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let lookup: KeyedLookup
+    var decoder: TapeDecoder { lookup.decoder }
+    var codingPath: [any CodingKey] { lookup.codingPath }
+
+    init(decoder: TapeDecoder) {
+        lookup = KeyedLookup(decoder: decoder)
+    }
+
+    func contains(_ key: Key) -> Bool { lookup.contains(key) }
+
+    var allKeys: [Key] {
+        guard let members = try? decoder.value.members() else { return [] }
+        let strategy = decoder.options.keyStrategy
+        return members.compactMap { Key(stringValue: strategy.keyName(forMember: $0.key)) }
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        try lookup.require(key).value.isNull
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try lookup.decodeMember(type, key)
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try decodeMember(type, key)
+        try lookup.decodeMember(type, key)
     }
 
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        try decodeMemberIfPresent(type, key)
+        try lookup.decodeMemberIfPresent(type, key)
     }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type,
         forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        try require(key).container(keyedBy: type)
+        try lookup.require(key).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try require(key).unkeyedContainer()
+        try lookup.require(key).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
@@ -613,11 +676,11 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 )
             )
         }
-        return decoder.nested(value, key: AnyCodingKey("super"))
+        return lookup.nested(value, key: AnyCodingKey("super"))
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        try require(key)
+        try lookup.require(key)
     }
 }
 
@@ -808,20 +871,111 @@ protocol TapeContainerShortcut {
 }
 
 extension Array: TapeContainerShortcut where Element: Decodable {
+    /// Why `Array(unsafeUninitializedCapacity:)` and a loop of its own for scalars: this code runs
+    /// unspecialized (the element type is only known at run time), where every call to an array
+    /// method looks `[Element]`'s metadata up again, hundreds of instructions each time; here it is
+    /// looked up once per array. Arrays of scalars (`[Double]`, `[Int]`, `[String]`) also skip the
+    /// decoder per element, building one only to report an error.
     static func read(from decoder: TapeDecoder) throws -> [Element] {
         let value = decoder.value
         guard value.kind == .arrayStart else { throw decoder.mismatch(expected: "an array", type: [Any].self) }
-        var result: [Element] = []
-        result.reserveCapacity(value.count)
+        let count = value.count
+        let context = decoder.context
+        if !context.hasTypeHooks, let scalar = TapeScalar(Element.self) {
+            // One concrete array type per case: built where the element type is known, so no
+            // metadata is looked up at run time. The cast back is a no-op (same type, see `init?`).
+            switch scalar {
+            case .string: return unsafeBitCast(try readScalars(decoder, scalar, as: String.self), to: [Element].self)
+            case .int: return unsafeBitCast(try readScalars(decoder, scalar, as: Int.self), to: [Element].self)
+            case .double: return unsafeBitCast(try readScalars(decoder, scalar, as: Double.self), to: [Element].self)
+            case .bool: return unsafeBitCast(try readScalars(decoder, scalar, as: Bool.self), to: [Element].self)
+            case .int64: return unsafeBitCast(try readScalars(decoder, scalar, as: Int64.self), to: [Element].self)
+            case .float: return unsafeBitCast(try readScalars(decoder, scalar, as: Float.self), to: [Element].self)
+            case .int32: return unsafeBitCast(try readScalars(decoder, scalar, as: Int32.self), to: [Element].self)
+            case .uint64: return unsafeBitCast(try readScalars(decoder, scalar, as: UInt64.self), to: [Element].self)
+            case .uint: return unsafeBitCast(try readScalars(decoder, scalar, as: UInt.self), to: [Element].self)
+            case .int16: return unsafeBitCast(try readScalars(decoder, scalar, as: Int16.self), to: [Element].self)
+            case .int8: return unsafeBitCast(try readScalars(decoder, scalar, as: Int8.self), to: [Element].self)
+            case .uint32: return unsafeBitCast(try readScalars(decoder, scalar, as: UInt32.self), to: [Element].self)
+            case .uint16: return unsafeBitCast(try readScalars(decoder, scalar, as: UInt16.self), to: [Element].self)
+            case .uint8: return unsafeBitCast(try readScalars(decoder, scalar, as: UInt8.self), to: [Element].self)
+            case .decimal: return unsafeBitCast(try readScalars(decoder, scalar, as: Decimal.self), to: [Element].self)
+            }
+        }
         let path = decoder.codingPath
-        for element in try value.elements() {
-            let elementDecoder = TapeDecoder(
-                value: element,
-                context: decoder.context,
+        return try Array(unsafeUninitializedCapacity: count) { buffer, initialized in
+            for element in try value.elements() {
+                let elementDecoder = TapeDecoder(
+                    value: element,
+                    context: context,
+                    parentPath: path,
+                    key: ElementKey(initialized)
+                )
+                // Safe because an array has as many elements as its start token counts.
+                (buffer.baseAddress! + initialized).initialize(to: try elementDecoder.decodeValue(Element.self))
+                initialized += 1
+            }
+        }
+    }
+}
+
+/// The scalars of the array `decoder` stands at, read straight from the tape; a decoder per
+/// element is made only to report an error.
+private func readScalars<S>(_ decoder: TapeDecoder, _ scalar: TapeScalar, as type: S.Type) throws -> [S] {
+    let value = decoder.value
+    let tape = value.tape
+    let context = decoder.context
+    let count = value.count
+    return try Array(unsafeUninitializedCapacity: count) { buffer, initialized in
+        var cursor = value.index + 1
+        while initialized < count {
+            let end = tape.endOfValue(at: cursor) ?? value.endIndex - 1
+            let element = JSONTape.Value(tape: tape, index: cursor, endIndex: end)
+            do throws(JSONError) {
+                // Safe because initialized < count, the capacity asked for.
+                (buffer.baseAddress! + initialized).initialize(
+                    to: try TapeDecoder.readScalar(scalar, from: element, context: context, as: S.self)
+                )
+            } catch {
+                let elementDecoder = TapeDecoder(
+                    value: element,
+                    context: context,
+                    parentPath: decoder.codingPath,
+                    key: ElementKey(initialized)
+                )
+                throw elementDecoder.convert(error, type: S.self)
+            }
+            initialized += 1
+            cursor = end
+        }
+    }
+}
+
+/// Dictionaries with `String` keys, read member by member: the keys as written (no key strategy
+/// converts them, as in Foundation's JSONDecoder), each value through `decodeValue`.
+///
+/// Why: `Dictionary.init(from:)` asks for a keyed container, for `allKeys` (a `String` and a key
+/// per member), then looks each key up again; here each member is read once, in order.
+extension Dictionary: TapeContainerShortcut where Key == String, Value: Decodable {
+    static func read(from decoder: TapeDecoder) throws -> [String: Value] {
+        let object = decoder.value
+        guard object.kind == .objectStart else {
+            throw decoder.mismatch(expected: "an object", type: [String: Any].self)
+        }
+        var result: [String: Value] = [:]
+        result.reserveCapacity(object.count)
+        let path = decoder.codingPath
+        let context = decoder.context
+        for member in try object.members() {
+            let key = member.key
+            let memberDecoder = TapeDecoder(
+                value: member.value,
+                context: context,
                 parentPath: path,
-                key: ElementKey(result.count)
+                key: AnyCodingKey(key)
             )
-            result.append(try elementDecoder.decodeValue(Element.self))
+            // The first of duplicate members wins, as lookups by key find the first.
+            if result[key] == nil { result[key] = try memberDecoder.decodeValue(Value.self) }
         }
         return result
     }

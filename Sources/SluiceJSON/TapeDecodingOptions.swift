@@ -217,6 +217,13 @@ public final class TapeDecodingContext: @unchecked Sendable {
     }
 }
 
+/// How a composite type decodes (see `DecodeState.compositeKind(of:)`).
+enum CompositeKind {
+    case shortcut(any TapeContainerShortcut.Type)
+    case tapeDecodable(any JSONTapeDecodable.Type)
+    case codable
+}
+
 /// The mutable state of one decode (see ``TapeDecodingContext``).
 final class DecodeState {
     /// Where uniqued instances go: the caller's store, or one made for this decode.
@@ -227,8 +234,33 @@ final class DecodeState {
     /// Date formatters made for ``JSONDateFormat/pattern(_:)``, by pattern.
     private var formatters: [String: DateFormatter] = [:]
 
+    /// How the composite types met so far decode (see `compositeKind(of:)`).
+    private var compositeKinds: [(type: ObjectIdentifier, kind: CompositeKind)] = []
+
     init(store: JSONIdentityStore?) {
         identities = store ?? JSONIdentityStore()
+    }
+
+    /// How a type that is not a scalar decodes: through a shortcut, reading the tape itself, or
+    /// through Codable.
+    ///
+    /// Why a cache: finding out takes two dynamic casts to protocol metatypes, and a failed cast
+    /// walks the runtime's conformance tables (hundreds of instructions) for every object decoded.
+    /// A model uses a few dozen types at most, so a short list searched linearly is cheaper than
+    /// the casts, and cheaper than hashing.
+    func compositeKind<T>(of type: T.Type) -> CompositeKind {
+        let id = ObjectIdentifier(type)
+        for entry in compositeKinds where entry.type == id { return entry.kind }
+        let kind: CompositeKind
+        if let shortcut = type as? any TapeContainerShortcut.Type {
+            kind = .shortcut(shortcut)
+        } else if let tapeType = type as? any JSONTapeDecodable.Type {
+            kind = .tapeDecodable(tapeType)
+        } else {
+            kind = .codable
+        }
+        if compositeKinds.count < 64 { compositeKinds.append((id, kind)) }
+        return kind
     }
 
     /// A formatter for `pattern`, made once per decode.

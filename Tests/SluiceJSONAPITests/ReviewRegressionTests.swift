@@ -76,8 +76,17 @@ struct ReviewRegressionTests {
         let tape = try JSONParser.parse(Array(#"{"user_2fa": 1, "first_name": 2}"#.utf8))
         var options = TapeDecodingOptions()
         options.keyStrategy = .convertFromSnakeCase
-        let decoded = try tape.value(at: tape.startIndex).decode([String: Int].self, options: options)
-        #expect(decoded == ["user_2fa": 1, "firstName": 2])
+        struct KeyNames: Decodable {
+            var names: [String]
+            init(from decoder: any Decoder) throws {
+                names = try decoder.container(keyedBy: AnyCodingKey.self).allKeys.map(\.stringValue)
+            }
+        }
+        let decoded = try tape.value(at: tape.startIndex).decode(KeyNames.self, options: options)
+        #expect(decoded.names == ["user_2fa", "firstName"])
+        // A [String: T] keeps its keys as written, as Foundation's JSONDecoder does.
+        let dictionary = try tape.value(at: tape.startIndex).decode([String: Int].self, options: options)
+        #expect(dictionary == ["user_2fa": 1, "first_name": 2])
     }
 
     struct Single: Decodable { var a: Int }

@@ -324,11 +324,17 @@ struct KeyStrategyTests {
         #expect(decoded.firstName == "a")
     }
 
-    @Test("dictionaries keep member names as written under every strategy, as Foundation's")
+    @Test("dictionary keys stay as written under every strategy, as in Foundation's JSONDecoder")
     func dictionaryKeys() throws {
         let json = Data(#"{"first_name": 1, "Other-Key": 2}"#.utf8)
         let decoder = StreamingJSONDecoder()
         decoder.keyDecodingStrategy = .loose
         #expect(try decoder.decode([String: Int].self, from: json) == ["first_name": 1, "Other-Key": 2])
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let foundation = JSONDecoder()
+        foundation.keyDecodingStrategy = .convertFromSnakeCase
+        let expected = try foundation.decode([String: Int].self, from: json)
+        let converted = try decoder.decode([String: Int].self, from: json)
+        #expect(converted == expected, "\(converted) vs \(expected)")
     }
 }

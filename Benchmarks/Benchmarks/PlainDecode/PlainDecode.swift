@@ -1,0 +1,60 @@
+// PlainDecode suite: plain JSON into Codable models, Sluice's StreamingJSONDecoder against
+// Foundation's JSONDecoder, on the three corpora (twitter.json, citm_catalog.json, canada.json)
+// and the same models (CorpusModels.swift). Both decoders run on default settings; before any
+// timing, the two results are checked equal, so the contest is between equal outputs.
+//
+// SLUICE_METRICS=malloc measures allocation counts only (the checked-in thresholds).
+
+import Benchmark
+import Foundation
+import SluiceJSON
+
+/// The corpora: `SLUICE_CORPORA` or `../shared/corpora` beside the repository.
+let corpora: URL = {
+    if let path = ProcessInfo.processInfo.environment["SLUICE_CORPORA"] { return URL(fileURLWithPath: path) }
+    return URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("shared/corpora")
+}()
+
+let mallocOnly = ProcessInfo.processInfo.environment["SLUICE_METRICS"] == "malloc"
+
+/// Registers the two contenders for one corpus, after checking they agree on it.
+func register<Model: Decodable & Equatable>(_ model: Model.Type, corpus name: String) {
+    guard let data = try? Data(contentsOf: corpora.appendingPathComponent("\(name).json")) else {
+        print("PlainDecode: \(name).json not found under \(corpora.path); set SLUICE_CORPORA")
+        return
+    }
+    do {
+        let expected = try JSONDecoder().decode(Model.self, from: data)
+        let actual = try StreamingJSONDecoder().decode(Model.self, from: data)
+        precondition(actual == expected, "PlainDecode: the decoders disagree on \(name).json")
+    } catch {
+        fatalError("PlainDecode: \(name).json does not decode: \(error)")
+    }
+    // Names without spaces: see the Parse suite.
+    Benchmark("Sluice-StreamingJSONDecoder-\(name)") { benchmark in
+        let decoder = StreamingJSONDecoder()
+        for _ in benchmark.scaledIterations { blackHole(try decoder.decode(Model.self, from: data)) }
+    }
+    Benchmark("Foundation-JSONDecoder-\(name)") { benchmark in
+        let decoder = JSONDecoder()
+        for _ in benchmark.scaledIterations { blackHole(try decoder.decode(Model.self, from: data)) }
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: mallocOnly
+            ? [.mallocCountTotal]
+            : [.wallClock, .cpuTotal, .throughput, .mallocCountTotal, .peakMemoryResident, .instructions],
+        timeUnits: .milliseconds,
+        maxDuration: .seconds(4),
+        maxIterations: mallocOnly ? 3 : 100,
+        thresholds: [.mallocCountTotal: .init(relative: [.p90: 1.0])]
+    )
+    register(Twitter.self, corpus: "twitter")
+    register(CitmCatalog.self, corpus: "citm_catalog")
+    register(Canada.self, corpus: "canada")
+}
