@@ -224,6 +224,28 @@ enum CompositeKind {
     case codable
 }
 
+/// Composite kinds by type, shared by all decodes.
+final class CompositeKindCache: @unchecked Sendable {
+    // @unchecked Sendable: every access to `kinds` holds `lock`.
+    private let lock = NSLock()
+    private var kinds: [ObjectIdentifier: CompositeKind] = [:]
+
+    func kind<T>(of type: T.Type) -> CompositeKind {
+        let id = ObjectIdentifier(type)
+        if let kind = lock.withLock({ kinds[id] }) { return kind }
+        let kind: CompositeKind
+        if let shortcut = type as? any TapeContainerShortcut.Type {
+            kind = .shortcut(shortcut)
+        } else if let tapeType = type as? any JSONTapeDecodable.Type {
+            kind = .tapeDecodable(tapeType)
+        } else {
+            kind = .codable
+        }
+        lock.withLock { kinds[id] = kind }
+        return kind
+    }
+}
+
 /// The mutable state of one decode (see ``TapeDecodingContext``).
 final class DecodeState {
     /// Where uniqued instances go: the caller's store, or one made for this decode.
@@ -251,17 +273,16 @@ final class DecodeState {
     func compositeKind<T>(of type: T.Type) -> CompositeKind {
         let id = ObjectIdentifier(type)
         for entry in compositeKinds where entry.type == id { return entry.kind }
-        let kind: CompositeKind
-        if let shortcut = type as? any TapeContainerShortcut.Type {
-            kind = .shortcut(shortcut)
-        } else if let tapeType = type as? any JSONTapeDecodable.Type {
-            kind = .tapeDecodable(tapeType)
-        } else {
-            kind = .codable
-        }
+        let kind = Self.sharedKinds.kind(of: type)
         if compositeKinds.count < 64 { compositeKinds.append((id, kind)) }
         return kind
     }
+
+    /// The process-wide second level of `compositeKind(of:)`. Why: the runtime's first answer to
+    /// "does this type conform" for a type scans every conformance record of the process (tens of
+    /// thousands of instructions), and a decode meets a few dozen types; each is asked once per
+    /// process, then found here under a lock, once per decode.
+    private static let sharedKinds = CompositeKindCache()
 
     /// A formatter for `pattern`, made once per decode.
     func formatter(for pattern: String) -> DateFormatter {
