@@ -43,9 +43,11 @@ public protocol JSONMergeable: AnyObject {
 }
 
 /// Instances uniqued by identity, kept across decodes when handed to several of them through
-/// ``TapeDecodingOptions/identityStore`` or ``StreamingJSONDecoder/identityStore``.
+/// ``TapeDecodingOptions/identityStore`` or ``StreamingJSONDecoder/identityStore``. The store
+/// grows with the identities it meets; ``removeAll()`` empties it.
 ///
-/// Thread-safe: decodes running at once may share a store.
+/// The map is thread-safe, so decodes running at once may share a store; the instances are not
+/// guarded: a ``JSONMergeable`` type merged from several decodes at once must protect its own state.
 public final class JSONIdentityStore: @unchecked Sendable {
     // @unchecked Sendable: every access to `instances` holds `lock`.
     private let lock = NSLock()
@@ -96,8 +98,8 @@ public final class JSONIdentityStore: @unchecked Sendable {
 struct PendingChild {
     /// The parent's type.
     let parentType: ObjectIdentifier
-    /// The nesting depth (coding path length) of the child's decoder: only a value decoded at a
-    /// smaller depth encloses the child.
+    /// The nesting (`DecodeState.nesting`) at which the child asked: only a value that completes
+    /// at a smaller nesting encloses the child.
     let depth: Int
     /// Sets the back-reference.
     let attach: (AnyObject) -> Void
@@ -114,18 +116,21 @@ extension Decoder {
     ///     weak var post: Post?
     ///     required init(from decoder: any Decoder) throws {
     ///         text = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .text)
-    ///         decoder.linkToParent(Post.self) { [unowned self] post in self.post = post }
+    ///         decoder.linkToParent(Post.self) { [weak self] post in self?.post = post }
     ///     }
     /// }
     /// ```
     ///
     /// Only Sluice's decoders link parents; under another decoder this does nothing. A child whose
     /// parent never completes (decoded on its own, or the parent's decode failed) is not called.
-    /// Keep the reference `weak` or `unowned`, or parent and child keep each other alive.
+    /// Capture the child `weak`: a parent may drop a child it decoded (filtering an array) before
+    /// the link runs, and keep the back-reference `weak` so parent and child do not keep each other
+    /// alive. Call it from a child decoded as a value of its own (a property, an element), not from
+    /// a type decoded in place with `Type(from: decoder)`, which shares its parent's level.
     public func linkToParent<Parent: AnyObject>(_ type: Parent.Type, _ attach: @escaping (Parent) -> Void) {
         guard let decoder = self as? TapeDecoder else { return }
         decoder.context.state.pendingChildren.append(
-            PendingChild(parentType: ObjectIdentifier(type), depth: decoder.depth) { parent in
+            PendingChild(parentType: ObjectIdentifier(type), depth: decoder.context.state.nesting) { parent in
                 // Safe because the entry is only run for values of `Parent`'s type.
                 attach(unsafeDowncast(parent, to: Parent.self))
             }

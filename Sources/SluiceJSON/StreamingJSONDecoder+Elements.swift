@@ -80,7 +80,14 @@ struct ElementStreamer<Element: Decodable> {
 
     /// Parses a chunk and hands over every element it completes; then releases their tokens.
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
-        try StreamingJSONDecoder.parsing { try parser.parse(chunk) }
+        do {
+            try StreamingJSONDecoder.parsing { try parser.parse(chunk) }
+        } catch {
+            // The elements completed before the fault are handed over first, so what a consumer
+            // sees does not depend on where the chunks were cut.
+            try drain(body)
+            throw error
+        }
         try drain(body)
     }
 
@@ -115,7 +122,10 @@ struct ElementStreamer<Element: Decodable> {
             switch event {
             case .element(let value, let index):
                 let decoder = TapeDecoder(value: value, context: context, parentPath: pathKeys, key: ElementKey(index))
-                try body(try decoder.decodeValue(Element.self))
+                let element = try decoder.decodeValue(Element.self)
+                // Parent links an element left waiting (its parent is not streamed) would pile up.
+                context.state.pendingChildren.removeAll(keepingCapacity: true)
+                try body(element)
             }
         }
         parser.removeTokens(before: reader.firstNeededIndex(on: parser.tape))

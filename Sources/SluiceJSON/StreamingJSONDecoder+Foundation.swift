@@ -18,13 +18,29 @@ extension StreamingJSONDecoder {
     /// - Throws: `DecodingError.dataCorrupted` for a value that has no JSON form (such as an
     ///   infinite `Double` or a non-string dictionary key), else the model's `DecodingError`.
     public func decode<T: Decodable>(_ type: T.Type, fromJSONObject object: Any) throws -> T {
+        let (options, limits) = snapshot()
         var builder = JSONTape.Builder()
-        try Self.replay(object, into: &builder, path: [])
-        return try Self.decode(type, from: builder.result, options: snapshot().options)
+        try Self.replay(object, into: &builder, path: [], depth: limits.maxDepth)
+        return try Self.decode(type, from: builder.result, options: options)
     }
 
     /// Appends the events of `object` to `builder`.
-    private static func replay(_ object: Any, into builder: inout JSONTape.Builder, path: [any CodingKey]) throws {
+    /// `depth` is how many more levels of containers the limits allow: a container that holds
+    /// itself would otherwise recurse until the stack overflows.
+    private static func replay(
+        _ object: Any,
+        into builder: inout JSONTape.Builder,
+        path: [any CodingKey],
+        depth: Int
+    ) throws {
+        if depth <= 0, object is [Any] || object is [String: Any] || object is NSDictionary {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: path,
+                    debugDescription: "Containers are nested deeper than the depth limit."
+                )
+            )
+        }
         switch object {
         case let string as String:
             builder.appendText(.string, string)
@@ -41,7 +57,7 @@ extension StreamingJSONDecoder {
         case let float as Float:
             try replayDouble(Double(float), into: &builder, path: path)
         case let decimal as Decimal:
-            builder.appendText(.number, decimal.description)
+            try replayDecimal(decimal, into: &builder, path: path)
         case let date as Date:
             try replayDouble(date.timeIntervalSinceReferenceDate, into: &builder, path: path)
         case let data as Data:
@@ -50,7 +66,7 @@ extension StreamingJSONDecoder {
             builder.beginContainer(isObject: true)
             for (key, value) in dictionary {
                 builder.appendText(.key, key)
-                try replay(value, into: &builder, path: path + [AnyCodingKey(key)])
+                try replay(value, into: &builder, path: path + [AnyCodingKey(key)], depth: depth - 1)
             }
             builder.endContainer()
         case let dictionary as NSDictionary:
@@ -60,20 +76,24 @@ extension StreamingJSONDecoder {
                     throw unrepresentable("a dictionary key of type \(Swift.type(of: key))", path: path)
                 }
                 builder.appendText(.key, key)
-                try replay(value, into: &builder, path: path + [AnyCodingKey(key)])
+                try replay(value, into: &builder, path: path + [AnyCodingKey(key)], depth: depth - 1)
             }
             builder.endContainer()
         case let array as [Any]:
             builder.beginContainer(isObject: false)
             for (index, element) in array.enumerated() {
-                try replay(element, into: &builder, path: path + [AnyCodingKey(intValue: index)])
+                try replay(element, into: &builder, path: path + [AnyCodingKey(intValue: index)], depth: depth - 1)
             }
             builder.endContainer()
         case is NSNull:
             builder.appendLiteral(.null)
         default:
-            if let optional = object as? any OptionalProtocol, optional.isNone {
-                builder.appendLiteral(.null)
+            if let optional = object as? any OptionalProtocol {
+                if let wrapped = optional.wrapped {
+                    try replay(wrapped, into: &builder, path: path, depth: depth)
+                } else {
+                    builder.appendLiteral(.null)
+                }
                 return
             }
             throw unrepresentable("a value of type \(Swift.type(of: object))", path: path)
@@ -86,24 +106,16 @@ extension StreamingJSONDecoder {
         path: [any CodingKey]
     ) throws {
         if let decimal = number as? NSDecimalNumber {
-            builder.appendText(.number, decimal.decimalValue.description)
+            try replayDecimal(decimal.decimalValue, into: &builder, path: path)
             return
         }
-        // The Objective-C type code tells a boolean (`c` on every platform for `NSNumber(value:
-        // Bool)`, which JSONSerialization makes for true and false) from an integer or a double.
+        // Booleans are instances of their own NSNumber subclass (what `NSNumber(value: Bool)` and
+        // JSONSerialization make for true and false); a `c` type code alone may be an Int8.
+        if type(of: number) == booleanNumberType {
+            builder.appendLiteral(number.boolValue ? .true : .false)
+            return
+        }
         switch String(cString: number.objCType) {
-        case "c", "B":
-            if number === NSNumber(value: true) || number === NSNumber(value: false) || number.int8Value > 1
-                || number.int8Value < 0
-            {
-                if number.int8Value > 1 || number.int8Value < 0 {
-                    builder.appendText(.number, String(number.int8Value))
-                } else {
-                    builder.appendLiteral(number.boolValue ? .true : .false)
-                }
-            } else {
-                builder.appendLiteral(number.boolValue ? .true : .false)
-            }
         case "d", "f":
             try replayDouble(number.doubleValue, into: &builder, path: path)
         case "Q", "L", "I", "S", "C":
@@ -111,6 +123,19 @@ extension StreamingJSONDecoder {
         default:
             builder.appendText(.number, String(number.int64Value))
         }
+    }
+
+    private static func replayDecimal(
+        _ decimal: Decimal,
+        into builder: inout JSONTape.Builder,
+        path: [any CodingKey]
+    ) throws {
+        let text = decimal.description
+        let isNumber = text.utf8.withContiguousStorageIfAvailable {
+            JSONNumberText.isNumber(UnsafeRawBufferPointer($0))
+        }
+        guard !decimal.isNaN, isNumber ?? false else { throw unrepresentable("the decimal \(text)", path: path) }
+        builder.appendText(.number, text)
     }
 
     private static func replayDouble(
@@ -135,9 +160,12 @@ extension StreamingJSONDecoder {
 
 /// Lets the replay recognise `nil` inside an `Any`.
 private protocol OptionalProtocol {
-    var isNone: Bool { get }
+    var wrapped: Any? { get }
 }
 
 extension Optional: OptionalProtocol {
-    var isNone: Bool { self == nil }
+    var wrapped: Any? { self.map { $0 as Any } }
 }
+
+/// The class of boolean NSNumbers.
+private let booleanNumberType: AnyClass = type(of: NSNumber(value: true))

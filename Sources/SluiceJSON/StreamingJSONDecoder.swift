@@ -50,6 +50,18 @@ public final class StreamingJSONDecoder: @unchecked Sendable {
         /// called once per key looked up, and no `String` is made per member.
         case memberName(@Sendable (String) -> String)
 
+        /// The strategy standing for `strategy`; the two enums map one to one.
+        init(_ strategy: JSONKeyStrategy) {
+            switch strategy {
+            case .useDefaultKeys: self = .useDefaultKeys
+            case .convertFromSnakeCase: self = .convertFromSnakeCase
+            case .convertFromKebabCase: self = .convertFromKebabCase
+            case .loose: self = .loose
+            case .convertMemberNames(let transform): self = .custom(transform)
+            case .custom(let transform): self = .memberName(transform)
+            }
+        }
+
         var jsonKeyStrategy: JSONKeyStrategy {
             switch self {
             case .useDefaultKeys: return .useDefaultKeys
@@ -161,7 +173,12 @@ public final class StreamingJSONDecoder: @unchecked Sendable {
     /// All the decoding options at once, as ``TapeDecoder`` takes them.
     public var options: TapeDecodingOptions {
         get { locked { settings } }
-        set { locked { settings = newValue } }
+        set {
+            locked {
+                settings = newValue
+                keyStrategyStorage = KeyDecodingStrategy(newValue.keyStrategy)
+            }
+        }
     }
 
     // MARK: Decoding

@@ -55,9 +55,6 @@ public struct TapeDecoder: Decoder {
     /// The options in force.
     public var options: TapeDecodingOptions { context.options }
 
-    /// The length of ``codingPath``, without building it.
-    var depth: Int { parentPath.count + (key == nil ? 0 : 1) }
-
     /// The key of this value in its container, if it has one.
     var codingKey: (any CodingKey)? { key }
 
@@ -164,10 +161,23 @@ public struct TapeDecoder: Decoder {
                 break
             }
             // A child decoded inside this value may wait for it as its parent (`linkToParent`).
+            // Nesting counts decodeValue calls, not coding path length: a decode started by a
+            // tape reader restarts its path but not this count.
             let state = context.state
             let mark = state.pendingChildren.count
-            let decoded = try T(from: self)
-            if state.pendingChildren.count > mark { state.attachChildren(since: mark, to: decoded, depth: depth) }
+            state.nesting += 1
+            defer { state.nesting -= 1 }
+            let decoded: T
+            do {
+                decoded = try T(from: self)
+            } catch {
+                // Children of a value that failed never get their parent.
+                if state.pendingChildren.count > mark { state.pendingChildren.removeSubrange(mark...) }
+                throw error
+            }
+            if state.pendingChildren.count > mark {
+                state.attachChildren(since: mark, to: decoded, depth: state.nesting)
+            }
             return decoded
         } catch let error as JSONError {
             throw convert(error, type: type)
@@ -488,7 +498,7 @@ final class KeyedLookup {
         for step in codingPath + [key] {
             // Arrays in a payload replace the current ones whole: no element takes values from
             // the element that had its index.
-            guard step.intValue == nil, let next = value[step.stringValue] else { return nil }
+            guard value.kind == .objectStart, let next = value[step.stringValue] else { return nil }
             value = next
         }
         return TapeDecoder(value: value, context: fallback.context, parentPath: codingPath, key: key)
@@ -974,7 +984,7 @@ extension Dictionary: TapeContainerShortcut where Key == String, Value: Decodabl
                 parentPath: path,
                 key: AnyCodingKey(key)
             )
-            // The first of duplicate members wins, as lookups by key find the first.
+            // The first of duplicate members wins.
             if result[key] == nil { result[key] = try memberDecoder.decodeValue(Value.self) }
         }
         return result

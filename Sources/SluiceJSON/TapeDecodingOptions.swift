@@ -253,6 +253,8 @@ final class DecodeState {
     /// Children that asked for a back-reference to a parent not yet complete (see
     /// `Decoder.linkToParent`), oldest first.
     var pendingChildren: [PendingChild] = []
+    /// How many composite values are being decoded, one inside the other, right now.
+    var nesting = 0
     /// Date formatters made for ``JSONDateFormat/pattern(_:)``, by pattern.
     private var formatters: [String: DateFormatter] = [:]
 

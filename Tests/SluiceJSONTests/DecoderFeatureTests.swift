@@ -478,8 +478,8 @@ struct ModelGraphTests {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             text = try container.decode(String.self, forKey: .text)
             replies = try container.decodeIfPresent([Comment].self, forKey: .replies) ?? []
-            decoder.linkToParent(Thread.self) { [unowned self] thread in self.thread = thread }
-            decoder.linkToParent(Comment.self) { [unowned self] comment in self.parent = comment }
+            decoder.linkToParent(Thread.self) { [weak self] thread in self?.thread = thread }
+            decoder.linkToParent(Comment.self) { [weak self] comment in self?.parent = comment }
         }
     }
 
@@ -496,6 +496,87 @@ struct ModelGraphTests {
         // Under Foundation's decoder the request is ignored, not an error.
         let foundation = try JSONDecoder().decode(Thread.self, from: Data(json.utf8))
         #expect(foundation.comments[0].thread == nil)
+    }
+}
+
+@Suite("StreamingJSONDecoder: review regressions")
+struct DecoderReviewRegressionTests {
+    final class Board: Decodable {
+        let cards: [Card]
+        enum CodingKeys: CodingKey { case cards }
+        required init(from decoder: any Decoder) throws {
+            // Drops some children before their parent completes.
+            cards = try decoder.container(keyedBy: CodingKeys.self).decode([Card].self, forKey: .cards).filter(\.keep)
+        }
+    }
+
+    final class Card: Decodable {
+        let keep: Bool
+        weak var board: Board?
+        enum CodingKeys: CodingKey { case keep }
+        required init(from decoder: any Decoder) throws {
+            keep = try decoder.container(keyedBy: CodingKeys.self).decode(Bool.self, forKey: .keep)
+            decoder.linkToParent(Board.self) { [weak self] board in self?.board = board }
+        }
+    }
+
+    @Test("children a parent drops before it completes are not linked, and do not crash the decode")
+    func droppedChildren() throws {
+        let board = try decode(Board.self, #"{"cards": [{"keep": false}, {"keep": true}, {"keep": false}]}"#)
+        #expect(board.cards.count == 1 && board.cards[0].board === board)
+    }
+
+    @Test("elements completed before a syntax error in the same chunk are handed over")
+    func elementsBeforeSyntaxError() {
+        var seen: [Int] = []
+        #expect(throws: DecodingError.self) {
+            try StreamingJSONDecoder().forEachElement(of: Int.self, at: "", in: Data("[1,2,3,x]".utf8)) {
+                seen.append($0)
+            }
+        }
+        #expect(seen == [1, 2, 3])
+    }
+
+    @Test("setting all options at once updates the key strategy property too")
+    func optionsSetter() {
+        let decoder = StreamingJSONDecoder()
+        var options = TapeDecodingOptions()
+        options.keyStrategy = .loose
+        decoder.options = options
+        guard case .loose = decoder.keyDecodingStrategy else {
+            Issue.record("key strategy not updated")
+            return
+        }
+    }
+
+    @Test("replayed Int8 numbers stay numbers, NaN decimals are refused, nested optionals unwrap")
+    func replayTypes() throws {
+        let decoder = StreamingJSONDecoder()
+        #expect(
+            try decoder.decode([Int].self, fromJSONObject: [NSNumber(value: Int8(1)), NSNumber(value: Int8(0))]) == [
+                1, 0,
+            ]
+        )
+        #expect(try decoder.decode([Bool].self, fromJSONObject: [NSNumber(value: true)]) == [true])
+        #expect(throws: DecodingError.self) { try decoder.decode([Int].self, fromJSONObject: [Decimal.nan]) }
+        let nested: Int?? = .some(.some(4))
+        #expect(try decoder.decode([Int].self, fromJSONObject: [nested as Any]) == [4])
+    }
+
+    struct Numbered: Codable, Equatable {
+        var first: String
+        var second: Int
+        enum CodingKeys: Int, CodingKey {
+            case first = 1
+            case second = 2
+        }
+    }
+
+    @Test("update keeps members whose coding keys have integer values")
+    func updateIntegerKeys() throws {
+        var value = Numbered(first: "a", second: 1)
+        try StreamingJSONDecoder().update(&value, from: Data(#"{"second": 5}"#.utf8))
+        #expect(value == Numbered(first: "a", second: 5))
     }
 }
 
