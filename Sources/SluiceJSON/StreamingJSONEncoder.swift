@@ -1,0 +1,548 @@
+// The encoder: Encodable values into JSON text through JSONWriter.
+//
+// Codable lets a model open several nested containers and fill them in any order, and sorted keys
+// need an object's members before its first is written, so the encoder first records a light tree
+// (reference boxes for objects and arrays, numbers already as text) and then writes it through the
+// chunked JSONWriter. Scalars, arrays and dictionaries skip Codable's containers.
+
+public import Foundation
+
+/// Encodes `Encodable` values as JSON, with the surface of Foundation's `JSONEncoder`.
+///
+/// ```swift
+/// let encoder = StreamingJSONEncoder()           // was: JSONEncoder()
+/// encoder.outputFormatting = [.sortedKeys]
+/// encoder.keyEncodingStrategy = .convertToSnakeCase
+/// let data = try encoder.encode(user)
+/// // or in chunks, to a file or a socket:
+/// try encoder.encode(users) { chunk in try handle.write(contentsOf: chunk) }
+/// ```
+///
+/// Compact output matches Foundation's byte for byte for the same values and settings (slashes
+/// escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles). Pretty output is laid
+/// out by yajl: `"key": value` with four-space indentation.
+public final class StreamingJSONEncoder: @unchecked Sendable {
+    // @unchecked Sendable: every access to `settings` holds `lock`.
+    private let lock = NSLock()
+    private var settings = Settings()
+
+    /// The layout of the output.
+    public struct OutputFormatting: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Newlines and indentation.
+        public static let prettyPrinted = OutputFormatting(rawValue: 1 << 0)
+        /// Members in the order of their names.
+        public static let sortedKeys = OutputFormatting(rawValue: 1 << 1)
+        /// `/` written as is, not as `\/`.
+        public static let withoutEscapingSlashes = OutputFormatting(rawValue: 1 << 2)
+    }
+
+    /// How coding keys become member names.
+    public enum KeyEncodingStrategy: Sendable {
+        /// The key as it is.
+        case useDefaultKeys
+        /// `myURLValue` → `my_url_value`, as Foundation converts.
+        case convertToSnakeCase
+        /// `myURLValue` → `my-url-value`.
+        case convertToKebabCase
+        /// The member name for the coding path ending with the key.
+        case custom(@Sendable ([any CodingKey]) -> any CodingKey)
+    }
+
+    /// How dates are written.
+    public enum DateEncodingStrategy: Sendable {
+        /// `Date`'s own `Encodable` conformance: seconds since 2001.
+        case deferredToDate
+        /// Seconds since 1970.
+        case secondsSince1970
+        /// Milliseconds since 1970.
+        case millisecondsSince1970
+        /// ISO 8601 in UTC without fractional seconds: `2024-02-29T12:00:00Z`.
+        case iso8601
+        /// ISO 8601 in UTC with milliseconds: `2024-02-29T12:00:00.125Z`.
+        case iso8601WithFractionalSeconds
+        /// A string made by a formatter.
+        case formatted(DateFormatter)
+        /// Written by a closure through the encoder.
+        case custom(@Sendable (Date, any Encoder) throws -> Void)
+    }
+
+    /// How `Data` is written.
+    public enum DataEncodingStrategy: Sendable {
+        /// `Data`'s own conformance: an array of bytes.
+        case deferredToData
+        /// A Base64 string.
+        case base64
+        /// Written by a closure through the encoder.
+        case custom(@Sendable (Data, any Encoder) throws -> Void)
+    }
+
+    /// How infinities and NaN are written.
+    public enum NonConformingFloatEncodingStrategy: Sendable, Hashable {
+        /// They are errors.
+        case `throw`
+        /// As the strings given.
+        case convertToString(positiveInfinity: String, negativeInfinity: String, nan: String)
+    }
+
+    struct Settings {
+        var outputFormatting: OutputFormatting = []
+        var keyStrategy = KeyEncodingStrategy.useDefaultKeys
+        var dateStrategy = DateEncodingStrategy.deferredToDate
+        var dataStrategy = DataEncodingStrategy.base64
+        var floatStrategy = NonConformingFloatEncodingStrategy.throw
+        var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    }
+
+    /// Creates an encoder with Foundation's defaults.
+    public init() {}
+
+    private func locked<R>(_ body: () -> R) -> R { lock.withLock(body) }
+
+    /// The layout. Default: compact, members in encoding order, slashes escaped.
+    public var outputFormatting: OutputFormatting {
+        get { locked { settings.outputFormatting } }
+        set { locked { settings.outputFormatting = newValue } }
+    }
+    /// How coding keys become member names. Default: as they are.
+    public var keyEncodingStrategy: KeyEncodingStrategy {
+        get { locked { settings.keyStrategy } }
+        set { locked { settings.keyStrategy = newValue } }
+    }
+    /// How dates are written. Default: `Date`'s own conformance.
+    public var dateEncodingStrategy: DateEncodingStrategy {
+        get { locked { settings.dateStrategy } }
+        set { locked { settings.dateStrategy = newValue } }
+    }
+    /// How `Data` is written. Default: Base64.
+    public var dataEncodingStrategy: DataEncodingStrategy {
+        get { locked { settings.dataStrategy } }
+        set { locked { settings.dataStrategy = newValue } }
+    }
+    /// How infinities and NaN are written. Default: they are errors.
+    public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy {
+        get { locked { settings.floatStrategy } }
+        set { locked { settings.floatStrategy = newValue } }
+    }
+    /// Values models read through `Encoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { locked { settings.userInfo } }
+        set { locked { settings.userInfo = newValue } }
+    }
+
+    /// Encodes `value` as a JSON document.
+    ///
+    /// - Throws: `EncodingError.invalidValue` with the coding path for a value JSON cannot hold (an
+    ///   infinite `Double` under the default strategy, a model that encodes nothing).
+    public func encode<T: Encodable>(_ value: T) throws -> Data {
+        var data = Data()
+        try encode(value, chunkSize: 64 * 1024) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    /// Encodes `value` and hands the text to `sink` in chunks of `chunkSize` bytes.
+    public func encode<T: Encodable>(
+        _ value: T,
+        chunkSize: Int = 64 * 1024,
+        to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let settings = locked { self.settings }
+        let node = try EncodingTree(settings: settings).node(for: value, path: [])
+        let writer = JSONWriter(
+            options: JSONWriter.Options(
+                prettyPrinted: settings.outputFormatting.contains(.prettyPrinted),
+                escapesSlashes: !settings.outputFormatting.contains(.withoutEscapingSlashes),
+                chunkSize: chunkSize
+            ),
+            sink: sink
+        )
+        try node.write(to: writer, sortingKeys: settings.outputFormatting.contains(.sortedKeys))
+        try writer.finish()
+    }
+}
+
+// MARK: The tree
+
+/// A value recorded by the encoder. Objects and arrays are boxes, so that a nested container
+/// handed out earlier fills its place in the parent later.
+enum EncodedNode {
+    case null
+    case bool(Bool)
+    case number(String)
+    case string(String)
+    case object(EncodedObject)
+    case array(EncodedArray)
+    /// What a super encoder records, read when written (it may be filled after being placed).
+    case slot(NodeSlot)
+
+    func write(to writer: JSONWriter, sortingKeys: Bool) throws {
+        switch self {
+        case .null: try writer.null()
+        case .bool(let value): try writer.bool(value)
+        case .number(let text): try writer.number(text: text)
+        case .string(let text): try writer.string(text)
+        case .slot(let slot): try (slot.node ?? .object(EncodedObject())).write(to: writer, sortingKeys: sortingKeys)
+        case .array(let array):
+            try writer.beginArray()
+            for element in array.elements { try element.write(to: writer, sortingKeys: sortingKeys) }
+            try writer.endArray()
+        case .object(let object):
+            try writer.beginObject()
+            if sortingKeys {
+                for index in object.keys.indices.sorted(by: { object.keys[$0] < object.keys[$1] }) {
+                    try writer.key(object.keys[index])
+                    try object.values[index].write(to: writer, sortingKeys: true)
+                }
+            } else {
+                for index in object.keys.indices {
+                    try writer.key(object.keys[index])
+                    try object.values[index].write(to: writer, sortingKeys: false)
+                }
+            }
+            try writer.endObject()
+        }
+    }
+}
+
+final class EncodedObject {
+    var keys: [String] = []
+    var values: [EncodedNode] = []
+
+    /// Sets a member; a key encoded again replaces its value, as in Foundation. The search for
+    /// an earlier occurrence is bounded to model-sized objects (dictionaries, the large ones,
+    /// have unique keys anyway), so encoding stays linear.
+    func set(_ key: String, _ value: EncodedNode) {
+        if keys.count <= 32, let index = keys.firstIndex(of: key) {
+            values[index] = value
+        } else {
+            keys.append(key)
+            values.append(value)
+        }
+    }
+}
+
+final class EncodedArray {
+    var elements: [EncodedNode] = []
+}
+
+/// Records values into nodes under the encoder's settings.
+struct EncodingTree {
+    let settings: StreamingJSONEncoder.Settings
+
+    /// The node for `value`: scalars directly, everything else through its `encode(to:)`.
+    func node<T: Encodable>(for value: T, path: [any CodingKey]) throws -> EncodedNode {
+        switch value {
+        case let string as String: return .string(string)
+        case let bool as Bool: return .bool(bool)
+        case let int as Int: return .number(String(int))
+        case let double as Double: return try number(double, path: path)
+        case let float as Float: return try number(Double(float), path: path, text: float.isFinite ? "\(float)" : nil)
+        case let int as Int64: return .number(String(int))
+        case let int as Int32: return .number(String(int))
+        case let int as Int16: return .number(String(int))
+        case let int as Int8: return .number(String(int))
+        case let int as UInt: return .number(String(int))
+        case let int as UInt64: return .number(String(int))
+        case let int as UInt32: return .number(String(int))
+        case let int as UInt16: return .number(String(int))
+        case let int as UInt8: return .number(String(int))
+        case let decimal as Decimal:
+            guard !decimal.isNaN else { throw invalid(decimal, path, "NaN has no JSON form") }
+            return .number(decimal.description)
+        case let url as URL: return .string(url.absoluteString)
+        case let date as Date: return try self.date(date, path: path)
+        case let data as Data: return try self.data(data, path: path)
+        case let container as any TreeEncodable: return try container.node(in: self, path: path)
+        default:
+            let encoder = TreeEncoder(tree: self, path: path)
+            try value.encode(to: encoder)
+            guard let node = encoder.slot.node else {
+                throw invalid(value, path, "\(T.self) encoded no value")
+            }
+            return node
+        }
+    }
+
+    private func number(_ value: Double, path: [any CodingKey], text: String? = nil) throws -> EncodedNode {
+        guard value.isFinite else {
+            guard case .convertToString(let positive, let negative, let nan) = settings.floatStrategy else {
+                throw invalid(value, path, "\(value) is not a JSON number; set nonConformingFloatEncodingStrategy")
+            }
+            return .string(value.isNaN ? nan : value > 0 ? positive : negative)
+        }
+        var text = text ?? value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return .number(text)
+    }
+
+    private func date(_ date: Date, path: [any CodingKey]) throws -> EncodedNode {
+        switch settings.dateStrategy {
+        case .deferredToDate: return try number(date.timeIntervalSinceReferenceDate, path: path)
+        case .secondsSince1970: return try number(date.timeIntervalSince1970, path: path)
+        case .millisecondsSince1970: return try number(date.timeIntervalSince1970 * 1000, path: path)
+        case .iso8601: return .string(JSONDateText.iso8601String(date, fractionalDigits: 0))
+        case .iso8601WithFractionalSeconds: return .string(JSONDateText.iso8601String(date, fractionalDigits: 3))
+        case .formatted(let formatter): return .string(formatter.string(from: date))
+        case .custom(let write):
+            let encoder = TreeEncoder(tree: self, path: path)
+            try write(date, encoder)
+            return encoder.slot.node ?? .object(EncodedObject())
+        }
+    }
+
+    private func data(_ data: Data, path: [any CodingKey]) throws -> EncodedNode {
+        switch settings.dataStrategy {
+        case .deferredToData:
+            let array = EncodedArray()
+            array.elements = data.map { .number(String($0)) }
+            return .array(array)
+        case .base64: return .string(data.base64EncodedString())
+        case .custom(let write):
+            let encoder = TreeEncoder(tree: self, path: path)
+            try write(data, encoder)
+            return encoder.slot.node ?? .object(EncodedObject())
+        }
+    }
+
+    func invalid(_ value: Any, _ path: [any CodingKey], _ reason: String) -> EncodingError {
+        .invalidValue(value, EncodingError.Context(codingPath: path, debugDescription: reason + "."))
+    }
+
+    /// The member name for `key` at `path` under the key strategy.
+    func memberName(for key: any CodingKey, path: [any CodingKey]) -> String {
+        switch settings.keyStrategy {
+        case .useDefaultKeys: return key.stringValue
+        case .convertToSnakeCase: return Self.separated(key.stringValue, "_")
+        case .convertToKebabCase: return Self.separated(key.stringValue, "-")
+        case .custom(let transform): return transform(path + [key]).stringValue
+        }
+    }
+
+    /// Foundation's word splitting: a new word at a lowercase-to-uppercase step, and before the
+    /// last capital of a run followed by a lowercase letter (`myURLValue` → `my_url_value`).
+    static func separated(_ key: String, _ separator: Character) -> String {
+        let characters = Array(key)
+        guard !characters.isEmpty else { return key }
+        var result = ""
+        for (index, character) in characters.enumerated() {
+            if index > 0, character.isUppercase {
+                let previous = characters[index - 1]
+                let nextIsLower = index + 1 < characters.count && characters[index + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
+                    result.append(separator)
+                }
+            }
+            result.append(contentsOf: character.lowercased())
+        }
+        return result
+    }
+}
+
+// MARK: Codable's side
+
+/// Where an encoder puts the one value it encodes.
+final class NodeSlot {
+    var node: EncodedNode?
+}
+
+struct TreeEncoder: Encoder {
+    let tree: EncodingTree
+    let codingPath: [any CodingKey]
+    let slot = NodeSlot()
+
+    init(tree: EncodingTree, path: [any CodingKey]) {
+        self.tree = tree
+        self.codingPath = path
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { tree.settings.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let object: EncodedObject
+        if case .object(let existing) = slot.node {
+            object = existing
+        } else {
+            object = EncodedObject()
+            slot.node = .object(object)
+        }
+        return KeyedEncodingContainer(TreeKeyedContainer<Key>(tree: tree, object: object, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        let array: EncodedArray
+        if case .array(let existing) = slot.node {
+            array = existing
+        } else {
+            array = EncodedArray()
+            slot.node = .array(array)
+        }
+        return TreeUnkeyedContainer(tree: tree, array: array, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        TreeSingleValueContainer(encoder: self)
+    }
+}
+
+struct TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let tree: EncodingTree
+    let object: EncodedObject
+    let codingPath: [any CodingKey]
+
+    private func name(_ key: Key) -> String { tree.memberName(for: key, path: codingPath) }
+
+    mutating func encodeNil(forKey key: Key) throws { object.set(name(key), .null) }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        object.set(name(key), try tree.node(for: value, path: codingPath + [key]))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        let nested = EncodedObject()
+        object.set(name(key), .object(nested))
+        return KeyedEncodingContainer(
+            TreeKeyedContainer<NestedKey>(tree: tree, object: nested, codingPath: codingPath + [key])
+        )
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let nested = EncodedArray()
+        object.set(name(key), .array(nested))
+        return TreeUnkeyedContainer(tree: tree, array: nested, codingPath: codingPath + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        superEncoder(forKey: AnyCodingKey("super"), name: "super")
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        superEncoder(forKey: key, name: name(key))
+    }
+
+    private func superEncoder(forKey key: any CodingKey, name: String) -> any Encoder {
+        // Whatever the super encoder records lands here when written.
+        let encoder = TreeEncoder(tree: tree, path: codingPath + [key])
+        object.set(name, .slot(encoder.slot))
+        return encoder
+    }
+}
+
+struct TreeUnkeyedContainer: UnkeyedEncodingContainer {
+    let tree: EncodingTree
+    let array: EncodedArray
+    let codingPath: [any CodingKey]
+    var count: Int { array.elements.count }
+
+    mutating func encodeNil() throws { array.elements.append(.null) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        array.elements.append(try tree.node(for: value, path: codingPath + [AnyCodingKey(intValue: count)]))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
+        let nested = EncodedObject()
+        let path = codingPath + [AnyCodingKey(intValue: count)]
+        array.elements.append(.object(nested))
+        return KeyedEncodingContainer(TreeKeyedContainer<NestedKey>(tree: tree, object: nested, codingPath: path))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let nested = EncodedArray()
+        let path = codingPath + [AnyCodingKey(intValue: count)]
+        array.elements.append(.array(nested))
+        return TreeUnkeyedContainer(tree: tree, array: nested, codingPath: path)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let encoder = TreeEncoder(tree: tree, path: codingPath + [AnyCodingKey(intValue: count)])
+        array.elements.append(.slot(encoder.slot))
+        return encoder
+    }
+}
+
+struct TreeSingleValueContainer: SingleValueEncodingContainer {
+    let encoder: TreeEncoder
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    mutating func encodeNil() throws { encoder.slot.node = .null }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        encoder.slot.node = try encoder.tree.node(for: value, path: codingPath)
+    }
+}
+
+/// Arrays and `String`-keyed dictionaries, recorded without Codable's containers; dictionary keys
+/// are written as they are (no key strategy), as Foundation's encoder writes them.
+protocol TreeEncodable {
+    func node(in tree: EncodingTree, path: [any CodingKey]) throws -> EncodedNode
+}
+
+extension Array: TreeEncodable where Element: Encodable {
+    func node(in tree: EncodingTree, path: [any CodingKey]) throws -> EncodedNode {
+        let array = EncodedArray()
+        array.elements.reserveCapacity(count)
+        for (index, element) in enumerated() {
+            array.elements.append(try tree.node(for: element, path: path + [AnyCodingKey(intValue: index)]))
+        }
+        return .array(array)
+    }
+}
+
+extension Dictionary: TreeEncodable where Key == String, Value: Encodable {
+    func node(in tree: EncodingTree, path: [any CodingKey]) throws -> EncodedNode {
+        let object = EncodedObject()
+        object.keys.reserveCapacity(count)
+        object.values.reserveCapacity(count)
+        for (key, value) in self {
+            object.keys.append(key)
+            object.values.append(try tree.node(for: value, path: path + [AnyCodingKey(key)]))
+        }
+        return .object(object)
+    }
+}
+
+extension JSONDateText {
+    /// `date` as ISO 8601 in UTC, `2024-02-29T12:00:00Z`, with `fractionalDigits` digits of
+    /// fraction (0 or 3), truncated as Foundation's formatter does.
+    static func iso8601String(_ date: Date, fractionalDigits: Int) -> String {
+        let interval = date.timeIntervalSince1970
+        var seconds = interval.rounded(.down)
+        var milliseconds = Int(((interval - seconds) * 1000).rounded(.down))
+        if milliseconds >= 1000 {
+            milliseconds -= 1000
+            seconds += 1
+        }
+        let total = Int(seconds)
+        var days = total / 86_400
+        var secondOfDay = total % 86_400
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
+        // Civil date from days since 1970 (the inverse of daysFromCivil), proleptic Gregorian.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        var text = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        text +=
+            "-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
+        if fractionalDigits > 0 {
+            let fraction = String(milliseconds)
+            text += "." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        }
+        return text + "Z"
+    }
+}

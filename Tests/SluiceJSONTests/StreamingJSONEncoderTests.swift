@@ -1,0 +1,182 @@
+import Foundation
+import SluiceJSON
+import Testing
+
+@Suite("StreamingJSONEncoder")
+struct StreamingJSONEncoderTests {
+    struct Address: Codable, Equatable {
+        var street: String
+        var city: String
+        var zip: String?
+    }
+
+    struct Person: Codable, Equatable {
+        var name: String
+        var age: Int
+        var height: Double
+        var active: Bool
+        var nickname: String?
+        var tags: [String]
+        var scores: [Int?]
+        var address: Address
+        var previous: [Address]
+        var ratings: [String: Double]
+        var big: UInt64
+        var small: Int8
+        var ratio: Float
+        var homepage: URL?
+        var avatar: Data?
+        var seen: Date
+    }
+
+    static let person = Person(
+        name: "Ada \"Countess\" / Lovelace \u{1} é 😀",
+        age: 36,
+        height: 1.65,
+        active: true,
+        nickname: nil,
+        tags: ["math", "engines"],
+        scores: [1, nil, 3],
+        address: Address(street: "1 Analytical Way", city: "London", zip: nil),
+        previous: [Address(street: "2 Difference St", city: "Marylebone", zip: "W1")],
+        ratings: ["b": 2.5, "a": -0.001],
+        big: .max,
+        small: -128,
+        ratio: 0.1,
+        homepage: URL(string: "https://example.com/ada?x=1&y=2"),
+        avatar: Data([1, 2, 3]),
+        seen: Date(timeIntervalSince1970: 1_700_000_000.25)
+    )
+
+    @Test("compact output with sorted keys is byte for byte Foundation's")
+    func sameBytes() throws {
+        let foundation = JSONEncoder()
+        foundation.outputFormatting = [.sortedKeys]
+        let sluice = StreamingJSONEncoder()
+        sluice.outputFormatting = [.sortedKeys]
+        let expected = String(decoding: try foundation.encode(Self.person), as: UTF8.self)
+        let actual = String(decoding: try sluice.encode(Self.person), as: UTF8.self)
+        #expect(actual == expected)
+        foundation.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        sluice.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(try sluice.encode(Self.person) == (try foundation.encode(Self.person)))
+    }
+
+    @Test("round trip: encode then decode gives the value back, under every key strategy pair")
+    func roundTrip() throws {
+        let encoder = StreamingJSONEncoder()
+        let decoder = StreamingJSONDecoder()
+        #expect(try decoder.decode(Person.self, from: encoder.encode(Self.person)) == Self.person)
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(try decoder.decode(Person.self, from: encoder.encode(Self.person)) == Self.person)
+        encoder.keyEncodingStrategy = .convertToKebabCase
+        decoder.keyDecodingStrategy = .convertFromKebabCase
+        #expect(try decoder.decode(Person.self, from: encoder.encode(Self.person)) == Self.person)
+    }
+
+    @Test("key, date, data and float strategies write what Foundation writes")
+    func strategies() throws {
+        struct Sample: Codable {
+            var myURLValue: Int
+            var createdAt: Date
+            var blob: Data
+            var level: Double
+        }
+        let sample = Sample(
+            myURLValue: 1,
+            createdAt: Date(timeIntervalSince1970: 86_400 * 365.25 * 30 + 0.5),
+            blob: Data([255, 0]),
+            level: .infinity
+        )
+        let foundation = JSONEncoder()
+        let sluice = StreamingJSONEncoder()
+        foundation.outputFormatting = .sortedKeys
+        sluice.outputFormatting = .sortedKeys
+        foundation.keyEncodingStrategy = .convertToSnakeCase
+        sluice.keyEncodingStrategy = .convertToSnakeCase
+        foundation.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
+        sluice.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+inf",
+            negativeInfinity: "-inf",
+            nan: "nan"
+        )
+        for (foundationDate, sluiceDate) in [
+            (
+                JSONEncoder.DateEncodingStrategy.secondsSince1970,
+                StreamingJSONEncoder.DateEncodingStrategy.secondsSince1970
+            ),
+            (.millisecondsSince1970, .millisecondsSince1970), (.iso8601, .iso8601), (.deferredToDate, .deferredToDate),
+        ] {
+            foundation.dateEncodingStrategy = foundationDate
+            sluice.dateEncodingStrategy = sluiceDate
+            for (foundationData, sluiceData) in [
+                (JSONEncoder.DataEncodingStrategy.base64, StreamingJSONEncoder.DataEncodingStrategy.base64),
+                (.deferredToData, .deferredToData),
+            ] {
+                foundation.dataEncodingStrategy = foundationData
+                sluice.dataEncodingStrategy = sluiceData
+                let expected = String(decoding: try foundation.encode(sample), as: UTF8.self)
+                #expect(String(decoding: try sluice.encode(sample), as: UTF8.self) == expected)
+            }
+        }
+        sluice.dateEncodingStrategy = .iso8601WithFractionalSeconds
+        let text = String(decoding: try sluice.encode([Date(timeIntervalSince1970: 951_782_400.125)]), as: UTF8.self)
+        #expect(text == #"["2000-02-29T00:00:00.125Z"]"#)
+    }
+
+    @Test("infinity under the default strategy is an EncodingError with the coding path")
+    func invalidValue() {
+        do {
+            _ = try StreamingJSONEncoder().encode(["a": [1.0, .infinity]])
+            Issue.record("no error")
+        } catch EncodingError.invalidValue(_, let context) {
+            #expect(context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue } == ["a", "1"])
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test("chunked output joined equals the one-shot output")
+    func chunked() throws {
+        let encoder = StreamingJSONEncoder()
+        let whole = try encoder.encode(Array(repeating: Self.person, count: 50))
+        var joined = Data()
+        var count = 0
+        try encoder.encode(Array(repeating: Self.person, count: 50), chunkSize: 100) { chunk in
+            joined.append(contentsOf: chunk)
+            count += 1
+        }
+        #expect(joined == whole)
+        #expect(count == (whole.count + 99) / 100)
+    }
+
+    @Test("pretty output reads back; super encoders and nested containers land in place")
+    func prettyAndSuper() throws {
+        class Base: Encodable {
+            var id = 1
+        }
+        final class Derived: Base {
+            var extra = "x"
+            enum CodingKeys: CodingKey { case extra, location }
+            override func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(extra, forKey: .extra)
+                var location = container.nestedContainer(keyedBy: CodingKeys.self, forKey: .location)
+                try super.encode(to: container.superEncoder())
+                try location.encode("here", forKey: .extra)
+            }
+        }
+        let encoder = StreamingJSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let text = String(decoding: try encoder.encode(Derived()), as: UTF8.self)
+        #expect(
+            text
+                == "{\n    \"extra\": \"x\",\n    \"location\": {\n        \"extra\": \"here\"\n    },\n    \"super\": {\n        \"id\": 1\n    }\n}\n"
+        )
+    }
+}
