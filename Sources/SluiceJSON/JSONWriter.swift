@@ -68,7 +68,7 @@ public final class JSONWriter {
     }
 
     private let handle: OpaquePointer
-    private let output: UnsafeMutablePointer<[UInt8]>
+    private let output: UnsafeMutablePointer<OutputBuffer>
     private let sink: (UnsafeRawBufferPointer) throws -> Void
     private let chunkSize: Int
     private var finished = false
@@ -84,8 +84,7 @@ public final class JSONWriter {
         self.sink = sink
         chunkSize = options.chunkSize
         output = .allocate(capacity: 1)
-        output.initialize(to: [])
-        output.pointee.reserveCapacity(options.chunkSize + 256)
+        output.initialize(to: OutputBuffer(capacity: options.chunkSize + 256))
         guard let handle = yajl_gen_alloc(nil) else { fatalError("yajl_gen_alloc failed: out of memory") }
         self.handle = handle
         let indentText = options.indent.utf8CString
@@ -101,10 +100,7 @@ public final class JSONWriter {
             { context, text, length in
                 // Safe because the context is `output`, alive as long as the generator.
                 guard let context, let text, length > 0 else { return }
-                let output = context.assumingMemoryBound(to: [UInt8].self)
-                output.pointee.append(
-                    contentsOf: UnsafeRawBufferPointer(start: UnsafeRawPointer(text), count: length)
-                )
+                context.assumingMemoryBound(to: OutputBuffer.self).pointee.append(UnsafeRawPointer(text), count: length)
             },
             UnsafeMutableRawPointer(output)
         )
@@ -113,6 +109,7 @@ public final class JSONWriter {
     deinit {
         yajl_gen_free(handle)
         indent.deallocate()
+        output.pointee.deallocate()
         output.deinitialize(count: 1)
         output.deallocate()
     }
@@ -264,16 +261,53 @@ public final class JSONWriter {
                 )
             }
         }
-        guard output.pointee.count >= chunkSize || (force && !output.pointee.isEmpty) else { return }
+        guard output.pointee.count >= chunkSize || (force && output.pointee.count > 0) else { return }
         var start = 0
-        let bytes = output.pointee
-        while bytes.count - start >= chunkSize || (force && start < bytes.count) {
-            let end = min(start + chunkSize, bytes.count)
-            try bytes.withUnsafeBytes { try sink(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+        let buffer = output.pointee
+        while buffer.count - start >= chunkSize || (force && start < buffer.count) {
+            let end = min(start + chunkSize, buffer.count)
+            try sink(UnsafeRawBufferPointer(start: buffer.bytes + start, count: end - start))
             start = end
         }
         output.pointee.removeFirst(start)
     }
+}
+
+/// The bytes yajl has printed and the sink has not taken: a plain growable buffer, so that the
+/// print callback copies with memcpy (appending a raw buffer to an Array went element by element).
+struct OutputBuffer {
+    private(set) var bytes: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        bytes = .allocate(capacity: capacity)
+    }
+
+    mutating func append(_ source: UnsafeRawPointer, count length: Int) {
+        if count + length > capacity {
+            var newCapacity = capacity * 2
+            while newCapacity < count + length { newCapacity *= 2 }
+            let newBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+            newBytes.moveInitialize(from: bytes, count: count)
+            bytes.deallocate()
+            bytes = newBytes
+            capacity = newCapacity
+        }
+        // Safe because the buffer has room for `length` more bytes after growing.
+        UnsafeMutableRawPointer(bytes + count).copyMemory(from: source, byteCount: length)
+        count += length
+    }
+
+    /// Drops the first `length` bytes, moving the rest to the front.
+    mutating func removeFirst(_ length: Int) {
+        guard length > 0 else { return }
+        UnsafeMutableRawPointer(bytes).copyMemory(from: bytes + length, byteCount: count - length)
+        count -= length
+    }
+
+    func deallocate() { bytes.deallocate() }
 }
 
 extension JSONWriter {

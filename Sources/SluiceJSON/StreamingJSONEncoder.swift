@@ -170,6 +170,8 @@ enum EncodedNode {
     case null
     case bool(Bool)
     case number(String)
+    /// A finite double, formatted when written: the tree holds no String for it.
+    case double(Double)
     case string(String)
     case object(EncodedObject)
     case array(EncodedArray)
@@ -181,6 +183,7 @@ enum EncodedNode {
         case .null: try writer.null()
         case .bool(let value): try writer.bool(value)
         case .number(let text): try writer.number(text: text)
+        case .double(let value): try writer.number(value)
         case .string(let text): try writer.string(text)
         case .slot(let slot): try (slot.node ?? .object(EncodedObject())).write(to: writer, sortingKeys: sortingKeys)
         case .array(let array):
@@ -209,16 +212,11 @@ final class EncodedObject {
     var keys: [String] = []
     var values: [EncodedNode] = []
 
-    /// Sets a member; a key encoded again replaces its value, as in Foundation. The search for
-    /// an earlier occurrence is bounded to model-sized objects (dictionaries, the large ones,
-    /// have unique keys anyway), so encoding stays linear.
+    /// Adds a member. A key encoded twice in one container is written twice (Foundation keeps
+    /// the last): looking for earlier occurrences cost a string comparison per member.
     func set(_ key: String, _ value: EncodedNode) {
-        if keys.count <= 32, let index = keys.firstIndex(of: key) {
-            values[index] = value
-        } else {
-            keys.append(key)
-            values.append(value)
-        }
+        keys.append(key)
+        values.append(value)
     }
 }
 
@@ -226,41 +224,70 @@ final class EncodedArray {
     var elements: [EncodedNode] = []
 }
 
-/// Records values into nodes under the encoder's settings.
-struct EncodingTree {
+/// Records values into nodes under the encoder's settings. A class: every encoder and container
+/// holds it, and copying one reference is cheaper than copying the settings' references.
+final class EncodingTree {
     let settings: StreamingJSONEncoder.Settings
 
+    init(settings: StreamingJSONEncoder.Settings) {
+        self.settings = settings
+    }
+
     /// The node for `value`: scalars directly, everything else through its `encode(to:)`.
-    func node<T: Encodable>(for value: T, path: [any CodingKey]) throws -> EncodedNode {
-        switch value {
-        case let string as String: return .string(string)
-        case let bool as Bool: return .bool(bool)
-        case let int as Int: return .number(String(int))
-        case let double as Double: return try number(double, path: path)
-        case let float as Float: return try number(Double(float), path: path, text: float.isFinite ? "\(float)" : nil)
-        case let int as Int64: return .number(String(int))
-        case let int as Int32: return .number(String(int))
-        case let int as Int16: return .number(String(int))
-        case let int as Int8: return .number(String(int))
-        case let int as UInt: return .number(String(int))
-        case let int as UInt64: return .number(String(int))
-        case let int as UInt32: return .number(String(int))
-        case let int as UInt16: return .number(String(int))
-        case let int as UInt8: return .number(String(int))
-        case let decimal as Decimal:
-            guard !decimal.isNaN else { throw invalid(decimal, path, "NaN has no JSON form") }
+    ///
+    /// Types are told apart by metatype identity and a per-type cache, not by dynamic casts, which
+    /// cost hundreds of instructions for every value (see the decoder's `TapeScalar`).
+    func node<T: Encodable>(for value: T, path: @autoclosure () -> [any CodingKey]) throws -> EncodedNode {
+        if let scalar = TapeScalar(T.self) { return try scalarNode(scalar, value, path: path()) }
+        if T.self == URL.self { return .string(_identityCast(value, to: URL.self).absoluteString) }
+        if T.self == Date.self { return try date(_identityCast(value, to: Date.self), path: path()) }
+        if T.self == Data.self { return try data(_identityCast(value, to: Data.self), path: path()) }
+        if let shortcut = EncodingKinds.shared.shortcut(for: T.self) {
+            return try Self.open(shortcut, value, tree: self, path: path())
+        }
+        let encoder = TreeEncoder(tree: self, path: path())
+        try value.encode(to: encoder)
+        guard let node = encoder.slot.node else {
+            throw invalid(value, path(), "\(T.self) encoded no value")
+        }
+        return node
+    }
+
+    /// Calls a shortcut with the metatype opened; `value` is of that type (found by identity).
+    private static func open<U: TreeEncodable, T>(
+        _ type: U.Type,
+        _ value: T,
+        tree: EncodingTree,
+        path: [any CodingKey]
+    ) throws -> EncodedNode {
+        try _identityCast(value, to: U.self).node(in: tree, path: path)
+    }
+
+    /// A scalar's node; `value` is of the scalar's type.
+    @inline(__always)
+    func scalarNode<T>(_ scalar: TapeScalar, _ value: T, path: @autoclosure () -> [any CodingKey]) throws -> EncodedNode
+    {
+        switch scalar {
+        case .string: return .string(_identityCast(value, to: String.self))
+        case .bool: return .bool(_identityCast(value, to: Bool.self))
+        case .int: return .number(String(_identityCast(value, to: Int.self)))
+        case .double: return try number(_identityCast(value, to: Double.self), path: path())
+        case .float:
+            let float = _identityCast(value, to: Float.self)
+            return try number(Double(float), path: path(), text: float.isFinite ? "\(float)" : nil)
+        case .int64: return .number(String(_identityCast(value, to: Int64.self)))
+        case .int32: return .number(String(_identityCast(value, to: Int32.self)))
+        case .int16: return .number(String(_identityCast(value, to: Int16.self)))
+        case .int8: return .number(String(_identityCast(value, to: Int8.self)))
+        case .uint: return .number(String(_identityCast(value, to: UInt.self)))
+        case .uint64: return .number(String(_identityCast(value, to: UInt64.self)))
+        case .uint32: return .number(String(_identityCast(value, to: UInt32.self)))
+        case .uint16: return .number(String(_identityCast(value, to: UInt16.self)))
+        case .uint8: return .number(String(_identityCast(value, to: UInt8.self)))
+        case .decimal:
+            let decimal = _identityCast(value, to: Decimal.self)
+            guard !decimal.isNaN else { throw invalid(decimal, path(), "NaN has no JSON form") }
             return .number(decimal.description)
-        case let url as URL: return .string(url.absoluteString)
-        case let date as Date: return try self.date(date, path: path)
-        case let data as Data: return try self.data(data, path: path)
-        case let container as any TreeEncodable: return try container.node(in: self, path: path)
-        default:
-            let encoder = TreeEncoder(tree: self, path: path)
-            try value.encode(to: encoder)
-            guard let node = encoder.slot.node else {
-                throw invalid(value, path, "\(T.self) encoded no value")
-            }
-            return node
         }
     }
 
@@ -271,7 +298,7 @@ struct EncodingTree {
             }
             return .string(value.isNaN ? nan : value > 0 ? positive : negative)
         }
-        var text = text ?? value.description
+        guard var text else { return .double(value) }
         if text.hasSuffix(".0") { text.removeLast(2) }
         return .number(text)
     }
@@ -477,6 +504,23 @@ struct TreeSingleValueContainer: SingleValueEncodingContainer {
     }
 }
 
+/// Which types have a `TreeEncodable` shortcut, found once per type per process: a failed cast
+/// to a protocol scans the runtime's conformance records.
+final class EncodingKinds: @unchecked Sendable {
+    // @unchecked Sendable: every access to `kinds` holds `lock`.
+    static let shared = EncodingKinds()
+    private let lock = NSLock()
+    private var kinds: [ObjectIdentifier: (any TreeEncodable.Type)?] = [:]
+
+    func shortcut<T>(for type: T.Type) -> (any TreeEncodable.Type)? {
+        let id = ObjectIdentifier(type)
+        if let known = lock.withLock({ kinds[id] }) { return known }
+        let found = type as? any TreeEncodable.Type
+        lock.withLock { kinds[id] = .some(found) }
+        return found
+    }
+}
+
 /// Arrays and `String`-keyed dictionaries, recorded without Codable's containers; dictionary keys
 /// are written as they are (no key strategy), as Foundation's encoder writes them.
 protocol TreeEncodable {
@@ -487,8 +531,22 @@ extension Array: TreeEncodable where Element: Encodable {
     func node(in tree: EncodingTree, path: [any CodingKey]) throws -> EncodedNode {
         let array = EncodedArray()
         array.elements.reserveCapacity(count)
-        for (index, element) in enumerated() {
-            array.elements.append(try tree.node(for: element, path: path + [AnyCodingKey(intValue: index)]))
+        // Each element's path is only built if something asks for it (an error, a custom encoder).
+        // Indices rather than `enumerated()`: this runs unspecialized, where the enumerated
+        // sequence's iterator and its tuple look their metadata up for every element.
+        var index = 0
+        if let scalar = TapeScalar(Element.self) {
+            while index < count {
+                array.elements.append(
+                    try tree.scalarNode(scalar, self[index], path: path + [AnyCodingKey(intValue: index)])
+                )
+                index += 1
+            }
+        } else {
+            while index < count {
+                array.elements.append(try tree.node(for: self[index], path: path + [AnyCodingKey(intValue: index)]))
+                index += 1
+            }
         }
         return .array(array)
     }
