@@ -86,7 +86,7 @@ public final class StreamingJSONEncoder: @unchecked Sendable {
         case convertToString(positiveInfinity: String, negativeInfinity: String, nan: String)
     }
 
-    struct Settings {
+    package struct Settings {
         var outputFormatting: OutputFormatting = []
         var keyStrategy = KeyEncodingStrategy.useDefaultKeys
         var dateStrategy = DateEncodingStrategy.deferredToDate
@@ -131,6 +131,21 @@ public final class StreamingJSONEncoder: @unchecked Sendable {
         set { locked { settings.userInfo = newValue } }
     }
 
+    /// A tree recorder and writer options under the current settings, for encoders built on
+    /// this one.
+    package func makeTree(chunkSize: Int) -> (tree: EncodingTree, writerOptions: JSONWriter.Options, sortsKeys: Bool) {
+        let settings = locked { self.settings }
+        return (
+            EncodingTree(settings: settings),
+            JSONWriter.Options(
+                prettyPrinted: settings.outputFormatting.contains(.prettyPrinted),
+                escapesSlashes: !settings.outputFormatting.contains(.withoutEscapingSlashes),
+                chunkSize: chunkSize
+            ),
+            settings.outputFormatting.contains(.sortedKeys)
+        )
+    }
+
     /// Encodes `value` as a JSON document.
     ///
     /// - Throws: `EncodingError.invalidValue` with the coding path for a value JSON cannot hold (an
@@ -165,8 +180,9 @@ public final class StreamingJSONEncoder: @unchecked Sendable {
 // MARK: The tree
 
 /// A value recorded by the encoder. Objects and arrays are boxes, so that a nested container
-/// handed out earlier fills its place in the parent later.
-enum EncodedNode {
+/// handed out earlier fills its place in the parent later. Package API: the JSON:API encoder
+/// records resources with the same machinery and rearranges their members.
+package enum EncodedNode {
     case null
     case bool(Bool)
     case number(String)
@@ -177,8 +193,10 @@ enum EncodedNode {
     case array(EncodedArray)
     /// What a super encoder records, read when written (it may be filled after being placed).
     case slot(NodeSlot)
+    /// A value of a type that tags itself (``JSONEncodingTagged``), for a consumer of the tree.
+    indirect case tagged(String, EncodedNode)
 
-    func write(to writer: JSONWriter, sortingKeys: Bool) throws {
+    package func write(to writer: JSONWriter, sortingKeys: Bool) throws {
         switch self {
         case .null: try writer.null()
         case .bool(let value): try writer.bool(value)
@@ -186,6 +204,7 @@ enum EncodedNode {
         case .double(let value): try writer.number(value)
         case .string(let text): try writer.string(text)
         case .slot(let slot): try (slot.node ?? .object(EncodedObject())).write(to: writer, sortingKeys: sortingKeys)
+        case .tagged(_, let node): try node.write(to: writer, sortingKeys: sortingKeys)
         case .array(let array):
             try writer.beginArray()
             for element in array.elements { try element.write(to: writer, sortingKeys: sortingKeys) }
@@ -208,25 +227,29 @@ enum EncodedNode {
     }
 }
 
-final class EncodedObject {
-    var keys: [String] = []
-    var values: [EncodedNode] = []
+package final class EncodedObject {
+    package var keys: [String] = []
+    package var values: [EncodedNode] = []
+
+    package init() {}
 
     /// Adds a member. A key encoded twice in one container is written twice (Foundation keeps
     /// the last): looking for earlier occurrences cost a string comparison per member.
-    func set(_ key: String, _ value: EncodedNode) {
+    package func set(_ key: String, _ value: EncodedNode) {
         keys.append(key)
         values.append(value)
     }
 }
 
-final class EncodedArray {
-    var elements: [EncodedNode] = []
+package final class EncodedArray {
+    package var elements: [EncodedNode] = []
+
+    package init() {}
 }
 
 /// Records values into nodes under the encoder's settings. A class: every encoder and container
 /// holds it, and copying one reference is cheaper than copying the settings' references.
-final class EncodingTree {
+package final class EncodingTree {
     let settings: StreamingJSONEncoder.Settings
 
     init(settings: StreamingJSONEncoder.Settings) {
@@ -237,12 +260,13 @@ final class EncodingTree {
     ///
     /// Types are told apart by metatype identity and a per-type cache, not by dynamic casts, which
     /// cost hundreds of instructions for every value (see the decoder's `TapeScalar`).
-    func node<T: Encodable>(for value: T, path: @autoclosure () -> [any CodingKey]) throws -> EncodedNode {
+    package func node<T: Encodable>(for value: T, path: @autoclosure () -> [any CodingKey]) throws -> EncodedNode {
         if let scalar = TapeScalar(T.self) { return try scalarNode(scalar, value, path: path()) }
         if T.self == URL.self { return .string(_identityCast(value, to: URL.self).absoluteString) }
         if T.self == Date.self { return try date(_identityCast(value, to: Date.self), path: path()) }
         if T.self == Data.self { return try data(_identityCast(value, to: Data.self), path: path()) }
-        if let shortcut = EncodingKinds.shared.shortcut(for: T.self) {
+        let kind = EncodingKinds.shared.kind(of: T.self)
+        if let shortcut = kind.shortcut {
             return try Self.open(shortcut, value, tree: self, path: path())
         }
         let encoder = TreeEncoder(tree: self, path: path())
@@ -250,6 +274,7 @@ final class EncodingTree {
         guard let node = encoder.slot.node else {
             throw invalid(value, path(), "\(T.self) encoded no value")
         }
+        if let tag = kind.tag { return .tagged(tag, node) }
         return node
     }
 
@@ -369,7 +394,7 @@ final class EncodingTree {
 // MARK: Codable's side
 
 /// Where an encoder puts the one value it encodes.
-final class NodeSlot {
+package final class NodeSlot {
     var node: EncodedNode?
 }
 
@@ -504,19 +529,33 @@ struct TreeSingleValueContainer: SingleValueEncodingContainer {
     }
 }
 
+/// A type whose recorded values carry a tag, so that an encoder built on the tree (the JSON:API
+/// encoder) can tell them apart from other objects: relationships among a resource's fields.
+package protocol JSONEncodingTagged {
+    static var encodingTag: String { get }
+}
+
 /// Which types have a `TreeEncodable` shortcut, found once per type per process: a failed cast
 /// to a protocol scans the runtime's conformance records.
 final class EncodingKinds: @unchecked Sendable {
     // @unchecked Sendable: every access to `kinds` holds `lock`.
     static let shared = EncodingKinds()
     private let lock = NSLock()
-    private var kinds: [ObjectIdentifier: (any TreeEncodable.Type)?] = [:]
+    private var kinds: [ObjectIdentifier: Kind] = [:]
 
-    func shortcut<T>(for type: T.Type) -> (any TreeEncodable.Type)? {
+    struct Kind {
+        var shortcut: (any TreeEncodable.Type)?
+        var tag: String?
+    }
+
+    func kind<T>(of type: T.Type) -> Kind {
         let id = ObjectIdentifier(type)
         if let known = lock.withLock({ kinds[id] }) { return known }
-        let found = type as? any TreeEncodable.Type
-        lock.withLock { kinds[id] = .some(found) }
+        let found = Kind(
+            shortcut: type as? any TreeEncodable.Type,
+            tag: (type as? any JSONEncodingTagged.Type)?.encodingTag
+        )
+        lock.withLock { kinds[id] = found }
         return found
     }
 }

@@ -16,7 +16,7 @@ enum Fixtures {
     }
 }
 
-struct Article: Resource {
+struct Article: Resource, Encodable {
     static let resourceType = "articles"
     var id: String
     var title: String
@@ -25,7 +25,7 @@ struct Article: Resource {
     var links: Links?
 }
 
-struct Person: Resource {
+struct Person: Resource, Encodable {
     static let resourceType = "people"
     var id: String
     var firstName: String
@@ -33,7 +33,7 @@ struct Person: Resource {
     var twitter: String?
 }
 
-struct Comment: Resource {
+struct Comment: Resource, Encodable {
     static let resourceType = "comments"
     var id: String
     var body: String
