@@ -63,3 +63,35 @@ extension ToMany {
 
 /// The tag relationships record themselves with.
 let relationshipTag = "jsonapi.relationship"
+
+/// A relationship written as a caller-supplied JSON value instead of linkage: for servers that
+/// expect a relationship object of their own shape (IzzyParser's custom serialization).
+///
+/// ```swift
+/// struct Order: Resource, Encodable {
+///     static let resourceType = "orders"
+///     var id: String
+///     var shipping: CustomRelationship   // {"data": {"type": "carriers", "id": "ups"}, "speed": "fast"}
+/// }
+/// ```
+///
+/// The JSON:API encoder files it under `relationships`; it decodes from any relationship object.
+public struct CustomRelationship: Codable, Sendable, Hashable, JSONEncodingTagged {
+    package static var encodingTag: String { relationshipTag }
+
+    /// The relationship object as written.
+    public var payload: JSONValue
+
+    /// A relationship written as `payload`.
+    public init(_ payload: JSONValue) {
+        self.payload = payload
+    }
+
+    public init(from decoder: any Decoder) throws {
+        payload = try JSONValue(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try payload.encode(to: encoder)
+    }
+}

@@ -113,6 +113,27 @@ struct EncodingTests {
         #expect(document.data[0].comments[0].author?.firstName == "Dan")
     }
 
+    @Test("a custom relationship payload is written as given, under relationships")
+    func customPayload() throws {
+        struct Order: Resource, Codable {
+            static let resourceType = "orders"
+            var id: String
+            var total: Int
+            var shipping: CustomRelationship
+        }
+        let payload: JSONValue = .object(
+            JSONObject([
+                ("data", .object(JSONObject([("type", .string("carriers")), ("id", .string("ups"))]))),
+                ("speed", .string("fast")),
+            ])
+        )
+        let order = Order(id: "7", total: 12, shipping: CustomRelationship(payload))
+        #expect(
+            Self.text(try JSONAPIEncoder().encode(order))
+                == #"{"data":{"type":"orders","id":"7","attributes":{"total":12},"relationships":{"shipping":{"data":{"type":"carriers","id":"ups"},"speed":"fast"}}}}"#
+        )
+    }
+
     @Test("sparse fieldsets write only the fields named per type")
     func sparseFieldsets() throws {
         let encoder = JSONAPIEncoder()
