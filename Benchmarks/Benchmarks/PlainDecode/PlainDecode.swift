@@ -1,7 +1,9 @@
-// PlainDecode suite: plain JSON into Codable models, Sluice's StreamingJSONDecoder against
-// Foundation's JSONDecoder, on the three corpora (twitter.json, citm_catalog.json, canada.json)
-// and the same models (CorpusModels.swift). Both decoders run on default settings; before any
-// timing, the two results are checked equal, so the contest is between equal outputs.
+// PlainDecode suite: plain JSON into Codable models and back. Sluice's StreamingJSONDecoder
+// against Foundation's JSONDecoder, and Sluice's StreamingJSONEncoder against JSONEncoder, on the
+// three corpora (twitter.json, citm_catalog.json, canada.json) and the same models
+// (CorpusModels.swift). Every coder runs on default settings; before any timing, the decoders'
+// results are checked equal, and so are the encoders' bytes, so each contest is between equal
+// outputs. (Encoding lives here because it needs the same models.)
 //
 // SLUICE_METRICS=malloc measures allocation counts only (the checked-in thresholds).
 
@@ -44,6 +46,30 @@ func register<Model: Decodable & Equatable>(_ model: Model.Type, corpus name: St
     }
 }
 
+/// Registers the two encoders for one corpus's models, after checking they write the same bytes.
+func registerEncoding<Model: Codable & Equatable>(_ model: Model.Type, corpus name: String) {
+    guard let data = try? Data(contentsOf: corpora.appendingPathComponent("\(name).json")),
+        let value = try? JSONDecoder().decode(Model.self, from: data)
+    else { return }
+    let foundation = JSONEncoder()
+    foundation.outputFormatting = .sortedKeys
+    let sluice = StreamingJSONEncoder()
+    sluice.outputFormatting = .sortedKeys
+    do {
+        let ours = try sluice.encode(value)
+        let theirs = try foundation.encode(value)
+        precondition(ours == theirs, "PlainDecode: the encoders disagree on \(name).json's models")
+    } catch {
+        fatalError("PlainDecode: \(name).json's models do not encode: \(error)")
+    }
+    Benchmark("Sluice-StreamingJSONEncoder-\(name)") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try sluice.encode(value)) }
+    }
+    Benchmark("Foundation-JSONEncoder-\(name)") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try foundation.encode(value)) }
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: mallocOnly
@@ -57,4 +83,7 @@ let benchmarks: @Sendable () -> Void = {
     register(Twitter.self, corpus: "twitter")
     register(CitmCatalog.self, corpus: "citm_catalog")
     register(Canada.self, corpus: "canada")
+    registerEncoding(Twitter.self, corpus: "twitter")
+    registerEncoding(CitmCatalog.self, corpus: "citm_catalog")
+    registerEncoding(Canada.self, corpus: "canada")
 }
