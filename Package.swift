@@ -63,7 +63,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["SluiceCLI"],
+            dependencies: ["SluiceCLI", "SluiceJSONAPI"],
             swiftSettings: strictSettings
         ),
     ]
