@@ -94,6 +94,9 @@ public final class JSONAPIEncoder: @unchecked Sendable {
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) async throws where Resources.Element: Resource & Encodable {
         let session = try Session(encoder: self, chunkSize: chunkSize, sink: sink)
+        // Only identities that `included` could repeat are remembered, so memory stays that of
+        // the included resources however many resources stream through.
+        try session.limitRemembered(to: included)
         try session.writer.beginObject()
         try session.writer.key("data")
         try session.writer.beginArray()
@@ -143,6 +146,9 @@ public final class JSONAPIEncoder: @unchecked Sendable {
         let jsonapi: JSONAPIObject?
         /// The identities written so far, so `included` repeats none.
         var written = Set<ResourceIdentity>()
+        /// When set, the only identities worth remembering in `written`: those of the included
+        /// resources (see `limitRemembered(to:)`).
+        private var remembered: Set<ResourceIdentity>?
 
         init(encoder: JSONAPIEncoder, chunkSize: Int, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
             let made = encoder.valueEncoder.makeTree(chunkSize: chunkSize)
@@ -208,8 +214,39 @@ public final class JSONAPIEncoder: @unchecked Sendable {
             if !relationships.keys.isEmpty { object.set("relationships", .object(relationships)) }
             if let links { object.set("links", links) }
             if let meta { object.set("meta", meta) }
-            if let identity = ResourceIdentity(type: type, id: id, lid: lid) { written.insert(identity) }
+            if let identity = ResourceIdentity(type: type, id: id, lid: lid),
+                remembered.map({ $0.contains(identity) }) ?? true
+            {
+                written.insert(identity)
+            }
             return .object(object)
+        }
+
+        /// Remembers only the identities of `included` from now on.
+        func limitRemembered(to included: [any Resource & Encodable]) throws {
+            var identities = Set<ResourceIdentity>()
+            for resource in included {
+                if let identity = Self.identity(
+                    of: try tree.node(for: resource, path: []),
+                    type: type(of: resource).resourceType
+                ) {
+                    identities.insert(identity)
+                }
+            }
+            remembered = identities
+        }
+
+        /// The identity a recorded model's `id` or `lid` gives it.
+        private static func identity(of node: EncodedNode, type: String) -> ResourceIdentity? {
+            guard case .object(let members) = node else { return nil }
+            var id: String?
+            var lid: String?
+            for (name, value) in zip(members.keys, members.values) {
+                if case .string(let text) = value {
+                    if name == "id" { id = text } else if name == "lid" { lid = text }
+                }
+            }
+            return ResourceIdentity(type: type, id: id, lid: lid)
         }
 
         /// Writes `included` (skipping resources already written), `meta`, `links` and `jsonapi`,
