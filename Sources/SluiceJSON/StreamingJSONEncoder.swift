@@ -365,10 +365,21 @@ package final class EncodingTree {
     func memberName(for key: any CodingKey, path: [any CodingKey]) -> String {
         switch settings.keyStrategy {
         case .useDefaultKeys: return key.stringValue
-        case .convertToSnakeCase: return Self.separated(key.stringValue, "_")
-        case .convertToKebabCase: return Self.separated(key.stringValue, "-")
+        case .convertToSnakeCase: return converted(key.stringValue, "_")
+        case .convertToKebabCase: return converted(key.stringValue, "-")
         case .custom(let transform): return transform(path + [key]).stringValue
         }
+    }
+
+    /// Converted key names, by key: a model's keys repeat for every instance, and converting one
+    /// builds a String character by character. (One tree serves one encode, on one thread.)
+    private var convertedNames: [String: String] = [:]
+
+    private func converted(_ name: String, _ separator: Character) -> String {
+        if let known = convertedNames[name] { return known }
+        let result = Self.separated(name, separator)
+        convertedNames[name] = result
+        return result
     }
 
     /// Foundation's word splitting: a new word at a lowercase-to-uppercase step, and before the

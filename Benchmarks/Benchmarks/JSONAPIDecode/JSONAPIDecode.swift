@@ -4,6 +4,9 @@
 // - Sluice streaming: resources delivered one by one from an async sequence of 64 KiB chunks;
 // - Foundation JSONDecoder + Codable JSON:API structs + linking by dictionaries;
 // - Foundation JSONSerialization + hand mapping + linking.
+// And the way back (encoding, same document): Sluice's JSONAPIEncoder from the resource models,
+// Foundation's JSONEncoder from the Codable JSON:API structs, JSONSerialization from the parsed
+// dictionaries; each output is decoded by Sluice and checked against the same linked result.
 
 import Benchmark
 import Foundation
@@ -21,6 +24,13 @@ func check(_ label: String, _ bytes: [UInt8], _ contender: () async throws -> Ch
     let reference = try! SluiceModels.wholeDocument(bytes)
     let result = try! await contender()
     precondition(result == reference, "\(label) differs: \(result) vs \(reference)")
+}
+
+/// Checks that an encoder's output decodes to the same linked result as the input document.
+func sameResult(_ output: Data, _ bytes: [UInt8], _ label: String) throws {
+    let result = try SluiceModels.wholeDocument(Array(output))
+    let reference = try SluiceModels.wholeDocument(bytes)
+    precondition(result == reference, "\(label) output differs: \(result) vs \(reference)")
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -45,6 +55,33 @@ let benchmarks: @Sendable () -> Void = {
         // No spaces in names: see the Parse suite.
         let label = "\(articles / 1000)k-articles"
 
+        Benchmark("Sluice-JSONAPIEncoder-\(label)") { benchmark in
+            let bytes = generated(generator)
+            let (articles, included) = try SluiceModels.models(bytes)
+            let encoder = JSONAPIEncoder()
+            encoder.valueEncoder.keyEncodingStrategy = .convertToKebabCase
+            let output = try encoder.encode(articles, included: included)
+            try sameResult(output, bytes, "JSONAPIEncoder")
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { blackHole(try encoder.encode(articles, included: included)) }
+        }
+        Benchmark("Foundation-JSONEncoder-encode-\(label)") { benchmark in
+            let bytes = generated(generator)
+            let document = try JSONDecoder().decode(CodableModels.Document.self, from: Data(bytes))
+            let encoder = JSONEncoder()
+            let output = try encoder.encode(document)
+            try sameResult(output, bytes, "JSONEncoder")
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { blackHole(try encoder.encode(document)) }
+        }
+        Benchmark("Foundation-JSONSerialization-encode-\(label)") { benchmark in
+            let bytes = generated(generator)
+            let object = try JSONSerialization.jsonObject(with: Data(bytes))
+            let output = try JSONSerialization.data(withJSONObject: object)
+            try sameResult(output, bytes, "JSONSerialization")
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { blackHole(try JSONSerialization.data(withJSONObject: object)) }
+        }
         Benchmark("Sluice-whole-document-\(label)") { benchmark in
             let bytes = generated(generator)
             benchmark.startMeasurement()

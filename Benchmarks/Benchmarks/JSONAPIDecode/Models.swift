@@ -24,13 +24,13 @@ struct Checksum: Equatable, CustomStringConvertible {
 // MARK: Sluice
 
 enum SluiceModels {
-    struct Metadata: Decodable {
+    struct Metadata: Codable {
         var wordCount: Int
         var flags: [Bool?]
         var ratio: Double
     }
 
-    struct Article: Resource {
+    struct Article: Resource, Encodable {
         static let resourceType = "articles"
         var id: String
         var title: String
@@ -47,7 +47,7 @@ enum SluiceModels {
         var subject: ToOne<AnyResource>
     }
 
-    struct Person: Resource {
+    struct Person: Resource, Encodable {
         static let resourceType = "people"
         var id: String
         var name: String
@@ -56,7 +56,7 @@ enum SluiceModels {
         var verified: Bool
     }
 
-    struct Comment: Resource {
+    struct Comment: Resource, Encodable {
         static let resourceType = "comments"
         var id: String
         var body: String
@@ -69,6 +69,18 @@ enum SluiceModels {
         var decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self])
         decoder.keyDecodingStrategy = .convertFromKebabCase
         return decoder
+    }
+
+    /// The document's primary articles and its included people and comments, as models: what
+    /// the encoding benchmark writes back.
+    static func models(_ bytes: [UInt8]) throws -> (articles: [Article], included: [any Resource & Encodable]) {
+        let document = try decoder.decode([Linked<Article>].self, from: bytes)
+        let included = document.included.compactMap { resource -> (any Resource & Encodable)? in
+            if let person = resource.as(Person.self) { return person }
+            if let comment = resource.as(Comment.self) { return comment }
+            return nil
+        }
+        return (document.data.map(\.model), included)
     }
 
     static func wholeDocument(_ bytes: [UInt8]) throws -> Checksum {
@@ -156,15 +168,15 @@ struct ByteChunks: AsyncSequence {
 // MARK: Foundation JSONDecoder + Codable JSON:API structs
 
 enum CodableModels {
-    struct Identifier: Decodable, Hashable {
+    struct Identifier: Codable, Hashable {
         var type: String
         var id: String
     }
 
-    struct ToOne: Decodable { var data: Identifier? }
-    struct ToMany: Decodable { var data: [Identifier] }
+    struct ToOne: Codable { var data: Identifier? }
+    struct ToMany: Codable { var data: [Identifier] }
 
-    struct Metadata: Decodable {
+    struct Metadata: Codable {
         var wordCount: Int
         var flags: [Bool?]
         var ratio: Double
@@ -173,7 +185,7 @@ enum CodableModels {
         }
     }
 
-    struct ArticleAttributes: Decodable {
+    struct ArticleAttributes: Codable {
         var title: String
         var body: String
         var published: Bool
@@ -188,38 +200,38 @@ enum CodableModels {
         }
     }
 
-    struct ArticleRelationships: Decodable {
+    struct ArticleRelationships: Codable {
         var author: ToOne
         var comments: ToMany
         var subject: ToOne
     }
 
-    struct ArticleResource: Decodable {
+    struct ArticleResource: Codable {
         var type: String
         var id: String
         var attributes: ArticleAttributes
         var relationships: ArticleRelationships
     }
 
-    struct PersonAttributes: Decodable {
+    struct PersonAttributes: Codable {
         var name: String
         var age: Int
         var email: String?
         var verified: Bool
     }
 
-    struct CommentAttributes: Decodable {
+    struct CommentAttributes: Codable {
         var body: String
         var likes: Int
     }
 
-    struct CommentRelationships: Decodable {
+    struct CommentRelationships: Codable {
         var author: ToOne
         var article: ToOne
     }
 
     /// An included resource of any of the document's types, chosen by `type`.
-    enum Included: Decodable {
+    enum Included: Codable {
         case person(id: String, PersonAttributes)
         case comment(id: String, CommentAttributes, CommentRelationships)
         case other
@@ -240,9 +252,26 @@ enum CodableModels {
             default: self = .other
             }
         }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch self {
+            case .person(let id, let attributes):
+                try container.encode("people", forKey: .type)
+                try container.encode(id, forKey: .id)
+                try container.encode(attributes, forKey: .attributes)
+            case .comment(let id, let attributes, let relationships):
+                try container.encode("comments", forKey: .type)
+                try container.encode(id, forKey: .id)
+                try container.encode(attributes, forKey: .attributes)
+                try container.encode(relationships, forKey: .relationships)
+            case .other:
+                break
+            }
+        }
     }
 
-    struct Document: Decodable {
+    struct Document: Codable {
         var data: [ArticleResource]
         var included: [Included]
     }
