@@ -38,7 +38,8 @@ public final class JSONWriter {
     public struct Options: Sendable, Hashable {
         /// Newlines and indentation. Default: compact.
         public var prettyPrinted: Bool
-        /// The indentation of one level when pretty printed. Default: four spaces.
+        /// The indentation of one level when pretty printed: whitespace only (anything else is
+        /// replaced by four spaces, since yajl refuses it). Default: four spaces.
         public var indent: String
         /// Whether `/` is written as `\/` (for embedding in HTML `<script>`). Default: no.
         public var escapesSlashes: Bool
@@ -72,10 +73,14 @@ public final class JSONWriter {
     private let sink: (UnsafeRawBufferPointer) throws -> Void
     private let chunkSize: Int
     private var finished = false
+    /// The open containers, innermost last: `true` for objects.
+    private var containers: [Bool] = []
+    /// Inside an object, whether a member name is due.
+    private var expectingKey = false
+    /// The first failure (a refused call, a failing sink): later calls throw it again.
+    private var failure: (any Error)?
     /// The indentation string, which yajl keeps a pointer to: a copy owned by the writer.
     private let indent: UnsafeMutablePointer<CChar>
-    /// Open containers, to know when the top-level value is complete.
-    private var depth = 0
     /// Whether the top-level value is complete.
     public private(set) var isComplete = false
 
@@ -87,7 +92,10 @@ public final class JSONWriter {
         output.initialize(to: OutputBuffer(capacity: options.chunkSize + 256))
         guard let handle = yajl_gen_alloc(nil) else { fatalError("yajl_gen_alloc failed: out of memory") }
         self.handle = handle
-        let indentText = options.indent.utf8CString
+        // yajl refuses an indent of anything but whitespace and then dereferences a null pointer
+        // when it indents; such an indent is replaced by four spaces.
+        let isWhitespace = options.indent.utf8.allSatisfy { [9, 10, 11, 12, 13, 32].contains($0) }
+        let indentText = (isWhitespace ? options.indent : "    ").utf8CString
         indent = .allocate(capacity: indentText.count)
         indentText.withUnsafeBufferPointer { indent.initialize(from: $0.baseAddress!, count: $0.count) }
         _ = cyajl_gen_config_flag(handle, yajl_gen_beautify, options.prettyPrinted ? 1 : 0)
@@ -117,19 +125,18 @@ public final class JSONWriter {
     // MARK: Structure
 
     /// Opens an object; write keys and values, then ``endObject()``.
-    public func beginObject() throws { try check(yajl_gen_map_open(handle), "open an object", nesting: 1) }
+    public func beginObject() throws { try perform(.beginObject, "open an object") { yajl_gen_map_open(handle) } }
     /// Closes the innermost open object.
-    public func endObject() throws { try check(yajl_gen_map_close(handle), "close an object", nesting: -1) }
+    public func endObject() throws { try perform(.endObject, "close an object") { yajl_gen_map_close(handle) } }
     /// Opens an array.
-    public func beginArray() throws { try check(yajl_gen_array_open(handle), "open an array", nesting: 1) }
+    public func beginArray() throws { try perform(.beginArray, "open an array") { yajl_gen_array_open(handle) } }
     /// Closes the innermost open array.
-    public func endArray() throws { try check(yajl_gen_array_close(handle), "close an array", nesting: -1) }
+    public func endArray() throws { try perform(.endArray, "close an array") { yajl_gen_array_close(handle) } }
 
     /// Writes a member name; the member's value follows.
     public func key(_ name: String) throws {
         var name = name
-        let status = name.withUTF8 { generateString($0) }
-        try check(status, "write a key", isKey: true)
+        try perform(.key, "write a key") { name.withUTF8 { generateString($0) } }
     }
 
     // MARK: Values
@@ -137,8 +144,7 @@ public final class JSONWriter {
     /// Writes a string, escaped as JSON requires.
     public func string(_ value: String) throws {
         var value = value
-        let status = value.withUTF8 { generateString($0) }
-        try check(status, "write a string")
+        try perform(.value, "write a string") { value.withUTF8 { generateString($0) } }
     }
 
     /// Writes a string from raw UTF-8 bytes, which are checked strictly first.
@@ -148,7 +154,7 @@ public final class JSONWriter {
         if let offset = UTF8Validation.firstInvalidSequence(in: bytes) {
             throw Failure(message: "The bytes handed in as a string are not valid UTF-8 at offset \(offset).")
         }
-        try check(generateString(bytes.assumingMemoryBound(to: UInt8.self)), "write a string")
+        try perform(.value, "write a string") { generateString(bytes.assumingMemoryBound(to: UInt8.self)) }
     }
 
     /// Writes a number from its text, unchanged, once checked against JSON's number grammar.
@@ -156,15 +162,13 @@ public final class JSONWriter {
     /// - Throws: ``Failure`` for text that is not a JSON number (`+1`, `01`, `1.`, `NaN`).
     public func number(text: String) throws {
         var text = text
-        let status = try text.withUTF8 { bytes -> yajl_gen_status in
-            guard JSONNumberText.isNumber(UnsafeRawBufferPointer(bytes)) else {
-                throw Failure(
-                    message: "\(String(reflecting: String(decoding: bytes, as: UTF8.self))) is not a JSON number."
-                )
+        let isNumber = text.withUTF8 { JSONNumberText.isNumber(UnsafeRawBufferPointer($0)) }
+        guard isNumber else { throw Failure(message: "\(String(reflecting: text)) is not a JSON number.") }
+        try perform(.value, "write a number") {
+            text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { yajl_gen_number(handle, $0.baseAddress, $0.count) }
             }
-            return bytes.withMemoryRebound(to: CChar.self) { yajl_gen_number(handle, $0.baseAddress, $0.count) }
         }
-        try check(status, "write a number")
     }
 
     /// Writes an integer.
@@ -183,10 +187,12 @@ public final class JSONWriter {
     }
 
     /// Writes `true` or `false`.
-    public func bool(_ value: Bool) throws { try check(yajl_gen_bool(handle, value ? 1 : 0), "write a Boolean") }
+    public func bool(_ value: Bool) throws {
+        try perform(.value, "write a Boolean") { yajl_gen_bool(handle, value ? 1 : 0) }
+    }
 
     /// Writes `null`.
-    public func null() throws { try check(yajl_gen_null(handle), "write null") }
+    public func null() throws { try perform(.value, "write null") { yajl_gen_null(handle) } }
 
     /// Writes a ``JSONValue``, numbers with their text as they are.
     public func value(_ value: JSONValue) throws {
@@ -211,11 +217,24 @@ public final class JSONWriter {
 
     /// Hands the remaining output to the sink and checks the document is complete.
     ///
-    /// - Throws: ``Failure`` when a container is still open or nothing was written.
+    /// - Throws: ``Failure`` when a container is still open or nothing was written; the sink's
+    ///   error when it fails. After any failure the writer stays failed and rethrows it.
     public func finish() throws {
-        precondition(!finished, "JSONWriter.finish() called twice")
+        try rethrowEarlierFailure()
+        guard !finished else { throw Failure(message: "The writer has already finished.") }
+        guard isComplete, containers.isEmpty else {
+            throw Failure(
+                message: containers.isEmpty
+                    ? "The document is empty: no value was written."
+                    : "The document is incomplete: \(containers.count) container(s) are still open."
+            )
+        }
+        do {
+            try flush(force: true)
+        } catch {
+            throw fail(error)
+        }
         finished = true
-        try flush(force: true)
     }
 
     /// yajl_gen_string with a valid pointer even for an empty string (whose buffer has none).
@@ -225,51 +244,90 @@ public final class JSONWriter {
         return withUnsafePointer(to: &zero) { yajl_gen_string(handle, $0, 0) }
     }
 
-    /// Turns yajl's status into a ``Failure``; then follows the nesting and hands over full chunks.
-    private func check(_ status: yajl_gen_status, _ action: String, nesting: Int = 0, isKey: Bool = false) throws {
-        precondition(!finished, "JSONWriter used after finish()")
-        switch status {
-        case yajl_gen_status_ok:
-            break
-        case yajl_gen_keys_must_be_strings:
-            throw Failure(message: "Cannot \(action) where an object's member name is due; write a key first.")
-        case yajl_max_depth_exceeded:
-            throw Failure(message: "Cannot \(action): yajl's generator nests at most 128 levels.")
-        case yajl_gen_in_error_state:
-            throw Failure(message: "Cannot \(action): the container being closed is not the innermost open one.")
-        case yajl_gen_generation_complete:
-            throw Failure(message: "Cannot \(action): the document's single top-level value is already complete.")
-        case yajl_gen_invalid_number:
-            throw Failure(message: "Cannot \(action): the number is not valid JSON.")
-        case yajl_gen_invalid_string:
-            throw Failure(message: "Cannot \(action): the string is not valid UTF-8.")
-        default:
-            throw Failure(message: "Cannot \(action): yajl's generator failed with status \(status.rawValue).")
+    /// What a call writes, for the structure checks.
+    private enum Event {
+        case value, key, beginObject, beginArray, endObject, endArray
+    }
+
+    /// The most containers open at once: yajl's generator keeps a fixed array of 128 states and
+    /// does not check the bound itself.
+    public static let maxDepth = 127
+
+    /// Checks the call against the structure written so far (yajl checks little: it accepts a
+    /// key in an array, a close of the wrong kind, and writes past its state array), makes it,
+    /// turns yajl's status into a ``Failure``, then follows the structure and hands over full
+    /// chunks. Any failure leaves the writer failed: later calls throw the same error.
+    private func perform(_ event: Event, _ action: String, _ call: () -> yajl_gen_status) throws {
+        try rethrowEarlierFailure()
+        guard !finished else { throw Failure(message: "Cannot \(action): the writer has already finished.") }
+        let inObject = containers.last == true
+        let refusal: String?
+        switch event {
+        case .value, .beginObject, .beginArray:
+            if isComplete {
+                refusal = "Cannot \(action): the document's single top-level value is already complete."
+            } else if inObject && expectingKey {
+                refusal = "Cannot \(action) where an object's member name is due; write a key first."
+            } else if event != .value && containers.count >= Self.maxDepth {
+                refusal = "Cannot \(action): the writer nests at most \(Self.maxDepth) levels."
+            } else {
+                refusal = nil
+            }
+        case .key:
+            refusal =
+                inObject && expectingKey
+                ? nil : "Cannot \(action): a member name belongs in an object, before each value."
+        case .endObject:
+            refusal =
+                inObject && expectingKey
+                ? nil
+                : inObject
+                    ? "Cannot \(action): its last member name has no value."
+                    : "Cannot \(action): the innermost open container is not an object."
+        case .endArray:
+            refusal = containers.last == false ? nil : "Cannot \(action): the innermost open container is not an array."
         }
-        depth += nesting
-        if depth == 0 && !isKey { isComplete = true }
-        try flush(force: false)
+        if let refusal { throw fail(Failure(message: refusal)) }
+        let status = call()
+        guard status == yajl_gen_status_ok else {
+            throw fail(Failure(message: "Cannot \(action): yajl's generator failed with status \(status.rawValue)."))
+        }
+        switch event {
+        case .key: expectingKey = false
+        case .beginObject, .beginArray:
+            containers.append(event == .beginObject)
+            expectingKey = event == .beginObject
+        case .value, .endObject, .endArray:
+            if event != .value { containers.removeLast() }
+            if containers.isEmpty { isComplete = true } else if containers.last == true { expectingKey = true }
+        }
+        do {
+            try flush(force: false)
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    private func fail(_ error: any Error) -> any Error {
+        failure = error
+        return error
+    }
+
+    private func rethrowEarlierFailure() throws {
+        if let failure { throw failure }
     }
 
     private func flush(force: Bool) throws {
-        if force {
-            guard isComplete, depth == 0 else {
-                throw Failure(
-                    message: depth > 0
-                        ? "The document is incomplete: \(depth) container(s) are still open."
-                        : "The document is empty: no value was written."
-                )
-            }
-        }
         guard output.pointee.count >= chunkSize || (force && output.pointee.count > 0) else { return }
         var start = 0
+        // Chunks the sink took are dropped even when a later one fails, so none is sent twice.
+        defer { output.pointee.removeFirst(start) }
         let buffer = output.pointee
         while buffer.count - start >= chunkSize || (force && start < buffer.count) {
             let end = min(start + chunkSize, buffer.count)
             try sink(UnsafeRawBufferPointer(start: buffer.bytes + start, count: end - start))
             start = end
         }
-        output.pointee.removeFirst(start)
     }
 }
 

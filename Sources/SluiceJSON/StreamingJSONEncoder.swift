@@ -42,7 +42,7 @@ public final class StreamingJSONEncoder: @unchecked Sendable {
     public enum KeyEncodingStrategy: Sendable {
         /// The key as it is.
         case useDefaultKeys
-        /// `myURLValue` → `my_url_value`, as Foundation converts.
+        /// `myURLValue` → `my_url_value` (as Foundation for camelCase keys).
         case convertToSnakeCase
         /// `myURLValue` → `my-url-value`.
         case convertToKebabCase
@@ -333,8 +333,13 @@ package final class EncodingTree {
         case .deferredToDate: return try number(date.timeIntervalSinceReferenceDate, path: path)
         case .secondsSince1970: return try number(date.timeIntervalSince1970, path: path)
         case .millisecondsSince1970: return try number(date.timeIntervalSince1970 * 1000, path: path)
-        case .iso8601: return .string(JSONDateText.iso8601String(date, fractionalDigits: 0))
-        case .iso8601WithFractionalSeconds: return .string(JSONDateText.iso8601String(date, fractionalDigits: 3))
+        case .iso8601, .iso8601WithFractionalSeconds:
+            // Years 0001 through 9999, as ISO 8601's basic form writes them.
+            guard date.timeIntervalSince1970 >= -62_135_596_800, date.timeIntervalSince1970 < 253_402_300_800 else {
+                throw invalid(date, path, "\(date) is outside the years 0001-9999 that ISO 8601 dates are written for")
+            }
+            let digits = if case .iso8601 = settings.dateStrategy { 0 } else { 3 }
+            return .string(JSONDateText.iso8601String(date, fractionalDigits: digits))
         case .formatted(let formatter): return .string(formatter.string(from: date))
         case .custom(let write):
             let encoder = TreeEncoder(tree: self, path: path)
@@ -378,12 +383,16 @@ package final class EncodingTree {
     private func converted(_ name: String, _ separator: Character) -> String {
         if let known = convertedNames[name] { return known }
         let result = Self.separated(name, separator)
+        // Bounded: dynamic keys (dictionaries with Int keys, free-form objects) would otherwise
+        // grow it for as long as a stream lasts.
+        if convertedNames.count >= 4096 { convertedNames.removeAll(keepingCapacity: true) }
         convertedNames[name] = result
         return result
     }
 
-    /// Foundation's word splitting: a new word at a lowercase-to-uppercase step, and before the
-    /// last capital of a run followed by a lowercase letter (`myURLValue` → `my_url_value`).
+    /// Word splitting: a new word at a lowercase-to-uppercase step, and before the last capital
+    /// of a run followed by a lowercase letter (`myURLValue` → `my_url_value`). Agrees with
+    /// Foundation on camelCase keys; keys with acronyms or underscores may differ.
     static func separated(_ key: String, _ separator: Character) -> String {
         let characters = Array(key)
         guard !characters.isEmpty else { return key }
@@ -615,13 +624,39 @@ extension Dictionary: TreeEncodable where Key == String, Value: Encodable {
     }
 }
 
+extension JSONValue: TreeEncodable {
+    /// Written as it is: numbers with their text (no trip through Int or Double, so no digit is
+    /// lost), member names unconverted by key strategies.
+    func node(in tree: EncodingTree, path: [any CodingKey]) throws -> EncodedNode {
+        switch self {
+        case .null: return .null
+        case .bool(let value): return .bool(value)
+        case .number(let text): return .number(text)
+        case .string(let text): return .string(text)
+        case .array(let elements):
+            let array = EncodedArray()
+            array.elements = try elements.map { try $0.node(in: tree, path: path) }
+            return .array(array)
+        case .object(let object):
+            let encoded = EncodedObject()
+            for (key, value) in zip(object.keys, object.values) {
+                encoded.set(key, try value.node(in: tree, path: path))
+            }
+            return .object(encoded)
+        }
+    }
+}
+
 extension JSONDateText {
     /// `date` as ISO 8601 in UTC, `2024-02-29T12:00:00Z`, with `fractionalDigits` digits of
     /// fraction (0 or 3), truncated as Foundation's formatter does.
     static func iso8601String(_ date: Date, fractionalDigits: Int) -> String {
+        // The fraction is rounded to the microsecond before milliseconds are cut: 0.001 s after a
+        // whole second is stored just below it (doubles near 1.7e9 s are 0.2 µs apart), and
+        // truncating that would write .000.
         let interval = date.timeIntervalSince1970
         var seconds = interval.rounded(.down)
-        var milliseconds = Int(((interval - seconds) * 1000).rounded(.down))
+        var milliseconds = Int(((interval - seconds) * 1_000_000).rounded()) / 1000
         if milliseconds >= 1000 {
             milliseconds -= 1000
             seconds += 1

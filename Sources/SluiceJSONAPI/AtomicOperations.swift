@@ -163,6 +163,14 @@ public struct AtomicOperation: Sendable, Hashable, Codable {
             }
         }
         let targetsRelationship = ref?.relationship != nil
+        // An href may name a resource or a relationship; which, only the server knows. Its
+        // operations are checked against what either target allows.
+        if ref == nil, href != nil {
+            if op == .add || op == .update, data == Optional.none {
+                throw violation("", "An \(op.rawValue) operation must have data.")
+            }
+            return
+        }
         switch op {
         case .add:
             guard let data else { throw violation("", "An add operation must have data.") }
@@ -177,7 +185,16 @@ public struct AtomicOperation: Sendable, Hashable, Codable {
             }
         case .update:
             guard let data else { throw violation("", "An update operation must have data.") }
-            if !targetsRelationship {
+            if targetsRelationship {
+                switch data {
+                case .null, .object, .array: break
+                default:
+                    throw violation(
+                        "/data",
+                        "A relationship's data must be null, a resource identifier or an array of them."
+                    )
+                }
+            } else {
                 guard case .object(let object) = data, object["type"] != nil else {
                     throw violation("/data", "An update operation's data must be a resource object with a type.")
                 }

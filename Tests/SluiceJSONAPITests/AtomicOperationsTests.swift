@@ -51,6 +51,18 @@ struct AtomicOperationsTests {
         #expect(document.operations == [.remove(AtomicOperation.Reference(type: "articles", id: "13"))])
     }
 
+    @Test("relationship operations that target through href are accepted")
+    func hrefRelationships() throws {
+        let json = #"""
+            {"atomic:operations": [
+              {"op": "remove", "href": "/articles/1/relationships/comments", "data": [{"type": "comments", "id": "12"}]},
+              {"op": "update", "href": "/articles/13/relationships/author", "data": null},
+              {"op": "add", "href": "/articles/1/relationships/tags", "data": [{"type": "tags", "id": "2"}]}
+            ]}
+            """#
+        #expect(try AtomicDocument(from: Data(json.utf8)).operations.count == 3)
+    }
+
     @Test("a results document round-trips")
     func results() throws {
         let document = AtomicDocument(results: [

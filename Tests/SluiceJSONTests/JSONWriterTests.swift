@@ -127,6 +127,66 @@ struct JSONWriterTests {
         }
     }
 
+    @Test(
+        "structure is checked before yajl sees it",
+        arguments: [
+            ("key in an array", "Cannot write a key: a member name belongs in an object, before each value."),
+            ("close the wrong kind", "Cannot close an object: the innermost open container is not an object."),
+            ("dangling key", "Cannot close an object: its last member name has no value."),
+            ("close on a fresh writer", "Cannot close an array: the innermost open container is not an array."),
+            ("too deep", "Cannot open an array: the writer nests at most 127 levels."),
+        ]
+    )
+    func structure(name: String, message: String) throws {
+        let writer = JSONWriter { _ in }
+        do {
+            switch name {
+            case "key in an array":
+                try writer.beginArray()
+                try writer.key("x")
+            case "close the wrong kind":
+                try writer.beginArray()
+                try writer.endObject()
+            case "dangling key":
+                try writer.beginObject()
+                try writer.key("a")
+                try writer.endObject()
+            case "close on a fresh writer":
+                try writer.endArray()
+            default:
+                for _ in 0...JSONWriter.maxDepth { try writer.beginArray() }
+            }
+            Issue.record("no error for \(name)")
+        } catch let failure as JSONWriter.Failure {
+            #expect(failure.message == message)
+        }
+        // The writer stays failed: the next call throws the same error instead of writing.
+        #expect(throws: JSONWriter.Failure.self) { try writer.null() }
+    }
+
+    @Test("a sink that fails mid-way never gets a chunk twice, and the writer stays failed")
+    func sinkFailure() throws {
+        struct Flaky: Error {}
+        var received: [[UInt8]] = []
+        let writer = JSONWriter(options: .init(chunkSize: 4)) { chunk in
+            if received.count == 1 { throw Flaky() }
+            received.append(Array(chunk))
+        }
+        try writer.beginArray()
+        #expect(throws: Flaky.self) { try writer.string("abcdefgh") }
+        #expect(throws: Flaky.self) { try writer.endArray() }
+        #expect(throws: Flaky.self) { try writer.finish() }
+        #expect(received == [Array(#"["ab"#.utf8)])
+        // A non-whitespace indent does not crash the generator.
+        let pretty = try Self.text(.init(prettyPrinted: true, indent: "--")) { writer in
+            try writer.beginObject()
+            try writer.key("a")
+            try writer.number(1)
+            try writer.endObject()
+        }
+        #expect(pretty == "{\n    \"a\": 1\n}\n")
+    }
+
     @Test("a large array streams through a small buffer")
     func constantMemory() throws {
         var total = 0

@@ -129,6 +129,26 @@ struct StreamingJSONEncoderTests {
         #expect(text == #"["2000-02-29T00:00:00.125Z"]"#)
     }
 
+    @Test("JSONValue numbers keep every digit; ISO milliseconds are not truncated below; far dates are refused")
+    func reviewRegressions() throws {
+        let value: JSONValue = .object(
+            JSONObject([("createdBy", .number("12345678901234567.89")), ("big", .number("1e400"))])
+        )
+        let encoder = StreamingJSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        #expect(
+            String(decoding: try encoder.encode(value), as: UTF8.self)
+                == #"{"createdBy":12345678901234567.89,"big":1e400}"#
+        )
+        encoder.dateEncodingStrategy = .iso8601WithFractionalSeconds
+        let dates = [Date(timeIntervalSince1970: 1_709_208_000.001), Date(timeIntervalSince1970: 1_709_208_000.999)]
+        #expect(
+            String(decoding: try encoder.encode(dates), as: UTF8.self)
+                == #"["2024-02-29T12:00:00.001Z","2024-02-29T12:00:00.999Z"]"#
+        )
+        #expect(throws: EncodingError.self) { try encoder.encode([Date(timeIntervalSince1970: 1e20)]) }
+    }
+
     @Test("infinity under the default strategy is an EncodingError with the coding path")
     func invalidValue() {
         do {
