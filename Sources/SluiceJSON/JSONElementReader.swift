@@ -63,12 +63,6 @@ struct JSONElementReader {
         var children = 0
     }
 
-    /// What the reader met; the caller decodes elements and releases tokens.
-    enum Event {
-        /// A complete element of a target array, with its index among all elements reported.
-        case element(JSONTape.Value, index: Int)
-    }
-
     let path: JSONPath
     /// The path's steps as UTF-8, for comparing keys without making strings.
     private let stepBytes: [[UInt8]]
@@ -96,8 +90,9 @@ struct JSONElementReader {
         elementStart ?? cursor ?? tape.endIndex
     }
 
-    /// Reads the tokens added since the last call and reports every element they complete.
-    mutating func advance(over tape: JSONTape, _ report: (Event) throws -> Void) rethrows {
+    /// Reads the tokens added since the last call and reports every element they complete, with
+    /// its index among all elements reported.
+    mutating func advance(over tape: JSONTape, _ report: (JSONTape.Value, Int) throws -> Void) rethrows {
         var index = cursor ?? tape.startIndex
         let end = tape.endIndex
         while index < end {
@@ -114,9 +109,7 @@ struct JSONElementReader {
                 frames.removeLast()
                 if let start = elementStart, frames.count == elementDepth {
                     elementStart = nil
-                    try report(
-                        .element(JSONTape.Value(tape: tape, index: start, endIndex: index + 1), index: elementCount)
-                    )
+                    try report(JSONTape.Value(tape: tape, index: start, endIndex: index + 1), elementCount)
                     elementCount += 1
                 }
             default:
@@ -132,7 +125,7 @@ struct JSONElementReader {
         _ token: JSONToken,
         at index: Int,
         on tape: JSONTape,
-        _ report: (Event) throws -> Void
+        _ report: (JSONTape.Value, Int) throws -> Void
     ) rethrows {
         let isContainer = token.kind == .objectStart || token.kind == .arrayStart
         // The level of the path this value stands at, or -1 off the path.
@@ -156,9 +149,7 @@ struct JSONElementReader {
             targetPosition = token.position
         }
         if isElement && !isContainer {
-            try report(
-                .element(JSONTape.Value(tape: tape, index: index, endIndex: index + 1), index: elementCount)
-            )
+            try report(JSONTape.Value(tape: tape, index: index, endIndex: index + 1), elementCount)
             elementCount += 1
             return
         }

@@ -57,6 +57,15 @@ enum JSONNumberText {
     private static let plus = UInt8(ascii: "+")
     private static let point = UInt8(ascii: ".")
 
+    /// The shortest text that reads back as the same finite value, as JSON number text: Swift's
+    /// description (`0.1`, `1e-07`, `5e+20`) without a trailing `.0` (`1.0` is written `1`, as
+    /// Foundation writes it).
+    static func shortestText<F: BinaryFloatingPoint & CustomStringConvertible>(_ value: F) -> String {
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+
     /// Whether `text` follows JSON's number grammar exactly: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
     /// ([eE] [+-]? [0-9]+)?`, nothing before or after. For numbers that arrive as strings.
     static func isNumber(_ text: UnsafeRawBufferPointer) -> Bool {

@@ -92,11 +92,13 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     }
 }
 
-extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByStringLiteral,
+// Not ExpressibleByNilLiteral: with it, `nil` where a `JSONValue?` is expected could mean
+// `.none` or `.some(.null)`, and a ternary picked the latter (an absent member written as null).
+// Write `.null` for JSON's null.
+extension JSONValue: ExpressibleByBooleanLiteral, ExpressibleByStringLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
-    public init(nilLiteral: ()) { self = .null }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .number(String(value)) }

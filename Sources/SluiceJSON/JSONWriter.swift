@@ -164,6 +164,12 @@ public final class JSONWriter {
         var text = text
         let isNumber = text.withUTF8 { JSONNumberText.isNumber(UnsafeRawBufferPointer($0)) }
         guard isNumber else { throw Failure(message: "\(String(reflecting: text)) is not a JSON number.") }
+        try writeNumber(text)
+    }
+
+    /// Writes number text known to be valid: no second check of text the writer made itself.
+    private func writeNumber(_ text: String) throws {
+        var text = text
         try perform(.value, "write a number") {
             text.withUTF8 { bytes in
                 bytes.withMemoryRebound(to: CChar.self) { yajl_gen_number(handle, $0.baseAddress, $0.count) }
@@ -173,7 +179,7 @@ public final class JSONWriter {
 
     /// Writes an integer.
     public func number<T: BinaryInteger>(_ value: T) throws {
-        try number(text: String(value))
+        try writeNumber(String(value))
     }
 
     /// Writes a double in the shortest text that reads back as the same value.
@@ -181,9 +187,7 @@ public final class JSONWriter {
     /// - Throws: ``Failure`` for infinities and NaN, which JSON numbers cannot express.
     public func number(_ value: Double) throws {
         guard value.isFinite else { throw Failure(message: "\(value) cannot be written as a JSON number.") }
-        var text = value.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        try number(text: text)
+        try writeNumber(JSONNumberText.shortestText(value))
     }
 
     /// Writes `true` or `false`.

@@ -118,15 +118,12 @@ struct ElementStreamer<Element: Decodable> {
     private mutating func drain(_ body: (Element) throws -> Void) throws {
         let context = self.context
         let pathKeys = self.pathKeys
-        try reader.advance(over: parser.tape) { event in
-            switch event {
-            case .element(let value, let index):
-                let decoder = TapeDecoder(value: value, context: context, parentPath: pathKeys, key: ElementKey(index))
-                let element = try decoder.decodeValue(Element.self)
-                // Parent links an element left waiting (its parent is not streamed) would pile up.
-                context.state.pendingChildren.removeAll(keepingCapacity: true)
-                try body(element)
-            }
+        try reader.advance(over: parser.tape) { value, index in
+            let decoder = TapeDecoder(value: value, context: context, parentPath: pathKeys, key: ElementKey(index))
+            let element = try decoder.decodeValue(Element.self)
+            // Parent links an element left waiting (its parent is not streamed) would pile up.
+            context.state.pendingChildren.removeAll(keepingCapacity: true)
+            try body(element)
         }
         parser.removeTokens(before: reader.firstNeededIndex(on: parser.tape))
     }

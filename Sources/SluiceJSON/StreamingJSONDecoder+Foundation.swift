@@ -144,11 +144,7 @@ extension StreamingJSONDecoder {
         path: [any CodingKey]
     ) throws {
         guard double.isFinite else { throw unrepresentable("the number \(double)", path: path) }
-        // Swift's description is the shortest text that reads back as the same Double, and is
-        // valid JSON number text for every finite value (`1e-07`, `5e+20`, `0.1`).
-        var text = double.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        builder.appendText(.number, text)
+        builder.appendText(.number, JSONNumberText.shortestText(double))
     }
 
     private static func unrepresentable(_ what: String, path: [any CodingKey]) -> DecodingError {

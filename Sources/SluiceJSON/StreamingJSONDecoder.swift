@@ -27,11 +27,13 @@ public import Foundation
 ///
 /// Thread-safe: settings may be changed while other threads decode; each decode uses the settings
 /// in force when it starts.
-public final class StreamingJSONDecoder: @unchecked Sendable {
-    // @unchecked Sendable: every access to `settings` holds `lock`.
-    private let lock = NSLock()
-    private var settings = TapeDecodingOptions()
-    private var parserLimits = JSONLimits.default
+public final class StreamingJSONDecoder: Sendable {
+    private struct Settings {
+        var options = TapeDecodingOptions()
+        var limits = JSONLimits.default
+    }
+
+    private let settings = LockedSettings(Settings())
 
     /// How member names are matched to coding keys.
     public enum KeyDecodingStrategy: Sendable {
@@ -84,101 +86,89 @@ public final class StreamingJSONDecoder: @unchecked Sendable {
     /// Creates a decoder with Foundation's defaults.
     public init() {}
 
-    private func locked<R>(_ body: () -> R) -> R { lock.withLock(body) }
-
     /// The settings in force now, for one decode.
     func snapshot() -> (options: TapeDecodingOptions, limits: JSONLimits) {
-        locked { (settings, parserLimits) }
+        let snapshot = settings.snapshot
+        return (snapshot.options, snapshot.limits)
     }
 
     /// How member names are matched to coding keys. Default: ``KeyDecodingStrategy/useDefaultKeys``.
     public var keyDecodingStrategy: KeyDecodingStrategy {
-        get { locked { keyStrategyStorage } }
-        set {
-            locked {
-                keyStrategyStorage = newValue
-                settings.keyStrategy = newValue.jsonKeyStrategy
-            }
-        }
+        get { KeyDecodingStrategy(settings[\.options.keyStrategy]) }
+        set { settings[\.options.keyStrategy] = newValue.jsonKeyStrategy }
     }
-    private var keyStrategyStorage = KeyDecodingStrategy.useDefaultKeys
 
     /// How dates are read. Default: ``JSONDateDecodingStrategy/deferredToDate``.
     public var dateDecodingStrategy: DateDecodingStrategy {
-        get { locked { settings.dateStrategy } }
-        set { locked { settings.dateStrategy = newValue } }
+        get { settings[\.options.dateStrategy] }
+        set { settings[\.options.dateStrategy] = newValue }
     }
 
     /// How `Data` is read. Default: ``JSONDataDecodingStrategy/base64``.
     public var dataDecodingStrategy: DataDecodingStrategy {
-        get { locked { settings.dataStrategy } }
-        set { locked { settings.dataStrategy = newValue } }
+        get { settings[\.options.dataStrategy] }
+        set { settings[\.options.dataStrategy] = newValue }
     }
 
     /// How strings standing for infinities and NaN are read. Default: they are refused.
     public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy {
-        get { locked { settings.nonConformingFloatStrategy } }
-        set { locked { settings.nonConformingFloatStrategy = newValue } }
+        get { settings[\.options.nonConformingFloatStrategy] }
+        set { settings[\.options.nonConformingFloatStrategy] = newValue }
     }
 
     /// Values models read through `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
-        get { locked { settings.userInfo } }
-        set { locked { settings.userInfo = newValue } }
+        get { settings[\.options.userInfo] }
+        set { settings[\.options.userInfo] = newValue }
     }
 
     /// Conversions between JSON types to allow, such as numbers from strings. Default: none.
     public var conversions: JSONConversions {
-        get { locked { settings.conversions } }
-        set { locked { settings.conversions = newValue } }
+        get { settings[\.options.conversions] }
+        set { settings[\.options.conversions] = newValue }
     }
 
     /// Readers for particular types, used instead of their `Decodable` conformance.
     public var converters: JSONConverters {
-        get { locked { settings.converters } }
-        set { locked { settings.converters = newValue } }
+        get { settings[\.options.converters] }
+        set { settings[\.options.converters] = newValue }
     }
 
     /// Called for each member found for a coding key: `false` treats it as absent, an error
     /// rejects the payload. See ``TapeDecodingOptions/memberCheck``.
     public var memberCheck: (@Sendable (JSONMemberCheck) throws -> Bool)? {
-        get { locked { settings.memberCheck } }
-        set { locked { settings.memberCheck = newValue } }
+        get { settings[\.options.memberCheck] }
+        set { settings[\.options.memberCheck] = newValue }
     }
 
     /// Coding key names whose members are treated as absent everywhere.
     public var ignoredKeys: Set<String> {
-        get { locked { settings.ignoredKeys } }
-        set { locked { settings.ignoredKeys = newValue } }
+        get { settings[\.options.ignoredKeys] }
+        set { settings[\.options.ignoredKeys] = newValue }
     }
 
     /// Reference model types uniqued by an identity member within each decode.
     public var uniquing: JSONUniquing {
-        get { locked { settings.uniquing } }
-        set { locked { settings.uniquing = newValue } }
+        get { settings[\.options.uniquing] }
+        set { settings[\.options.uniquing] = newValue }
     }
 
     /// A store keeping uniqued instances across decodes. Default: `nil`, one map per decode.
     public var identityStore: JSONIdentityStore? {
-        get { locked { settings.identityStore } }
-        set { locked { settings.identityStore = newValue } }
+        get { settings[\.options.identityStore] }
+        set { settings[\.options.identityStore] = newValue }
     }
 
     /// The parser's limits: depth, string and document sizes.
     public var limits: JSONLimits {
-        get { locked { parserLimits } }
-        set { locked { parserLimits = newValue } }
+        get { settings[\.limits] }
+        set { settings[\.limits] = newValue }
     }
 
     /// All the decoding options at once, as ``TapeDecoder`` takes them.
     public var options: TapeDecodingOptions {
-        get { locked { settings } }
-        set {
-            locked {
-                settings = newValue
-                keyStrategyStorage = KeyDecodingStrategy(newValue.keyStrategy)
-            }
-        }
+        get { settings[\.options] }
+        set { settings[\.options] = newValue }
     }
 
     // MARK: Decoding

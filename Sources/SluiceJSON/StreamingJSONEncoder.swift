@@ -18,13 +18,12 @@ public import Foundation
 /// try encoder.encode(users) { chunk in try handle.write(contentsOf: chunk) }
 /// ```
 ///
-/// Compact output matches Foundation's byte for byte for the same values and settings (slashes
-/// escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles). Pretty output is laid
+/// With `.sortedKeys`, compact output matches Foundation's byte for byte for the same values and
+/// settings (slashes escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles);
+/// snake-case conversion agrees with Foundation's on camelCase keys. Pretty output is laid
 /// out by yajl: `"key": value` with four-space indentation.
-public final class StreamingJSONEncoder: @unchecked Sendable {
-    // @unchecked Sendable: every access to `settings` holds `lock`.
-    private let lock = NSLock()
-    private var settings = Settings()
+public final class StreamingJSONEncoder: Sendable {
+    private let settings = LockedSettings(Settings())
 
     /// The layout of the output.
     public struct OutputFormatting: OptionSet, Sendable, Hashable {
@@ -98,43 +97,41 @@ public final class StreamingJSONEncoder: @unchecked Sendable {
     /// Creates an encoder with Foundation's defaults.
     public init() {}
 
-    private func locked<R>(_ body: () -> R) -> R { lock.withLock(body) }
-
     /// The layout. Default: compact, members in encoding order, slashes escaped.
     public var outputFormatting: OutputFormatting {
-        get { locked { settings.outputFormatting } }
-        set { locked { settings.outputFormatting = newValue } }
+        get { settings[\.outputFormatting] }
+        set { settings[\.outputFormatting] = newValue }
     }
     /// How coding keys become member names. Default: as they are.
     public var keyEncodingStrategy: KeyEncodingStrategy {
-        get { locked { settings.keyStrategy } }
-        set { locked { settings.keyStrategy = newValue } }
+        get { settings[\.keyStrategy] }
+        set { settings[\.keyStrategy] = newValue }
     }
     /// How dates are written. Default: `Date`'s own conformance.
     public var dateEncodingStrategy: DateEncodingStrategy {
-        get { locked { settings.dateStrategy } }
-        set { locked { settings.dateStrategy = newValue } }
+        get { settings[\.dateStrategy] }
+        set { settings[\.dateStrategy] = newValue }
     }
     /// How `Data` is written. Default: Base64.
     public var dataEncodingStrategy: DataEncodingStrategy {
-        get { locked { settings.dataStrategy } }
-        set { locked { settings.dataStrategy = newValue } }
+        get { settings[\.dataStrategy] }
+        set { settings[\.dataStrategy] = newValue }
     }
     /// How infinities and NaN are written. Default: they are errors.
     public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy {
-        get { locked { settings.floatStrategy } }
-        set { locked { settings.floatStrategy = newValue } }
+        get { settings[\.floatStrategy] }
+        set { settings[\.floatStrategy] = newValue }
     }
     /// Values models read through `Encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
-        get { locked { settings.userInfo } }
-        set { locked { settings.userInfo = newValue } }
+        get { settings[\.userInfo] }
+        set { settings[\.userInfo] = newValue }
     }
 
     /// A tree recorder and writer options under the current settings, for encoders built on
     /// this one.
     package func makeTree(chunkSize: Int) -> (tree: EncodingTree, writerOptions: JSONWriter.Options, sortsKeys: Bool) {
-        let settings = locked { self.settings }
+        let settings = self.settings.snapshot
         return (
             EncodingTree(settings: settings),
             JSONWriter.Options(
@@ -162,7 +159,7 @@ public final class StreamingJSONEncoder: @unchecked Sendable {
         chunkSize: Int = 64 * 1024,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let settings = locked { self.settings }
+        let settings = self.settings.snapshot
         let node = try EncodingTree(settings: settings).node(for: value, path: [])
         let writer = JSONWriter(
             options: JSONWriter.Options(
@@ -235,7 +232,7 @@ package final class EncodedObject {
 
     /// Adds a member. A key encoded twice in one container is written twice (Foundation keeps
     /// the last): looking for earlier occurrences cost a string comparison per member.
-    package func set(_ key: String, _ value: EncodedNode) {
+    package func append(_ key: String, _ value: EncodedNode) {
         keys.append(key)
         values.append(value)
     }
@@ -265,7 +262,7 @@ package final class EncodingTree {
         if T.self == URL.self { return .string(_identityCast(value, to: URL.self).absoluteString) }
         if T.self == Date.self { return try date(_identityCast(value, to: Date.self), path: path()) }
         if T.self == Data.self { return try data(_identityCast(value, to: Data.self), path: path()) }
-        let kind = EncodingKinds.shared.kind(of: T.self)
+        let kind = EncodingKind.of(T.self)
         if let shortcut = kind.shortcut {
             return try Self.open(shortcut, value, tree: self, path: path())
         }
@@ -299,7 +296,12 @@ package final class EncodingTree {
         case .double: return try number(_identityCast(value, to: Double.self), path: path())
         case .float:
             let float = _identityCast(value, to: Float.self)
-            return try number(Double(float), path: path(), text: float.isFinite ? "\(float)" : nil)
+            // Float's own shortest text: 0.1 as a Float is not Double's 0.1.
+            return try number(
+                Double(float),
+                path: path(),
+                text: float.isFinite ? JSONNumberText.shortestText(float) : nil
+            )
         case .int64: return .number(String(_identityCast(value, to: Int64.self)))
         case .int32: return .number(String(_identityCast(value, to: Int32.self)))
         case .int16: return .number(String(_identityCast(value, to: Int16.self)))
@@ -323,8 +325,7 @@ package final class EncodingTree {
             }
             return .string(value.isNaN ? nan : value > 0 ? positive : negative)
         }
-        guard var text else { return .double(value) }
-        if text.hasSuffix(".0") { text.removeLast(2) }
+        guard let text else { return .double(value) }
         return .number(text)
     }
 
@@ -464,10 +465,10 @@ struct TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     private func name(_ key: Key) -> String { tree.memberName(for: key, path: codingPath) }
 
-    mutating func encodeNil(forKey key: Key) throws { object.set(name(key), .null) }
+    mutating func encodeNil(forKey key: Key) throws { object.append(name(key), .null) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        object.set(name(key), try tree.node(for: value, path: codingPath + [key]))
+        object.append(name(key), try tree.node(for: value, path: codingPath + [key]))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
@@ -475,7 +476,7 @@ struct TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
         let nested = EncodedObject()
-        object.set(name(key), .object(nested))
+        object.append(name(key), .object(nested))
         return KeyedEncodingContainer(
             TreeKeyedContainer<NestedKey>(tree: tree, object: nested, codingPath: codingPath + [key])
         )
@@ -483,7 +484,7 @@ struct TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let nested = EncodedArray()
-        object.set(name(key), .array(nested))
+        object.append(name(key), .array(nested))
         return TreeUnkeyedContainer(tree: tree, array: nested, codingPath: codingPath + [key])
     }
 
@@ -498,7 +499,7 @@ struct TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private func superEncoder(forKey key: any CodingKey, name: String) -> any Encoder {
         // Whatever the super encoder records lands here when written.
         let encoder = TreeEncoder(tree: tree, path: codingPath + [key])
-        object.set(name, .slot(encoder.slot))
+        object.append(name, .slot(encoder.slot))
         return encoder
     }
 }
@@ -555,28 +556,21 @@ package protocol JSONEncodingTagged {
     static var encodingTag: String { get }
 }
 
-/// Which types have a `TreeEncodable` shortcut, found once per type per process: a failed cast
-/// to a protocol scans the runtime's conformance records.
-final class EncodingKinds: @unchecked Sendable {
-    // @unchecked Sendable: every access to `kinds` holds `lock`.
-    static let shared = EncodingKinds()
-    private let lock = NSLock()
-    private var kinds: [ObjectIdentifier: Kind] = [:]
+/// What the tree needs to know about a type: its shortcut, if it records itself, and its tag.
+struct EncodingKind {
+    var shortcut: (any TreeEncodable.Type)?
+    var tag: String?
 
-    struct Kind {
-        var shortcut: (any TreeEncodable.Type)?
-        var tag: String?
-    }
+    /// Worked out once per type per process (see ``TypeFacts``).
+    static let shared = TypeFacts<EncodingKind>()
 
-    func kind<T>(of type: T.Type) -> Kind {
-        let id = ObjectIdentifier(type)
-        if let known = lock.withLock({ kinds[id] }) { return known }
-        let found = Kind(
-            shortcut: type as? any TreeEncodable.Type,
-            tag: (type as? any JSONEncodingTagged.Type)?.encodingTag
-        )
-        lock.withLock { kinds[id] = found }
-        return found
+    static func of<T>(_ type: T.Type) -> EncodingKind {
+        shared.fact(about: type) { type in
+            EncodingKind(
+                shortcut: type as? any TreeEncodable.Type,
+                tag: (type as? any JSONEncodingTagged.Type)?.encodingTag
+            )
+        }
     }
 }
 
@@ -640,7 +634,7 @@ extension JSONValue: TreeEncodable {
         case .object(let object):
             let encoded = EncodedObject()
             for (key, value) in zip(object.keys, object.values) {
-                encoded.set(key, try value.node(in: tree, path: path))
+                encoded.append(key, try value.node(in: tree, path: path))
             }
             return .object(encoded)
         }

@@ -91,7 +91,9 @@ public struct JSONConverters: Sendable {
     }
 
     /// Reads `type` with `read`, which gets the whole decoder (coding path, options, containers).
-    public mutating func register<T>(_ type: T.Type, decoder read: @escaping @Sendable (TapeDecoder) throws -> T) {
+    /// (A name of its own rather than an overload of ``register(_:_:)``: with two closure types, a
+    /// trailing closure whose parameter has no type written would be ambiguous.)
+    public mutating func registerDecoding<T>(_ type: T.Type, _ read: @escaping @Sendable (TapeDecoder) throws -> T) {
         readers[ObjectIdentifier(type)] = { _, decoder in try read(decoder) }
     }
 
@@ -192,7 +194,7 @@ public final class TapeDecodingContext: @unchecked Sendable {
     var fallback: (root: JSONTape.Value, context: TapeDecodingContext)?
     /// The same options with default keys, for objects whose member names are fixed by a
     /// specification, sharing this decode's state.
-    public var withDefaultKeys: TapeDecodingContext {
+    package var withDefaultKeys: TapeDecodingContext {
         if case .useDefaultKeys = options.keyStrategy { return self }
         if let defaultKeysContext { return defaultKeysContext }
         var options = self.options
@@ -224,28 +226,6 @@ enum CompositeKind {
     case codable
 }
 
-/// Composite kinds by type, shared by all decodes.
-final class CompositeKindCache: @unchecked Sendable {
-    // @unchecked Sendable: every access to `kinds` holds `lock`.
-    private let lock = NSLock()
-    private var kinds: [ObjectIdentifier: CompositeKind] = [:]
-
-    func kind<T>(of type: T.Type) -> CompositeKind {
-        let id = ObjectIdentifier(type)
-        if let kind = lock.withLock({ kinds[id] }) { return kind }
-        let kind: CompositeKind
-        if let shortcut = type as? any TapeContainerShortcut.Type {
-            kind = .shortcut(shortcut)
-        } else if let tapeType = type as? any JSONTapeDecodable.Type {
-            kind = .tapeDecodable(tapeType)
-        } else {
-            kind = .codable
-        }
-        lock.withLock { kinds[id] = kind }
-        return kind
-    }
-}
-
 /// The mutable state of one decode (see ``TapeDecodingContext``).
 final class DecodeState {
     /// Where uniqued instances go: the caller's store, or one made for this decode.
@@ -275,7 +255,11 @@ final class DecodeState {
     func compositeKind<T>(of type: T.Type) -> CompositeKind {
         let id = ObjectIdentifier(type)
         for entry in compositeKinds where entry.type == id { return entry.kind }
-        let kind = Self.sharedKinds.kind(of: type)
+        let kind = Self.sharedKinds.fact(about: type) { type in
+            if let shortcut = type as? any TapeContainerShortcut.Type { return .shortcut(shortcut) }
+            if let tapeType = type as? any JSONTapeDecodable.Type { return .tapeDecodable(tapeType) }
+            return .codable
+        }
         if compositeKinds.count < 64 { compositeKinds.append((id, kind)) }
         return kind
     }
@@ -284,7 +268,7 @@ final class DecodeState {
     /// "does this type conform" for a type scans every conformance record of the process (tens of
     /// thousands of instructions), and a decode meets a few dozen types; each is asked once per
     /// process, then found here under a lock, once per decode.
-    private static let sharedKinds = CompositeKindCache()
+    private static let sharedKinds = TypeFacts<CompositeKind>()
 
     /// A formatter for `pattern`, made once per decode.
     func formatter(for pattern: String) -> DateFormatter {

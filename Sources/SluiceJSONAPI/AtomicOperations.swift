@@ -56,8 +56,8 @@ public struct AtomicOperation: Sendable, Hashable, Codable {
         op: Code,
         ref: Reference? = nil,
         href: String? = nil,
-        data: JSONValue? = Optional.none,
-        meta: JSONValue? = Optional.none
+        data: JSONValue? = nil,
+        meta: JSONValue? = nil
     ) {
         self.op = op
         self.ref = ref
@@ -75,13 +75,8 @@ public struct AtomicOperation: Sendable, Hashable, Codable {
         op = try container.decode(Code.self, forKey: .op)
         ref = try container.decodeIfPresent(Reference.self, forKey: .ref)
         href = try container.decodeIfPresent(String.self, forKey: .href)
-        // `null` data is not absent data (removing a to-one relationship's target). Spelled out:
-        // JSONValue takes the `nil` literal as its own `.null`.
-        if container.contains(.data) {
-            data = try container.decode(JSONValue.self, forKey: .data)
-        } else {
-            data = Optional.none
-        }
+        // `null` data is not absent data (removing a to-one relationship's target).
+        data = container.contains(.data) ? try container.decode(JSONValue.self, forKey: .data) : nil
         meta = try container.decodeIfPresent(JSONValue.self, forKey: .meta)
     }
 
@@ -166,7 +161,7 @@ public struct AtomicOperation: Sendable, Hashable, Codable {
         // An href may name a resource or a relationship; which, only the server knows. Its
         // operations are checked against what either target allows.
         if ref == nil, href != nil {
-            if op == .add || op == .update, data == Optional.none {
+            if op == .add || op == .update, data == nil {
                 throw violation("", "An \(op.rawValue) operation must have data.")
             }
             return
@@ -207,7 +202,7 @@ public struct AtomicOperation: Sendable, Hashable, Codable {
                 guard case .array = data else {
                     throw violation("/data", "Removing from a relationship takes an array of resource identifiers.")
                 }
-            } else if case .some = data {
+            } else if data != nil {
                 throw violation("/data", "Removing a resource takes no data.")
             }
         }
@@ -221,7 +216,7 @@ public struct AtomicResult: Sendable, Hashable, Codable {
     /// The result's meta.
     public var meta: JSONValue?
 
-    public init(data: JSONValue? = Optional.none, meta: JSONValue? = Optional.none) {
+    public init(data: JSONValue? = nil, meta: JSONValue? = nil) {
         self.data = data
         self.meta = meta
     }
@@ -292,10 +287,7 @@ public struct AtomicDocument: Sendable, Hashable {
                 results: results.isEmpty ? nil : results,
                 meta: meta,
                 links: links,
-                jsonapi: jsonapi,
-                data: nil,
-                included: nil,
-                errors: nil
+                jsonapi: jsonapi
             )
         )
     }
@@ -306,15 +298,13 @@ public struct AtomicDocument: Sendable, Hashable {
     ///   ``RuleViolation`` for a document that breaks the extension's rules.
     public init(from data: Data, decoder: StreamingJSONDecoder = StreamingJSONDecoder()) throws {
         let wire = try decoder.decode(Wire.self, from: data)
-        let hasData = wire.data.map { _ in true } ?? false
-        let hasIncluded = wire.included.map { _ in true } ?? false
-        if hasData || hasIncluded {
+        if wire.hasData || wire.hasIncluded {
             throw RuleViolation(
-                pointer: hasData ? "/data" : "/included",
+                pointer: wire.hasData ? "/data" : "/included",
                 message: "An atomic document must not have data or included."
             )
         }
-        if wire.errors.map({ _ in true }) ?? false, wire.operations != nil || wire.results != nil {
+        if wire.hasErrors, wire.operations != nil || wire.results != nil {
             throw RuleViolation(
                 pointer: "/errors",
                 message: "An atomic document with operations or results must not have errors."
@@ -335,14 +325,51 @@ public struct AtomicDocument: Sendable, Hashable {
         var meta: JSONValue?
         var links: Links?
         var jsonapi: JSONAPIObject?
-        var data: JSONValue?
-        var included: JSONValue?
-        var errors: JSONValue?
+        /// Whether the members the extension forbids beside operations are there (even `null`):
+        /// read, never written.
+        var hasData = false
+        var hasIncluded = false
+        var hasErrors = false
 
         enum CodingKeys: String, CodingKey {
             case operations = "atomic:operations"
             case results = "atomic:results"
             case meta, links, jsonapi, data, included, errors
+        }
+
+        init(
+            operations: [AtomicOperation]?,
+            results: [AtomicResult]?,
+            meta: JSONValue?,
+            links: Links?,
+            jsonapi: JSONAPIObject?
+        ) {
+            self.operations = operations
+            self.results = results
+            self.meta = meta
+            self.links = links
+            self.jsonapi = jsonapi
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            operations = try container.decodeIfPresent([AtomicOperation].self, forKey: .operations)
+            results = try container.decodeIfPresent([AtomicResult].self, forKey: .results)
+            meta = try container.decodeIfPresent(JSONValue.self, forKey: .meta)
+            links = try container.decodeIfPresent(Links.self, forKey: .links)
+            jsonapi = try container.decodeIfPresent(JSONAPIObject.self, forKey: .jsonapi)
+            hasData = container.contains(.data)
+            hasIncluded = container.contains(.included)
+            hasErrors = container.contains(.errors)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(operations, forKey: .operations)
+            try container.encodeIfPresent(results, forKey: .results)
+            try container.encodeIfPresent(meta, forKey: .meta)
+            try container.encodeIfPresent(links, forKey: .links)
+            try container.encodeIfPresent(jsonapi, forKey: .jsonapi)
         }
     }
 }

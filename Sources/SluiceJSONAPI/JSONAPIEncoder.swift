@@ -25,10 +25,8 @@ public import SluiceJSON
 ///   and `links`; `.unchanged` leaves a relationship out, `.null` writes `null` linkage.
 /// - ``Field`` properties tell an absent member from an explicit `null`.
 /// - ``fields`` writes sparse fieldsets; ``included`` resources are deduplicated by type and id.
-public final class JSONAPIEncoder: @unchecked Sendable {
-    // @unchecked Sendable: every access to `settings` holds `lock`.
-    private let lock = NSLock()
-    private var settings = Settings()
+public final class JSONAPIEncoder: Sendable {
+    private let settings = LockedSettings(Settings())
 
     private struct Settings {
         var fields: [String: Set<String>] = [:]
@@ -45,14 +43,14 @@ public final class JSONAPIEncoder: @unchecked Sendable {
     /// Sparse fieldsets: for a resource type, the attribute and relationship names to write (as
     /// written in the output). Types not named are written whole.
     public var fields: [String: Set<String>] {
-        get { lock.withLock { settings.fields } }
-        set { lock.withLock { settings.fields = newValue } }
+        get { settings[\.fields] }
+        set { settings[\.fields] = newValue }
     }
 
     /// The top-level `jsonapi` object, written when set.
     public var jsonapi: JSONAPIObject? {
-        get { lock.withLock { settings.jsonapi } }
-        set { lock.withLock { settings.jsonapi = newValue } }
+        get { settings[\.jsonapi] }
+        set { settings[\.jsonapi] = newValue }
     }
 
     // MARK: Documents
@@ -155,7 +153,8 @@ public final class JSONAPIEncoder: @unchecked Sendable {
             tree = made.tree
             sortsKeys = made.sortsKeys
             writer = JSONWriter(options: made.writerOptions, sink: sink)
-            (fields, jsonapi) = encoder.lock.withLock { (encoder.settings.fields, encoder.settings.jsonapi) }
+            let settings = encoder.settings.snapshot
+            (fields, jsonapi) = (settings.fields, settings.jsonapi)
         }
 
         /// The resource object for `resource`.
@@ -172,7 +171,7 @@ public final class JSONAPIEncoder: @unchecked Sendable {
                 )
             }
             let object = EncodedObject()
-            object.set("type", .string(type))
+            object.append("type", .string(type))
             let attributes = EncodedObject()
             let relationships = EncodedObject()
             var meta: EncodedNode?
@@ -202,18 +201,18 @@ public final class JSONAPIEncoder: @unchecked Sendable {
                     if case .tagged(relationshipTag, let relationship) = value {
                         // A relationship without linkage, meta or links says nothing: left out.
                         if case .object(let body) = relationship, body.keys.isEmpty { continue }
-                        relationships.set(name, relationship)
+                        relationships.append(name, relationship)
                     } else {
-                        attributes.set(name, value)
+                        attributes.append(name, value)
                     }
                 }
             }
-            if let id { object.set("id", .string(id)) }
-            if let lid { object.set("lid", .string(lid)) }
-            if !attributes.keys.isEmpty { object.set("attributes", .object(attributes)) }
-            if !relationships.keys.isEmpty { object.set("relationships", .object(relationships)) }
-            if let links { object.set("links", links) }
-            if let meta { object.set("meta", meta) }
+            if let id { object.append("id", .string(id)) }
+            if let lid { object.append("lid", .string(lid)) }
+            if !attributes.keys.isEmpty { object.append("attributes", .object(attributes)) }
+            if !relationships.keys.isEmpty { object.append("relationships", .object(relationships)) }
+            if let links { object.append("links", links) }
+            if let meta { object.append("meta", meta) }
             if let identity = ResourceIdentity(type: type, id: id, lid: lid),
                 remembered.map({ $0.contains(identity) }) ?? true
             {

@@ -39,7 +39,7 @@ struct AtomicOperationsTests {
         let decoded = try AtomicDocument(from: data)
         #expect(decoded.operations == document.operations)
         #expect(decoded.operations[1].data == .null)
-        #expect(decoded.operations[3].data == Optional<JSONValue>.none)
+        #expect(decoded.operations[3].data == nil)
     }
 
     @Test("the specification's removal example reads")
@@ -108,6 +108,10 @@ struct AtomicOperationsTests {
             (#"{"atomic:operations": [], "meta": {}}"#, "/: A document needs at least one operation or result."),
             (
                 #"{"atomic:operations": [{"op": "remove", "ref": {"type": "a", "id": "1"}}], "data": {"type": "a"}}"#,
+                "/data: An atomic document must not have data or included."
+            ),
+            (
+                #"{"atomic:operations": [{"op": "remove", "ref": {"type": "a", "id": "1"}}], "data": null}"#,
                 "/data: An atomic document must not have data or included."
             ),
         ]

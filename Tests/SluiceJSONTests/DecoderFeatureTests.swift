@@ -277,7 +277,7 @@ struct ConversionTests {
     @Test("a converter can replace how a standard type reads")
     func overrideBool() throws {
         var converters = JSONConverters()
-        converters.register(Bool.self) { (value: JSONTape.Value) in try value.string() == "yes" }
+        converters.register(Bool.self) { value in try value.string() == "yes" }
         #expect(try decode([Bool].self, #"["yes", "no"]"#) { $0.converters = converters } == [true, false])
     }
 }

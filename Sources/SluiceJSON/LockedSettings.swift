@@ -1,0 +1,44 @@
+import Foundation
+
+/// A value behind a lock: the settings of a coder that may be changed on one thread while others
+/// encode or decode, each of which takes one snapshot when it starts (as Foundation's coders
+/// allow). One place for the locking, so the coders themselves are plainly `Sendable`.
+package final class LockedSettings<Value>: @unchecked Sendable {
+    // @unchecked Sendable: every access to `value` holds `lock`.
+    private let lock = NSLock()
+    private var value: Value
+
+    package init(_ value: Value) {
+        self.value = value
+    }
+
+    /// One setting, read or written under the lock.
+    package subscript<Member>(_ keyPath: WritableKeyPath<Value, Member>) -> Member {
+        get { lock.withLock { value[keyPath: keyPath] } }
+        set { lock.withLock { value[keyPath: keyPath] = newValue } }
+    }
+
+    /// All the settings at once, for one encode or decode.
+    package var snapshot: Value { lock.withLock { value } }
+}
+
+/// Facts about types worked out once per process and shared by every coder: what a type's
+/// conformances are. Why: the runtime's first answer to "does this type conform" (and every
+/// failed cast) scans the process's conformance records, tens of thousands of instructions, and a
+/// coder asks about each model type again and again.
+package final class TypeFacts<Fact>: @unchecked Sendable {
+    // @unchecked Sendable: every access to `facts` holds `lock`.
+    private let lock = NSLock()
+    private var facts: [ObjectIdentifier: Fact] = [:]
+
+    package init() {}
+
+    /// The fact about `type`, worked out by `find` the first time it is asked for.
+    package func fact<T>(about type: T.Type, _ find: (T.Type) -> Fact) -> Fact {
+        let id = ObjectIdentifier(type)
+        if let known = lock.withLock({ facts[id] }) { return known }
+        let found = find(type)
+        lock.withLock { facts[id] = found }
+        return found
+    }
+}
