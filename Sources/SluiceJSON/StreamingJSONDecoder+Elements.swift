@@ -36,7 +36,7 @@ extension StreamingJSONDecoder {
         _ body: (Element) throws -> Void
     ) throws {
         let reader = try FileChunkReader(path: file)
-        var streamer = makeStreamer(of: type, at: path)
+        let streamer = makeStreamer(of: type, at: path)
         try reader.forEachChunk { chunk in try streamer.feed(chunk, body) }
         try streamer.finish(body)
     }
@@ -49,7 +49,7 @@ extension StreamingJSONDecoder {
         in data: Data,
         _ body: (Element) throws -> Void
     ) throws {
-        var streamer = makeStreamer(of: type, at: path)
+        let streamer = makeStreamer(of: type, at: path)
         try data.withUnsafeBytes { try streamer.feed($0, body) }
         try streamer.finish(body)
     }
@@ -60,8 +60,9 @@ extension StreamingJSONDecoder {
     }
 }
 
-/// The parser, the element reader and the decode context of one element stream.
-struct ElementStreamer<Element: Decodable> {
+/// The parser, the element reader and the decode context of one element stream. A class: the
+/// async iterator's chunk pump calls into it from a closure.
+final class ElementStreamer<Element: Decodable> {
     private let parser: JSONParser
     private var reader: JSONElementReader
     private let context: TapeDecodingContext
@@ -79,7 +80,7 @@ struct ElementStreamer<Element: Decodable> {
     var peakTokenCount: Int { parser.tape.peakTokenCount }
 
     /// Parses a chunk and hands over every element it completes; then releases their tokens.
-    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
+    func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
         do {
             try StreamingJSONDecoder.parsing { try parser.parse(chunk) }
         } catch {
@@ -92,7 +93,7 @@ struct ElementStreamer<Element: Decodable> {
     }
 
     /// Ends the input: checks the document was whole and had an array at the path.
-    mutating func finish(_ body: (Element) throws -> Void) throws {
+    func finish(_ body: (Element) throws -> Void) throws {
         try StreamingJSONDecoder.parsing { try parser.finish() }
         try drain(body)
         guard let kind = reader.targetKind else {
@@ -115,7 +116,7 @@ struct ElementStreamer<Element: Decodable> {
         }
     }
 
-    private mutating func drain(_ body: (Element) throws -> Void) throws {
+    private func drain(_ body: (Element) throws -> Void) throws {
         let context = self.context
         let pathKeys = self.pathKeys
         try reader.advance(over: parser.tape) { value, index in
@@ -140,47 +141,25 @@ where Chunks.Element: ContiguousBytes {
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(
-            chunks: chunks.makeAsyncIterator(),
+            pump: ChunkPump(chunks.makeAsyncIterator()),
             streamer: ElementStreamer(path: path, options: options, limits: limits)
         )
     }
 
     /// Pulls a chunk only when the elements of the previous one have all been taken.
     public struct Iterator: AsyncIteratorProtocol {
-        var chunks: Chunks.AsyncIterator
-        var streamer: ElementStreamer<Element>
-        var ready: [Element] = []
-        var readyIndex = 0
-        var finished = false
-        /// An error met after some elements of the same chunk: thrown once those are taken.
-        var pendingError: (any Error)?
+        var pump: ChunkPump<Chunks, Element>
+        let streamer: ElementStreamer<Element>
 
         public mutating func next() async throws -> Element? {
-            while readyIndex == ready.count {
-                if let pendingError {
-                    self.pendingError = nil
-                    finished = true
-                    throw pendingError
+            let streamer = self.streamer
+            return try await pump.next { chunk, emit in
+                if let chunk {
+                    try streamer.feed(chunk, emit)
+                } else {
+                    try streamer.finish(emit)
                 }
-                guard !finished else { return nil }
-                ready.removeAll(keepingCapacity: true)
-                readyIndex = 0
-                var batch: [Element] = []
-                swap(&batch, &ready)
-                do {
-                    if let chunk = try await chunks.next() {
-                        try chunk.withUnsafeBytes { buffer in try streamer.feed(buffer) { batch.append($0) } }
-                    } else {
-                        finished = true
-                        try streamer.finish { batch.append($0) }
-                    }
-                } catch {
-                    pendingError = error
-                }
-                swap(&batch, &ready)
             }
-            defer { readyIndex += 1 }
-            return ready[readyIndex]
         }
     }
 }

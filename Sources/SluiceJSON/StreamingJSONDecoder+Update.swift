@@ -11,8 +11,8 @@ extension StreamingJSONDecoder {
     /// ```
     ///
     /// Nested objects merge the same way, member by member; arrays in the payload replace the
-    /// current arrays whole. The current value is encoded first (with Foundation's `JSONEncoder`
-    /// on default settings) and read back for the members the payload lacks, so the type's
+    /// current arrays whole. The current value is encoded first (with ``StreamingJSONEncoder`` on
+    /// default settings) and read back for the members the payload lacks, so the type's
     /// `encode(to:)` must write the keys its `init(from:)` reads, as synthesized conformances do.
     /// For a class, `value` is replaced by a new instance.
     ///
@@ -21,7 +21,7 @@ extension StreamingJSONDecoder {
     public func update<T: Codable>(_ value: inout T, from data: Data) throws {
         let (options, limits) = snapshot()
         // Non-finite numbers have no JSON form; these markers carry them through the round trip.
-        let encoder = JSONEncoder()
+        let encoder = StreamingJSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "+Infinity",
             negativeInfinity: "-Infinity",
@@ -37,12 +37,7 @@ extension StreamingJSONDecoder {
         fallbackOptions.userInfo = options.userInfo
         let fallbackContext = TapeDecodingContext(options: fallbackOptions)
 
-        let parser = JSONParser(limits: limits)
-        try Self.parsing {
-            try parser.parse(data)
-            try parser.finish()
-        }
-        let tape = parser.tape
+        let tape = try Self.parseWhole(limits: limits) { try $0.parse(data) }
         let context = TapeDecodingContext(options: options)
         context.fallback = (try current.value(at: current.startIndex), fallbackContext)
         value = try TapeDecoder(value: try tape.value(at: tape.startIndex), context: context).decodeValue(T.self)

@@ -190,12 +190,8 @@ public final class StreamingJSONDecoder: Sendable {
     /// Decodes a value of `type` from a JSON document in memory.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         let (options, limits) = snapshot()
-        let parser = JSONParser(limits: limits)
-        try Self.parsing {
-            try parser.parse(bytes)
-            try parser.finish()
-        }
-        return try Self.decode(type, from: parser.tape, options: options)
+        let tape = try Self.parseWhole(limits: limits) { try $0.parse(bytes) }
+        return try Self.decode(type, from: tape, options: options)
     }
 
     /// Decodes a value of `type` from the JSON file at `path` (`-` for standard input), read in
@@ -205,13 +201,11 @@ public final class StreamingJSONDecoder: Sendable {
     ///   ``decode(_:from:)-(_,Data)``.
     public func decode<T: Decodable>(_ type: T.Type, fromFileAt path: String) throws -> T {
         let (options, limits) = snapshot()
-        let parser = JSONParser(limits: limits)
         let reader = try FileChunkReader(path: path)
-        try Self.parsing {
+        let tape = try Self.parseWhole(limits: limits) { parser in
             try reader.forEachChunk { chunk in try parser.parse(chunk) }
-            try parser.finish()
         }
-        return try Self.decode(type, from: parser.tape, options: options)
+        return try Self.decode(type, from: tape, options: options)
     }
 
     /// Decodes a value of `type` from chunks of a JSON document as they arrive (an HTTP body, a
@@ -233,6 +227,17 @@ public final class StreamingJSONDecoder: Sendable {
     static func decode<T: Decodable>(_ type: T.Type, from tape: JSONTape, options: TapeDecodingOptions) throws -> T {
         let root = try tape.value(at: tape.startIndex)
         return try TapeDecoder(value: root, options: options).decodeValue(type)
+    }
+
+    /// A whole document parsed by `feed` (which hands the parser its input) and checked complete,
+    /// with parse errors as `parsing` reports them.
+    static func parseWhole(limits: JSONLimits, _ feed: (JSONParser) throws -> Void) throws -> JSONTape {
+        let parser = JSONParser(limits: limits)
+        try parsing {
+            try feed(parser)
+            try parser.finish()
+        }
+        return parser.tape
     }
 
     /// Runs parser calls, turning a ``JSONError`` into the `DecodingError` Foundation throws for

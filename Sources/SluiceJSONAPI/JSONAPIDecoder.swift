@@ -172,47 +172,23 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
 
     /// Pulls chunks only when the resources of the previous one have all been taken.
     public struct Iterator: AsyncIteratorProtocol {
-        var chunks: Chunks.AsyncIterator
+        var pump: ChunkPump<Chunks, StreamedResource>
         let engine: DocumentEngine
-        var ready: [StreamedResource] = []
-        var readyIndex = 0
-        var finished = false
-        /// An error met after some resources of the same chunk: thrown once those are taken.
-        var pendingError: (any Error)?
 
         init(chunks: Chunks.AsyncIterator, engine: DocumentEngine) {
-            self.chunks = chunks
+            pump = ChunkPump(chunks)
             self.engine = engine
         }
 
         public mutating func next() async throws -> StreamedResource? {
-            while readyIndex == ready.count {
-                if let pendingError {
-                    self.pendingError = nil
-                    finished = true
-                    throw pendingError
-                }
-                guard !finished else { return nil }
-                // One buffer for every chunk, emptied but kept.
-                ready.removeAll(keepingCapacity: true)
-                readyIndex = 0
-                let engine = engine
-                do {
-                    if let chunk = try await chunks.next() {
-                        try chunk.withUnsafeBytes { bytes in
-                            try engine.feed(bytes) { try JSONAPIDecoder.dispatch($0) { ready.append($0) } }
-                        }
-                    } else {
-                        finished = true
-                        try engine.finish { try JSONAPIDecoder.dispatch($0) { ready.append($0) } }
-                    }
-                } catch {
-                    // Hand over the resources that closed before the fault, then the fault.
-                    pendingError = error
+            let engine = engine
+            return try await pump.next { chunk, emit in
+                if let chunk {
+                    try engine.feed(chunk) { try JSONAPIDecoder.dispatch($0, to: emit) }
+                } else {
+                    try engine.finish { try JSONAPIDecoder.dispatch($0, to: emit) }
                 }
             }
-            defer { readyIndex += 1 }
-            return ready[readyIndex]
         }
     }
 }

@@ -134,7 +134,7 @@ struct ElementStreamingTests {
         let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
         #expect(size > 15_000_000)
 
-        var streamer = StreamingJSONDecoder().makeStreamer(of: Status.self, at: "statuses")
+        let streamer = StreamingJSONDecoder().makeStreamer(of: Status.self, at: "statuses")
         var seen = 0
         var idSum = 0
         let reader = try FileChunkReader(path: url.path)
