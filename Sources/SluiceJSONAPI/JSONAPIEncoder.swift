@@ -63,7 +63,11 @@ public final class JSONAPIEncoder: Sendable {
         links: Links? = nil
     ) throws -> Data {
         var data = Data()
-        try write(primary: .one(resource), included: included, meta: meta, links: links) { data.append(contentsOf: $0) }
+        let session = try Session(encoder: self, included: included, chunkSize: 64 * 1024) {
+            data.append(contentsOf: $0)
+        }
+        try session.writePrimary(resource)
+        try session.finish(meta: meta, links: links)
         return data
     }
 
@@ -75,14 +79,18 @@ public final class JSONAPIEncoder: Sendable {
         links: Links? = nil
     ) throws -> Data {
         var data = Data()
-        try write(primary: .many(resources), included: included, meta: meta, links: links) {
+        let session = try Session(encoder: self, included: included, chunkSize: 64 * 1024) {
             data.append(contentsOf: $0)
         }
+        try session.writer.beginArray()
+        for resource in resources { try session.writePrimary(resource) }
+        try session.writer.endArray()
+        try session.finish(meta: meta, links: links)
         return data
     }
 
     /// A collection document written to `sink` in chunks as the resources arrive: constant memory
-    /// whatever the number of resources.
+    /// whatever the number of resources (the included resources are held until the end).
     public func encodeCollection<Resources: AsyncSequence>(
         _ resources: Resources,
         included: [any Resource & Encodable] = [],
@@ -91,74 +99,64 @@ public final class JSONAPIEncoder: Sendable {
         chunkSize: Int = 64 * 1024,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) async throws where Resources.Element: Resource & Encodable {
-        let session = try Session(encoder: self, chunkSize: chunkSize, sink: sink)
-        // Only identities that `included` could repeat are remembered, so memory stays that of
-        // the included resources however many resources stream through.
-        try session.limitRemembered(to: included)
-        try session.writer.beginObject()
-        try session.writer.key("data")
+        let session = try Session(encoder: self, included: included, chunkSize: chunkSize, sink: sink)
         try session.writer.beginArray()
-        for try await resource in resources {
-            try session.resourceNode(resource).write(to: session.writer, sortingKeys: session.sortsKeys)
-        }
+        for try await resource in resources { try session.writePrimary(resource) }
         try session.writer.endArray()
-        try session.finish(included: included, meta: meta, links: links)
+        try session.finish(meta: meta, links: links)
     }
 
-    /// The primary data of a document.
-    enum Primary<R: Resource & Encodable> {
-        case one(R)
-        case many([R])
-    }
-
-    func write<R>(
-        primary: Primary<R>,
-        included: [any Resource & Encodable],
-        meta: JSONValue?,
-        links: Links?,
-        chunkSize: Int = 64 * 1024,
-        to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        let session = try Session(encoder: self, chunkSize: chunkSize, sink: sink)
-        try session.writer.beginObject()
-        try session.writer.key("data")
-        switch primary {
-        case .one(let resource):
-            try session.resourceNode(resource).write(to: session.writer, sortingKeys: session.sortsKeys)
-        case .many(let resources):
-            try session.writer.beginArray()
-            for resource in resources {
-                try session.resourceNode(resource).write(to: session.writer, sortingKeys: session.sortsKeys)
-            }
-            try session.writer.endArray()
-        }
-        try session.finish(included: included, meta: meta, links: links)
-    }
-
-    /// One document being written.
+    /// One document being written: opened up to the primary data when made, closed by `finish`.
     final class Session {
         let writer: JSONWriter
-        let tree: EncodingTree
-        let sortsKeys: Bool
-        let fields: [String: Set<String>]
-        let jsonapi: JSONAPIObject?
-        /// The identities written so far, so `included` repeats none.
-        var written = Set<ResourceIdentity>()
-        /// When set, the only identities worth remembering in `written`: those of the included
-        /// resources (see `limitRemembered(to:)`).
-        private var remembered: Set<ResourceIdentity>?
+        private let tree: EncodingTree
+        private let sortsKeys: Bool
+        private let fields: [String: Set<String>]
+        private let jsonapi: JSONAPIObject?
+        /// The included resources, recorded once up front, without duplicates among themselves.
+        private var included: [(node: EncodedNode, identity: ResourceIdentity?)] = []
+        /// The identities of the included resources that primary data has also written. Only
+        /// identities `included` holds are remembered, so memory stays that of the included
+        /// resources however many primary resources stream through.
+        private var writtenAsPrimary = Set<ResourceIdentity>()
+        private var includedIdentities = Set<ResourceIdentity>()
 
-        init(encoder: JSONAPIEncoder, chunkSize: Int, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) throws {
+        init(
+            encoder: JSONAPIEncoder,
+            included: [any Resource & Encodable],
+            chunkSize: Int,
+            sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+        ) throws {
             let made = encoder.valueEncoder.makeTree(chunkSize: chunkSize)
             tree = made.tree
             sortsKeys = made.sortsKeys
             writer = JSONWriter(options: made.writerOptions, sink: sink)
             let settings = encoder.settings.snapshot
             (fields, jsonapi) = (settings.fields, settings.jsonapi)
+            for resource in included {
+                let recorded = try resourceObject(resource)
+                if let identity = recorded.identity {
+                    // A second resource with the same identity is a duplicate; one without an
+                    // identity (no id, no lid) cannot be told apart and is kept.
+                    guard includedIdentities.insert(identity).inserted else { continue }
+                }
+                self.included.append(recorded)
+            }
+            try writer.beginObject()
+            try writer.key("data")
         }
 
-        /// The resource object for `resource`.
-        func resourceNode<R: Resource & Encodable>(_ resource: R) throws -> EncodedNode {
+        /// Writes one resource of the primary data.
+        func writePrimary<R: Resource & Encodable>(_ resource: R) throws {
+            let (node, identity) = try resourceObject(resource)
+            if let identity, includedIdentities.contains(identity) { writtenAsPrimary.insert(identity) }
+            try node.write(to: writer, sortingKeys: sortsKeys)
+        }
+
+        /// The resource object for `resource`, and its identity.
+        private func resourceObject<R: Resource & Encodable>(
+            _ resource: R
+        ) throws -> (node: EncodedNode, identity: ResourceIdentity?) {
             let type = R.resourceType
             let recorded = try tree.node(for: resource, path: [])
             guard case .object(let members) = recorded else {
@@ -213,59 +211,18 @@ public final class JSONAPIEncoder: Sendable {
             if !relationships.keys.isEmpty { object.append("relationships", .object(relationships)) }
             if let links { object.append("links", links) }
             if let meta { object.append("meta", meta) }
-            if let identity = ResourceIdentity(type: type, id: id, lid: lid),
-                remembered.map({ $0.contains(identity) }) ?? true
-            {
-                written.insert(identity)
-            }
-            return .object(object)
+            return (.object(object), ResourceIdentity(type: type, id: id, lid: lid))
         }
 
-        /// Remembers only the identities of `included` from now on.
-        func limitRemembered(to included: [any Resource & Encodable]) throws {
-            var identities = Set<ResourceIdentity>()
-            for resource in included {
-                if let identity = Self.identity(
-                    of: try tree.node(for: resource, path: []),
-                    type: type(of: resource).resourceType
-                ) {
-                    identities.insert(identity)
-                }
-            }
-            remembered = identities
-        }
-
-        /// The identity a recorded model's `id` or `lid` gives it.
-        private static func identity(of node: EncodedNode, type: String) -> ResourceIdentity? {
-            guard case .object(let members) = node else { return nil }
-            var id: String?
-            var lid: String?
-            for (name, value) in zip(members.keys, members.values) {
-                if case .string(let text) = value {
-                    if name == "id" { id = text } else if name == "lid" { lid = text }
-                }
-            }
-            return ResourceIdentity(type: type, id: id, lid: lid)
-        }
-
-        /// Writes `included` (skipping resources already written), `meta`, `links` and `jsonapi`,
-        /// closes the document and hands over the last chunk.
-        func finish(included: [any Resource & Encodable], meta: JSONValue?, links: Links?) throws {
-            if !included.isEmpty {
-                var nodes: [EncodedNode] = []
-                for resource in included {
-                    let before = written.count
-                    let node = try resourceNode(resource)
-                    // A resource whose identity was already written is a duplicate; one without
-                    // identity (no id, no lid) cannot be told apart and is kept.
-                    if written.count > before || !hasIdentity(node) { nodes.append(node) }
-                }
-                if !nodes.isEmpty {
-                    try writer.key("included")
-                    try writer.beginArray()
-                    for node in nodes { try node.write(to: writer, sortingKeys: sortsKeys) }
-                    try writer.endArray()
-                }
+        /// Writes `included` (without the resources primary data already holds), `meta`,
+        /// `links` and `jsonapi`, closes the document and hands over the last chunk.
+        func finish(meta: JSONValue?, links: Links?) throws {
+            let remaining = included.filter { $0.identity.map { !writtenAsPrimary.contains($0) } ?? true }
+            if !remaining.isEmpty {
+                try writer.key("included")
+                try writer.beginArray()
+                for resource in remaining { try resource.node.write(to: writer, sortingKeys: sortsKeys) }
+                try writer.endArray()
             }
             if let meta {
                 try writer.key("meta")
@@ -281,11 +238,6 @@ public final class JSONAPIEncoder: Sendable {
             }
             try writer.endObject()
             try writer.finish()
-        }
-
-        private func hasIdentity(_ node: EncodedNode) -> Bool {
-            guard case .object(let object) = node else { return false }
-            return object.keys.contains("id") || object.keys.contains("lid")
         }
     }
 }
