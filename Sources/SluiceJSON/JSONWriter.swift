@@ -72,17 +72,14 @@ public final class JSONWriter {
     private let output: UnsafeMutablePointer<OutputBuffer>
     private let sink: (UnsafeRawBufferPointer) throws -> Void
     private let chunkSize: Int
-    private var finished = false
-    /// The open containers, innermost last: `true` for objects.
-    private var containers: [Bool] = []
-    /// Inside an object, whether a member name is due.
-    private var expectingKey = false
-    /// The first failure (a refused call, a failing sink): later calls throw it again.
-    private var failure: (any Error)?
+    /// What has been written, for the structure checks. Behind a pointer, as `output` is: every
+    /// access to a class's stored property is checked for exclusivity at run time, several
+    /// times per token here, and a pointer's memory is not.
+    private let structure: UnsafeMutablePointer<Structure>
     /// The indentation string, which yajl keeps a pointer to: a copy owned by the writer.
     private let indent: UnsafeMutablePointer<CChar>
     /// Whether the top-level value is complete.
-    public private(set) var isComplete = false
+    public var isComplete: Bool { structure.pointee.isComplete }
 
     /// Creates a writer that hands its output to `sink` in chunks of `options.chunkSize` bytes.
     public init(options: Options = Options(), sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
@@ -90,6 +87,8 @@ public final class JSONWriter {
         chunkSize = options.chunkSize
         output = .allocate(capacity: 1)
         output.initialize(to: OutputBuffer(capacity: options.chunkSize + 256))
+        structure = .allocate(capacity: 1)
+        structure.initialize(to: Structure())
         guard let handle = yajl_gen_alloc(nil) else { fatalError("yajl_gen_alloc failed: out of memory") }
         self.handle = handle
         // yajl refuses an indent of anything but whitespace and then dereferences a null pointer
@@ -119,6 +118,8 @@ public final class JSONWriter {
         indent.deallocate()
         output.pointee.deallocate()
         output.deinitialize(count: 1)
+        structure.deinitialize(count: 1)
+        structure.deallocate()
         output.deallocate()
     }
 
@@ -224,21 +225,22 @@ public final class JSONWriter {
     /// - Throws: ``Failure`` when a container is still open or nothing was written; the sink's
     ///   error when it fails. After any failure the writer stays failed and rethrows it.
     public func finish() throws {
-        try rethrowEarlierFailure()
-        guard !finished else { throw Failure(message: "The writer has already finished.") }
-        guard isComplete, containers.isEmpty else {
+        if let failure = structure.pointee.failure { throw failure }
+        guard !structure.pointee.finished else { throw Failure(message: "The writer has already finished.") }
+        guard structure.pointee.isComplete else {
             throw Failure(
-                message: containers.isEmpty
+                message: structure.pointee.containers.isEmpty
                     ? "The document is empty: no value was written."
-                    : "The document is incomplete: \(containers.count) container(s) are still open."
+                    : "The document is incomplete: \(structure.pointee.containers.count) container(s) are still open."
             )
         }
         do {
             try flush(force: true)
         } catch {
-            throw fail(error)
+            structure.pointee.failure = error
+            throw error
         }
-        finished = true
+        structure.pointee.finished = true
     }
 
     /// yajl_gen_string with a valid pointer even for an empty string (whose buffer has none).
@@ -248,77 +250,23 @@ public final class JSONWriter {
         return withUnsafePointer(to: &zero) { yajl_gen_string(handle, $0, 0) }
     }
 
-    /// What a call writes, for the structure checks.
-    private enum Event {
-        case value, key, beginObject, beginArray, endObject, endArray
-    }
-
     /// The most containers open at once: yajl's generator keeps a fixed array of 128 states and
     /// does not check the bound itself.
     public static let maxDepth = 127
 
     /// Checks the call against the structure written so far (yajl checks little: it accepts a
     /// key in an array, a close of the wrong kind, and writes past its state array), makes it,
-    /// turns yajl's status into a ``Failure``, then follows the structure and hands over full
-    /// chunks. Any failure leaves the writer failed: later calls throw the same error.
-    private func perform(_ event: Event, _ action: String, _ call: () -> yajl_gen_status) throws {
-        try rethrowEarlierFailure()
-        guard !finished else { throw Failure(message: "Cannot \(action): the writer has already finished.") }
-        let inObject = containers.last == true
-        let refusal: String?
-        switch event {
-        case .value, .beginObject, .beginArray:
-            if isComplete {
-                refusal = "Cannot \(action): the document's single top-level value is already complete."
-            } else if inObject && expectingKey {
-                refusal = "Cannot \(action) where an object's member name is due; write a key first."
-            } else if event != .value && containers.count >= Self.maxDepth {
-                refusal = "Cannot \(action): the writer nests at most \(Self.maxDepth) levels."
-            } else {
-                refusal = nil
-            }
-        case .key:
-            refusal =
-                inObject && expectingKey
-                ? nil : "Cannot \(action): a member name belongs in an object, before each value."
-        case .endObject:
-            refusal =
-                inObject && expectingKey
-                ? nil
-                : inObject
-                    ? "Cannot \(action): its last member name has no value."
-                    : "Cannot \(action): the innermost open container is not an object."
-        case .endArray:
-            refusal = containers.last == false ? nil : "Cannot \(action): the innermost open container is not an array."
-        }
-        if let refusal { throw fail(Failure(message: refusal)) }
-        let status = call()
-        guard status == yajl_gen_status_ok else {
-            throw fail(Failure(message: "Cannot \(action): yajl's generator failed with status \(status.rawValue)."))
-        }
-        switch event {
-        case .key: expectingKey = false
-        case .beginObject, .beginArray:
-            containers.append(event == .beginObject)
-            expectingKey = event == .beginObject
-        case .value, .endObject, .endArray:
-            if event != .value { containers.removeLast() }
-            if containers.isEmpty { isComplete = true } else if containers.last == true { expectingKey = true }
-        }
+    /// turns yajl's status into a ``Failure``, then hands over full chunks. Any failure leaves
+    /// the writer failed: later calls throw the same error.
+    @inline(__always)
+    private func perform(_ event: Structure.Event, _ action: String, _ call: () -> yajl_gen_status) throws {
+        try structure.pointee.advance(event, action, call)
         do {
             try flush(force: false)
         } catch {
-            throw fail(error)
+            structure.pointee.failure = error
+            throw error
         }
-    }
-
-    private func fail(_ error: any Error) -> any Error {
-        failure = error
-        return error
-    }
-
-    private func rethrowEarlierFailure() throws {
-        if let failure { throw failure }
     }
 
     private func flush(force: Bool) throws {
@@ -331,6 +279,80 @@ public final class JSONWriter {
             let end = min(start + chunkSize, buffer.count)
             try sink(UnsafeRawBufferPointer(start: buffer.bytes + start, count: end - start))
             start = end
+        }
+    }
+}
+
+/// The structure a writer has written: open containers, whether a key is due, completion, and the
+/// first failure.
+struct Structure {
+    /// What a call writes.
+    enum Event {
+        case value, key, beginObject, beginArray, endObject, endArray
+    }
+
+    /// The open containers, innermost last: `true` for objects.
+    var containers: [Bool] = []
+    /// Inside an object, whether a member name is due.
+    var expectingKey = false
+    /// Whether the top-level value is complete.
+    var isComplete = false
+    var finished = false
+    /// The first failure (a refused call, a failing sink): later calls throw it again.
+    var failure: (any Error)?
+
+    /// Refuses `event` if the structure does not allow it, else makes the call through `call`
+    /// and records the event.
+    mutating func advance(_ event: Event, _ action: String, _ call: () -> yajl_gen_status) throws {
+        if let failure { throw failure }
+        guard !finished else { throw JSONWriter.Failure(message: "Cannot \(action): the writer has already finished.") }
+        if let refusal = refusal(of: event, action) {
+            let failure = JSONWriter.Failure(message: refusal)
+            self.failure = failure
+            throw failure
+        }
+        let status = call()
+        guard status == yajl_gen_status_ok else {
+            let failure = JSONWriter.Failure(
+                message: "Cannot \(action): yajl's generator failed with status \(status.rawValue)."
+            )
+            self.failure = failure
+            throw failure
+        }
+        switch event {
+        case .key: expectingKey = false
+        case .beginObject, .beginArray:
+            containers.append(event == .beginObject)
+            expectingKey = event == .beginObject
+        case .value, .endObject, .endArray:
+            if event != .value { containers.removeLast() }
+            if containers.isEmpty { isComplete = true } else if containers.last == true { expectingKey = true }
+        }
+    }
+
+    /// Why `event` is not allowed now, or `nil`.
+    private func refusal(of event: Event, _ action: String) -> String? {
+        let inObject = containers.last == true
+        switch event {
+        case .value, .beginObject, .beginArray:
+            if isComplete { return "Cannot \(action): the document's single top-level value is already complete." }
+            if inObject && expectingKey {
+                return "Cannot \(action) where an object's member name is due; write a key first."
+            }
+            if event != .value && containers.count >= JSONWriter.maxDepth {
+                return "Cannot \(action): the writer nests at most \(JSONWriter.maxDepth) levels."
+            }
+            return nil
+        case .key:
+            return inObject && expectingKey
+                ? nil : "Cannot \(action): a member name belongs in an object, before each value."
+        case .endObject:
+            if inObject && expectingKey { return nil }
+            return inObject
+                ? "Cannot \(action): its last member name has no value."
+                : "Cannot \(action): the innermost open container is not an object."
+        case .endArray:
+            return containers.last == false ? nil : "Cannot \(action): the innermost open container is not an array."
         }
     }
 }

@@ -33,12 +33,17 @@ package final class TypeFacts<Fact>: @unchecked Sendable {
 
     package init() {}
 
-    /// The fact about `type`, worked out by `find` the first time it is asked for.
-    package func fact<T>(about type: T.Type, _ find: (T.Type) -> Fact) -> Fact {
-        let id = ObjectIdentifier(type)
-        if let known = lock.withLock({ facts[id] }) { return known }
-        let found = find(type)
-        lock.withLock { facts[id] = found }
-        return found
+    /// The fact known about `type`, if it has been worked out.
+    ///
+    /// Lookup and recording are separate calls, not one call taking a closure that works the fact
+    /// out: callers run unspecialized, where such a closure (generic over the type) is allocated
+    /// on every call, hits included.
+    package func fact(about type: Any.Type) -> Fact? {
+        lock.withLock { facts[ObjectIdentifier(type)] }
+    }
+
+    /// Records the fact about `type`.
+    package func record(_ fact: Fact, about type: Any.Type) {
+        lock.withLock { facts[ObjectIdentifier(type)] = fact }
     }
 }

@@ -565,12 +565,13 @@ struct EncodingKind {
     static let shared = TypeFacts<EncodingKind>()
 
     static func of<T>(_ type: T.Type) -> EncodingKind {
-        shared.fact(about: type) { type in
-            EncodingKind(
-                shortcut: type as? any TreeEncodable.Type,
-                tag: (type as? any JSONEncodingTagged.Type)?.encodingTag
-            )
-        }
+        if let known = shared.fact(about: type) { return known }
+        let found = EncodingKind(
+            shortcut: type as? any TreeEncodable.Type,
+            tag: (type as? any JSONEncodingTagged.Type)?.encodingTag
+        )
+        shared.record(found, about: type)
+        return found
     }
 }
 

@@ -255,10 +255,18 @@ final class DecodeState {
     func compositeKind<T>(of type: T.Type) -> CompositeKind {
         let id = ObjectIdentifier(type)
         for entry in compositeKinds where entry.type == id { return entry.kind }
-        let kind = Self.sharedKinds.fact(about: type) { type in
-            if let shortcut = type as? any TapeContainerShortcut.Type { return .shortcut(shortcut) }
-            if let tapeType = type as? any JSONTapeDecodable.Type { return .tapeDecodable(tapeType) }
-            return .codable
+        let kind: CompositeKind
+        if let known = Self.sharedKinds.fact(about: type) {
+            kind = known
+        } else {
+            if let shortcut = type as? any TapeContainerShortcut.Type {
+                kind = .shortcut(shortcut)
+            } else if let tapeType = type as? any JSONTapeDecodable.Type {
+                kind = .tapeDecodable(tapeType)
+            } else {
+                kind = .codable
+            }
+            Self.sharedKinds.record(kind, about: type)
         }
         if compositeKinds.count < 64 { compositeKinds.append((id, kind)) }
         return kind
