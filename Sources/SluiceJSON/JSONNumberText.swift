@@ -143,21 +143,46 @@ enum JSONNumberText {
         }
         if used == 0 { return 0 }
         if scale < 0 { throw .notAnInteger }
-        var magnitude: UInt64 = 0
+        // 64-bit types accumulate in UInt64 (the common case, and the fast one); wider ones in
+        // UInt128, so Int128.min and UInt128.max read exactly.
+        if T.bitWidth <= 64 {
+            return try signed(magnitude(parts, used: used, scale: scale, in: text, as: UInt64.self), parts.negative)
+        }
+        return try signed(magnitude(parts, used: used, scale: scale, in: text, as: UInt128.self), parts.negative)
+    }
+
+    /// The first `used` significant digits times 10^`scale`, or `outOfRange`.
+    private static func magnitude<M: FixedWidthInteger & UnsignedInteger>(
+        _ parts: Parts,
+        used: Int,
+        scale: Int,
+        in text: UnsafeRawBufferPointer,
+        as type: M.Type
+    ) throws(Failure) -> M {
+        var magnitude: M = 0
         for position in 0..<used {
             let (shifted, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (added, overflow2) = shifted.addingReportingOverflow(UInt64(parts.digit(position, in: text)))
+            let (added, overflow2) = shifted.addingReportingOverflow(M(parts.digit(position, in: text)))
             if overflow1 || overflow2 { throw .outOfRange }
             magnitude = added
         }
-        // 10^20 exceeds UInt64.max, so a larger scale on a non-zero magnitude always overflows.
-        if scale > 19 { throw .outOfRange }
+        // A scale past the type's digit count on a non-zero magnitude always overflows: refused
+        // before looping (10^20 exceeds UInt64.max, 10^39 UInt128.max).
+        if scale > (M.bitWidth == 64 ? 19 : 39) { throw .outOfRange }
         for _ in 0..<scale {
             let (shifted, overflow) = magnitude.multipliedReportingOverflow(by: 10)
             if overflow { throw .outOfRange }
             magnitude = shifted
         }
-        if parts.negative {
+        return magnitude
+    }
+
+    /// `magnitude` with its sign, as a `T`, or `outOfRange`.
+    private static func signed<T: FixedWidthInteger, M: FixedWidthInteger & UnsignedInteger>(
+        _ magnitude: M,
+        _ negative: Bool
+    ) throws(Failure) -> T {
+        if negative {
             // magnitude is at least 1 here (its last digit is not zero). Going through
             // magnitude - 1 lets T.min, whose magnitude T.max cannot hold, convert too.
             guard T.isSigned, let belowMagnitude = T(exactly: magnitude - 1) else { throw .outOfRange }

@@ -253,6 +253,25 @@ package final class EncodingTree {
         self.settings = settings
     }
 
+    /// This tree, or one like it without a key strategy, for ``JSONEncodingFixedKeys`` types.
+    /// (Made on first use and kept apart from `self`: a stored reference to itself would leak.)
+    private var defaultKeysTree: EncodingTree {
+        if case .useDefaultKeys = settings.keyStrategy { return self }
+        if let plainTree { return plainTree }
+        var plain = settings
+        plain.keyStrategy = .useDefaultKeys
+        let made = EncodingTree(settings: plain)
+        plainTree = made
+        return made
+    }
+    private var plainTree: EncodingTree?
+
+    /// The member name `key` is written as at the top level of a value: how an encoder built on
+    /// the tree recognizes its own members among a model's renamed ones.
+    package func topLevelMemberName(for key: String) -> String {
+        memberName(for: AnyCodingKey(key), path: [])
+    }
+
     /// The node for `value`: scalars directly, everything else through its `encode(to:)`.
     ///
     /// Types are told apart by metatype identity and a per-type cache, not by dynamic casts, which
@@ -263,13 +282,27 @@ package final class EncodingTree {
         if T.self == Date.self { return try date(_identityCast(value, to: Date.self), path: path()) }
         if T.self == Data.self { return try data(_identityCast(value, to: Data.self), path: path()) }
         let kind = EncodingKind.of(T.self)
-        if let shortcut = kind.shortcut {
-            return try Self.open(shortcut, value, tree: self, path: path())
+        let path = path()
+        // A container at this path is the (count + 1)th open one. Refused while recording,
+        // before any text reaches a sink, rather than by the writer halfway through the output.
+        if path.count >= JSONWriter.maxDepth {
+            throw invalid(
+                value,
+                path,
+                "\(T.self) would nest deeper than the \(JSONWriter.maxDepth) levels JSON is written with"
+            )
         }
-        let encoder = TreeEncoder(tree: self, path: path())
+        if let shortcut = kind.shortcut {
+            return try Self.open(shortcut, value, tree: self, path: path)
+        }
+        let tree = kind.fixedKeys ? defaultKeysTree : self
+        let encoder = TreeEncoder(tree: tree, path: path)
         try value.encode(to: encoder)
         guard let node = encoder.slot.node else {
-            throw invalid(value, path(), "\(T.self) encoded no value")
+            // As Foundation's encoder: a nested value that encodes nothing is an empty object;
+            // at the top level there would be no document at all.
+            if !path.isEmpty { return .object(EncodedObject()) }
+            throw invalid(value, path, "\(T.self) encoded no value")
         }
         if let tag = kind.tag { return .tagged(tag, node) }
         return node
@@ -467,6 +500,10 @@ struct TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws { object.append(name(key), .null) }
 
+    // 128-bit integers: the protocols' own defaults refuse them, so they are written here.
+    mutating func encode(_ value: Int128, forKey key: Key) throws { object.append(name(key), .number(String(value))) }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { object.append(name(key), .number(String(value))) }
+
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         object.append(name(key), try tree.node(for: value, path: codingPath + [key]))
     }
@@ -512,6 +549,9 @@ struct TreeUnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func encodeNil() throws { array.elements.append(.null) }
 
+    mutating func encode(_ value: Int128) throws { array.elements.append(.number(String(value))) }
+    mutating func encode(_ value: UInt128) throws { array.elements.append(.number(String(value))) }
+
     mutating func encode<T: Encodable>(_ value: T) throws {
         array.elements.append(try tree.node(for: value, path: codingPath + [AnyCodingKey(intValue: count)]))
     }
@@ -545,6 +585,9 @@ struct TreeSingleValueContainer: SingleValueEncodingContainer {
 
     mutating func encodeNil() throws { encoder.slot.node = .null }
 
+    mutating func encode(_ value: Int128) throws { encoder.slot.node = .number(String(value)) }
+    mutating func encode(_ value: UInt128) throws { encoder.slot.node = .number(String(value)) }
+
     mutating func encode<T: Encodable>(_ value: T) throws {
         encoder.slot.node = try encoder.tree.node(for: value, path: codingPath)
     }
@@ -556,10 +599,16 @@ package protocol JSONEncodingTagged {
     static var encodingTag: String { get }
 }
 
+/// A type whose member names belong to a wire format (JSON:API's relationship objects, resource
+/// identifiers, links): they are written as the type encodes them, whatever the key strategy,
+/// which only renames the caller's own properties.
+package protocol JSONEncodingFixedKeys {}
+
 /// What the tree needs to know about a type: its shortcut, if it records itself, and its tag.
 struct EncodingKind {
     var shortcut: (any TreeEncodable.Type)?
     var tag: String?
+    var fixedKeys: Bool
 
     /// Worked out once per type per process (see ``TypeFacts``).
     static let shared = TypeFacts<EncodingKind>()
@@ -568,7 +617,8 @@ struct EncodingKind {
         if let known = shared.fact(about: type) { return known }
         let found = EncodingKind(
             shortcut: type as? any TreeEncodable.Type,
-            tag: (type as? any JSONEncodingTagged.Type)?.encodingTag
+            tag: (type as? any JSONEncodingTagged.Type)?.encodingTag,
+            fixedKeys: type is any JSONEncodingFixedKeys.Type
         )
         shared.record(found, about: type)
         return found

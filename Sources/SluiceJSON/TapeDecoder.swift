@@ -661,6 +661,14 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try lookup.decodeMember(type, key)
     }
 
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 {
+        try lookup.require(key).wideInteger(type)
+    }
+
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 {
+        try lookup.require(key).wideInteger(type)
+    }
+
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
         try lookup.decodeMemberIfPresent(type, key)
     }
@@ -725,6 +733,9 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         currentIndex += 1
         return value
     }
+
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { try decode(WideInteger<Int128>.self).value }
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try decode(WideInteger<UInt128>.self).value }
 
     mutating func decodeNil() throws -> Bool {
         guard let value = upcoming, value.isNull else { return false }
@@ -793,6 +804,35 @@ struct TapeSingleValueContainer: SingleValueDecodingContainer {
 
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try decoder.decodeValue(type)
+    }
+
+    // 128-bit integers: the protocol's defaults refuse them; `Int128(from:)` lands here.
+    func decode(_ type: Int128.Type) throws -> Int128 { try decoder.wideInteger(type) }
+    func decode(_ type: UInt128.Type) throws -> UInt128 { try decoder.wideInteger(type) }
+}
+
+/// Reads a 128-bit integer through the generic element path (position, advance, errors).
+private struct WideInteger<T: FixedWidthInteger>: Decodable {
+    let value: T
+    init(from decoder: any Decoder) throws {
+        guard let decoder = decoder as? TapeDecoder else {
+            throw DecodingError.typeMismatch(
+                T.self,
+                .init(codingPath: decoder.codingPath, debugDescription: "Not a tape decoder.")
+            )
+        }
+        value = try decoder.wideInteger(T.self)
+    }
+}
+
+extension TapeDecoder {
+    /// A 128-bit integer read from the number's text, with the decoder's error for a bad one.
+    func wideInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        do {
+            return try value.integer(as: T.self)
+        } catch {
+            throw convert(error, type: T.self)
+        }
     }
 }
 

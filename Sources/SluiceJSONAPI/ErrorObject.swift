@@ -3,7 +3,7 @@ public import SluiceJSON
 
 /// An error object from a JSON:API error document
 /// ([Error Objects](https://jsonapi.org/format/1.1/#error-objects)).
-public struct ErrorObject: Hashable, Sendable, Codable {
+public struct ErrorObject: Hashable, Sendable, Codable, JSONEncodingFixedKeys {
     /// Where in the request the error came from.
     public struct Source: Hashable, Sendable, Codable {
         /// A JSON Pointer to the value in the request document that caused the error.

@@ -120,6 +120,10 @@ public final class JSONAPIEncoder: Sendable {
         /// resources however many primary resources stream through.
         private var writtenAsPrimary = Set<ResourceIdentity>()
         private var includedIdentities = Set<ResourceIdentity>()
+        /// The specification's own members by the name a model's property for them is written
+        /// as under the key strategy (`id` stays `id` under the default and snake/kebab case; a
+        /// custom strategy may rename it): they are filed by role and written by their own names.
+        private let specMembers: [String: String]
 
         init(
             encoder: JSONAPIEncoder,
@@ -133,6 +137,11 @@ public final class JSONAPIEncoder: Sendable {
             writer = JSONWriter(options: made.writerOptions, sink: sink)
             let settings = encoder.settings.snapshot
             (fields, jsonapi) = (settings.fields, settings.jsonapi)
+            var specMembers: [String: String] = [:]
+            for name in ["type", "id", "lid", "meta", "links"] {
+                specMembers[tree.topLevelMemberName(for: name)] = name
+            }
+            self.specMembers = specMembers
             for resource in included {
                 let recorded = try resourceObject(resource)
                 if let identity = recorded.identity {
@@ -177,7 +186,8 @@ public final class JSONAPIEncoder: Sendable {
             var id: String?
             var lid: String?
             let sparse = fields[type]
-            for (name, value) in zip(members.keys, members.values) {
+            for (written, value) in zip(members.keys, members.values) {
+                let name = specMembers[written] ?? written
                 switch name {
                 case "type":
                     continue

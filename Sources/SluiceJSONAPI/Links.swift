@@ -69,7 +69,7 @@ public struct LinkObject: Hashable, Sendable, Codable {
 }
 
 /// A links object: named links such as `self`, `related`, `first`, `next`.
-public struct Links: Hashable, Sendable, Codable {
+public struct Links: Hashable, Sendable, Codable, JSONEncodingFixedKeys {
     /// The links by name, in input order.
     public private(set) var names: [String]
     private var values: [Link]
@@ -118,7 +118,7 @@ public struct Links: Hashable, Sendable, Codable {
 
 /// The top-level `jsonapi` object: the implementation's version, extensions and profiles
 /// ([JSON:API Object](https://jsonapi.org/format/1.1/#document-jsonapi-object)).
-public struct JSONAPIObject: Hashable, Sendable, Codable {
+public struct JSONAPIObject: Hashable, Sendable, Codable, JSONEncodingFixedKeys {
     /// The highest version of the specification the server supports, such as `"1.1"`.
     public var version: String?
     /// URIs of the extensions applied to the document.

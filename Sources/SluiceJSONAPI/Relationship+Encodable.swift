@@ -3,7 +3,7 @@
 
 public import SluiceJSON
 
-extension ToOne: Encodable, JSONEncodingTagged {
+extension ToOne: Encodable, JSONEncodingTagged, JSONEncodingFixedKeys {
     package static var encodingTag: String { relationshipTag }
 
     /// Writes `{"data": identifier-or-null, "meta": ..., "links": ...}`; `data` only when the
@@ -23,7 +23,7 @@ extension ToOne: Encodable, JSONEncodingTagged {
     }
 }
 
-extension ToMany: Encodable, JSONEncodingTagged {
+extension ToMany: Encodable, JSONEncodingTagged, JSONEncodingFixedKeys {
     package static var encodingTag: String { relationshipTag }
 
     /// Writes `{"data": [identifiers], "meta": ..., "links": ...}`; `data` only with linkage.
@@ -76,7 +76,7 @@ let relationshipTag = "jsonapi.relationship"
 /// ```
 ///
 /// The JSON:API encoder files it under `relationships`; it decodes from any relationship object.
-public struct CustomRelationship: Codable, Sendable, Hashable, JSONEncodingTagged {
+public struct CustomRelationship: Codable, Sendable, Hashable, JSONEncodingTagged, JSONEncodingFixedKeys {
     package static var encodingTag: String { relationshipTag }
 
     /// The relationship object as written.

@@ -66,7 +66,7 @@ public struct ResourceIdentity: Hashable, Sendable, CustomStringConvertible {
 
 /// A resource identifier object: the `type` and `id` (or `lid`) of a resource, with optional `meta`
 /// ([Resource Identifier Objects](https://jsonapi.org/format/1.1/#document-resource-identifier-objects)).
-public struct ResourceIdentifier: Hashable, Sendable, Codable {
+public struct ResourceIdentifier: Hashable, Sendable, Codable, JSONEncodingFixedKeys {
     /// The resource's type.
     public var type: String
     /// The resource's `id`, if it has one.

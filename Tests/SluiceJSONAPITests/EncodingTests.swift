@@ -66,6 +66,44 @@ struct EncodingTests {
         var editor: ToOne<Person> = .unchanged
     }
 
+    struct Profile: Resource, Codable {
+        static let resourceType = "profiles"
+        var id: String
+        var displayName: String
+        var homePage: ToOne<Person>
+        var links: Links?
+    }
+
+    @Test("key strategies rename the model's properties, never the specification's own members")
+    func keyStrategies() throws {
+        let profile = Profile(
+            id: "3",
+            displayName: "Ann",
+            homePage: ToOne(
+                identifier: ResourceIdentifier(type: "people", id: "9"),
+                links: Links([("related", .url("/p/9"))])
+            ),
+            links: Links([("self", .url("/profiles/3"))])
+        )
+        let snake = JSONAPIEncoder()
+        snake.valueEncoder.keyEncodingStrategy = .convertToSnakeCase
+        snake.valueEncoder.outputFormatting = .withoutEscapingSlashes
+        #expect(
+            Self.text(try snake.encode(profile))
+                == #"{"data":{"type":"profiles","id":"3","attributes":{"display_name":"Ann"},"relationships":{"home_page":{"data":{"type":"people","id":"9"},"links":{"related":"/p/9"}}},"links":{"self":"/profiles/3"}}}"#
+        )
+        // A custom strategy that shouts every name: `id`, `links`, the relationship object's
+        // `data`/`links` and the identifier's `type`/`id` keep their names.
+        let shouting = JSONAPIEncoder()
+        shouting.valueEncoder.keyEncodingStrategy = .custom { path in AnyCodingKey(path.last!.stringValue.uppercased())
+        }
+        shouting.valueEncoder.outputFormatting = .withoutEscapingSlashes
+        #expect(
+            Self.text(try shouting.encode(profile))
+                == #"{"data":{"type":"profiles","id":"3","attributes":{"DISPLAYNAME":"Ann"},"relationships":{"HOMEPAGE":{"data":{"type":"people","id":"9"},"links":{"related":"/p/9"}}},"links":{"self":"/profiles/3"}}}"#
+        )
+    }
+
     @Test("null versus absent for attributes and to-one relationships, and lid for new resources")
     func nullVersusAbsent() throws {
         let patch = ArticlePatch(id: "1", title: .value("New"), summary: .null, author: .null, editor: .unchanged)

@@ -199,4 +199,59 @@ struct StreamingJSONEncoderTests {
                 == "{\n    \"extra\": \"x\",\n    \"location\": {\n        \"extra\": \"here\"\n    },\n    \"super\": {\n        \"id\": 1\n    }\n}\n"
         )
     }
+
+    struct Wide: Codable, Equatable {
+        var signed: Int128
+        var unsigned: UInt128
+        var list: [Int128]
+        var single: UInt128?
+    }
+
+    @Test("128-bit integers are written and read back with every digit")
+    func wideIntegers() throws {
+        let wide = Wide(signed: .min, unsigned: .max, list: [-1, .max], single: 7)
+        let data = try StreamingJSONEncoder().encode(wide)
+        #expect(
+            String(decoding: data, as: UTF8.self)
+                == #"{"signed":-170141183460469231731687303715884105728,"unsigned":340282366920938463463374607431768211455,"list":[-1,170141183460469231731687303715884105727],"single":7}"#
+        )
+        #expect(try StreamingJSONDecoder().decode(Wide.self, from: data) == wide)
+        // One past the maximum is refused as Foundation refuses an out-of-range Int64.
+        let tooBig = Data(#"{"signed":0,"unsigned":340282366920938463463374607431768211456,"list":[]}"#.utf8)
+        #expect(throws: DecodingError.self) { try StreamingJSONDecoder().decode(Wide.self, from: tooBig) }
+    }
+
+    struct Silent: Encodable {
+        func encode(to encoder: any Encoder) throws {}
+    }
+
+    struct HoldsSilent: Encodable {
+        var inner = Silent()
+        var list = [Silent()]
+    }
+
+    @Test("a nested value that encodes nothing is an empty object, as with Foundation; at the top it is an error")
+    func valuesThatEncodeNothing() throws {
+        let ours = try StreamingJSONEncoder().encode(HoldsSilent())
+        let theirs = try JSONEncoder().encode(HoldsSilent())
+        #expect(ours == theirs)
+        #expect(String(decoding: ours, as: UTF8.self) == #"{"inner":{},"list":[{}]}"#)
+        #expect(throws: EncodingError.self) { try StreamingJSONEncoder().encode(Silent()) }
+    }
+
+    final class Chain: Encodable {
+        var next: Chain?
+        init(depth: Int) { next = depth > 1 ? Chain(depth: depth - 1) : nil }
+    }
+
+    @Test("nesting past the writer's depth is refused before any chunk reaches the sink")
+    func tooDeep() throws {
+        var chunks = 0
+        #expect(throws: EncodingError.self) {
+            try StreamingJSONEncoder().encode(Chain(depth: 200), chunkSize: 16) { _ in chunks += 1 }
+        }
+        #expect(chunks == 0)
+        let fits = try StreamingJSONEncoder().encode(Chain(depth: JSONWriter.maxDepth))
+        #expect(try StreamingJSONDecoder().decode(JSONValue.self, from: fits) != .null)
+    }
 }
