@@ -8,42 +8,61 @@ RELEASE_BIN = .build/release/sluice
 
 .PHONY: demo test build lint deps clean
 
-# Installs libyajl-dev (and pkg-config) through apt-get, as root or through sudo, when missing.
+# Installs what the build and the demo need through apt-get, as root or through sudo, when
+# missing: libyajl-dev (Sluice's C parser), libsqlite3-dev (GRDB's SQLite) and the sqlite3 shell
+# (the demo's queries).
 deps:
-	@if ! pkg-config --exists yajl 2>/dev/null; then \
-		echo "Installing libyajl-dev (yajl is Sluice's C parser)..."; \
+	@if ! pkg-config --exists yajl sqlite3 2>/dev/null || ! command -v sqlite3 >/dev/null; then \
+		echo "Installing libyajl-dev, libsqlite3-dev and sqlite3..."; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libyajl-dev pkg-config >/dev/null; \
+		$$SUDO apt-get update -qq && \
+		$$SUDO apt-get install -y -qq libyajl-dev libsqlite3-dev sqlite3 pkg-config >/dev/null; \
 	fi
 
 build: deps
 	$(SWIFT) build -c release --product sluice
 
-# The main job, on an embedded default: generate a JSON:API compound document, validate it
-# strictly, flatten it to NDJSON, stream the benchmark corpora (when ../shared is beside the
-# project) through the syntax check, compare Sluice with Foundation on it (sluice bench), and
-# show how a fault is reported.
+# The main job, on an embedded default: generate a 100 000-article JSON:API compound document,
+# import it into SQLite with the progress display (sluice import), answer a few questions with
+# SQL, then compare Sluice with Foundation (sluice bench) and show how a fault is reported.
+DEMO = .build/demo
+DB = sluice.sqlite
+
 demo: build
-	@mkdir -p .build/demo
-	@echo "Generating a 10 000-article JSON:API compound document (sluice generate):"
-	@$(RELEASE_BIN) generate --articles 10000 -o .build/demo/articles.json
-	@ls -l .build/demo/articles.json | awk '{print "  " $$5 " bytes in .build/demo/articles.json"}'
-	@echo; echo "Validating it strictly as JSON:API 1.1 (sluice validate):"
-	@$(RELEASE_BIN) validate --stats .build/demo/articles.json
-	@echo; echo "Flattening it to NDJSON, one line per resource (sluice flatten), first line and count:"
-	@$(RELEASE_BIN) flatten .build/demo/articles.json > .build/demo/articles.ndjson
-	@head -1 .build/demo/articles.ndjson | cut -c1-150 | sed 's/$$/ .../'
-	@wc -l < .build/demo/articles.ndjson | awk '{print "  " $$1 " resources"}'
-	@files="$(CORPORA)/twitter.json $(CORPORA)/citm_catalog.json $(CORPORA)/canada.json"; \
-	if [ -f "$(CORPORA)/twitter.json" ]; then \
-		echo; echo "Streaming the benchmark corpora through 'sluice validate --syntax' in 64 KiB chunks:"; \
-		$(RELEASE_BIN) validate --syntax --stats $$files; \
+	@mkdir -p $(DEMO)
+	@echo "Generating a 100 000-article JSON:API compound document (sluice generate):"
+	@$(RELEASE_BIN) generate --articles 100000 -o $(DEMO)/articles.json
+	@ls -l $(DEMO)/articles.json | awk '{print "  " $$5 " bytes in $(DEMO)/articles.json"}'
+	@echo; echo "Importing it into $(DB) as it streams in (sluice import):"
+	@rm -f $(DB) $(DB)-wal $(DB)-shm
+	@if [ -x /usr/bin/time ]; then \
+		/usr/bin/time -f "  peak memory %M KB" $(RELEASE_BIN) import $(DEMO)/articles.json --sqlite $(DB); \
+	else \
+		$(RELEASE_BIN) import $(DEMO)/articles.json --sqlite $(DB); \
 	fi
-	@echo; echo "Sluice streaming against Foundation's JSONSerialization on the same document (sluice bench):"
-	@$(RELEASE_BIN) bench .build/demo/articles.json --runs 3 --quiet
-	@echo; echo "A fault is reported with its file, line, column and JSON Pointer:"
-	@printf '{\n  "data": [{"type": "people", "id": 7}]\n}\n' > .build/demo/invalid.json
-	@$(RELEASE_BIN) validate .build/demo/invalid.json || echo "(exit status $$?)"
+	@echo; echo "Resources per type:"
+	@sqlite3 -header -column $(DB) \
+		"SELECT 'articles' AS type, COUNT(*) AS resources FROM articles \
+		 UNION ALL SELECT 'people', COUNT(*) FROM people UNION ALL SELECT 'comments', COUNT(*) FROM comments \
+		 UNION ALL SELECT 'relationship rows', COUNT(*) FROM relationships;"
+	@echo; echo "The most commented article, with its author's name joined through relationships:"
+	@sqlite3 -header -column $(DB) \
+		"WITH most AS (SELECT source_id, COUNT(*) AS comments FROM relationships \
+		   WHERE source_type = 'articles' AND name = 'comments' \
+		   GROUP BY source_id ORDER BY comments DESC, CAST(source_id AS INTEGER) LIMIT 1) \
+		 SELECT articles.id, articles.title, most.comments, people.name AS author FROM most \
+		 JOIN articles ON articles.id = most.source_id \
+		 JOIN relationships AS r ON r.source_type = 'articles' AND r.source_id = articles.id AND r.name = 'author' \
+		 JOIN people ON people.id = r.target_id;"
+	@echo; echo "The import as recorded in documents:"
+	@sqlite3 -header -column $(DB) \
+		"SELECT source, status, bytes, resources, primary_count, included_count, relationship_rows FROM documents;"
+	@echo; echo "Sluice against Foundation on a 10 000-article document (sluice bench):"
+	@$(RELEASE_BIN) generate --articles 10000 -o $(DEMO)/articles-10k.json
+	@$(RELEASE_BIN) bench $(DEMO)/articles-10k.json --runs 3 --quiet
+	@echo; echo "A fault is reported with its file, line, column and JSON Pointer, and what was committed stays:"
+	@printf '{"data": [\n  {"type": "people", "id": "1"},\n  {"type": "people", "id": 7}\n]}\n' > $(DEMO)/invalid.json
+	@$(RELEASE_BIN) import $(DEMO)/invalid.json --sqlite $(DEMO)/invalid.sqlite --quiet || echo "(exit status $$?)"
 
 test: deps
 	$(SWIFT) test --parallel

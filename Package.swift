@@ -17,10 +17,12 @@ let package = Package(
     products: [
         .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
         .library(name: "SluiceJSONAPI", targets: ["SluiceJSONAPI"]),
+        .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // yajl, the only tokenizer: a system library found through pkg-config.
@@ -40,11 +42,22 @@ let package = Package(
             dependencies: ["SluiceJSON"],
             swiftSettings: strictSettings
         ),
+        // JSON:API documents streamed into SQLite (the `sluice import` job), on GRDB.
+        .target(
+            name: "SluiceSQLite",
+            dependencies: [
+                "SluiceJSONAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [
                 "SluiceJSON",
                 "SluiceJSONAPI",
+                "SluiceSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -63,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["SluiceCLI", "SluiceJSONAPI"],
+            dependencies: ["SluiceCLI", "SluiceJSONAPI", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
     ]

@@ -19,7 +19,7 @@ struct FaultReport {
     mutating func add(_ error: any Error, in file: String) throws {
         switch error {
         case let error as JSONError:
-            record(1, file, error.position, pointer: nil, "error", "syntax", error.message) {
+            record(1, file, error.position, pointer: error.pointer, "error", "syntax", error.message) {
                 Terminal.describe(error, in: file)
             }
         case let error as JSONAPIDecodingError:

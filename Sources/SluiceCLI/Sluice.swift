@@ -15,11 +15,12 @@ struct Sluice: AsyncParsableCommand {
             cannot be read.
 
             Examples:
+              sluice import export.json --sqlite export.sqlite
               sluice validate response.json
               sluice generate --articles 1000 | sluice flatten -
               sluice bench export.json
             """,
-        subcommands: [Validate.self, Flatten.self, Generate.self, Bench.self]
+        subcommands: [Import.self, Validate.self, Flatten.self, Generate.self, Bench.self]
     )
 
     /// Runs the command, with usage errors exiting 2 (argument parser's default is 64) so that

@@ -57,9 +57,12 @@ struct Terminal {
         }
     }
 
-    /// `FILE:LINE:COLUMN: message`, then the excerpt and a caret under the fault.
+    /// `FILE:LINE:COLUMN: [POINTER: ]message`, then the excerpt and a caret under the fault. The
+    /// pointer is there when a JSON:API reader knew where in the document the fault came up
+    /// (`/` for the top level, as for JSON:API faults).
     static func describe(_ error: JSONError, in file: String) -> String {
-        var text = "\(file):\(error.line):\(error.column): \(error.message)\n"
+        let pointer = error.pointer.map { ($0.isEmpty ? "/" : $0) + ": " } ?? ""
+        var text = "\(file):\(error.line):\(error.column): \(pointer)\(error.message)\n"
         if !error.excerpt.isEmpty {
             text += "    \(error.excerpt)\n    \(String(repeating: " ", count: error.excerptColumn))^\n"
         }

@@ -10,7 +10,7 @@ import Foundation
 /// Every function returns nil unless the whole text is one date in its format with every field in range, so
 /// a caller can try formats in turn and a bad date is never rolled over into a neighbouring one (no
 /// 30 February becoming 1 March).
-enum JSONDateText {
+package enum JSONDateText {
     /// Whether an ISO 8601 date-time may, or must, have a fraction of a second.
     enum FractionalSeconds {
         case forbidden

@@ -75,6 +75,10 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
     public let excerpt: String
     /// The 0-based index, in characters of ``excerpt``, of the fault.
     public let excerptColumn: Int
+    /// A JSON Pointer to the part of the document a structured reader was in when the fault
+    /// came up (the JSON:API reader gives the resource, such as `/data/17`), or `nil` when none
+    /// was: the parser itself knows lines and columns, not structure.
+    public package(set) var pointer: String?
 
     /// Creates an error. Parsers and decoders built on Sluice use this to report faults in the
     /// same form as the parser does.

@@ -695,7 +695,7 @@ extension JSONValue: TreeEncodable {
 extension JSONDateText {
     /// `date` as ISO 8601 in UTC, `2024-02-29T12:00:00Z`, with `fractionalDigits` digits of
     /// fraction (0 or 3), truncated as Foundation's formatter does.
-    static func iso8601String(_ date: Date, fractionalDigits: Int) -> String {
+    package static func iso8601String(_ date: Date, fractionalDigits: Int) -> String {
         // The fraction is rounded to the microsecond before milliseconds are cut: 0.001 s after a
         // whole second is stored just below it (doubles near 1.7e9 s are 0.2 µs apart), and
         // truncating that would write .000.

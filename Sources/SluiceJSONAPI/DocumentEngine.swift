@@ -82,15 +82,32 @@ final class DocumentEngine {
         self.primaryHoldsIdentifiers = primaryHoldsIdentifiers
     }
 
+    /// A JSON Pointer to the part of the document being read (see `DocumentReader.pointer`).
+    var pointer: String { reader.pointer }
+
     /// Parses a chunk and handles every event it completes.
     func feed(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) throws -> Void) throws {
-        try parser.parse(chunk)
+        do {
+            try parser.parse(chunk)
+        } catch var error {
+            // Tokens up to the fault are on the tape: read them first, so the events before
+            // the fault are handled and the pointer names where the fault is.
+            try drain(handle)
+            if error.pointer == nil { error.pointer = reader.pointer }
+            throw error
+        }
         try drain(handle)
     }
 
     /// Ends the input; throws the error document if the document was one.
     func finish(_ handle: (Event) throws -> Void) throws {
-        try parser.finish()
+        do {
+            try parser.finish()
+        } catch var error {
+            try drain(handle)
+            if error.pointer == nil { error.pointer = reader.pointer }
+            throw error
+        }
         try drain(handle)
         if let errorObjects {
             throw JSONAPIErrorDocument(

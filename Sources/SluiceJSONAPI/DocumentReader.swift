@@ -116,6 +116,37 @@ struct DocumentReader {
     }
     /// The next token to look at.
     private(set) var cursor = 0
+    /// A JSON Pointer to the part of the document being read: the resource (`/data/17`,
+    /// `/included/3`) or top-level member still open, `""` at the top level. Where a fault
+    /// found by the parser (which knows lines and columns, not structure) is reported.
+    var pointer: String {
+        switch state {
+        case .expectingValue(let member, _), .awaitingValue(.member(let member, _), _):
+            return Self.pointer(to: member)
+        case .inArray(let member, let count):
+            // The element that has not started yet, or whose first token is bad.
+            return "\(Self.pointer(to: member))/\(count)"
+        case .awaitingValue(.primarySingle, _):
+            return "/data"
+        case .awaitingValue(.element(let member, let position), _):
+            return "\(Self.pointer(to: member))/\(position)"
+        case .expectingRoot, .expectingKey, .skipping, .finished:
+            return ""
+        }
+    }
+
+    private static func pointer(to member: Member) -> String {
+        switch member {
+        case .data: "/data"
+        case .included: "/included"
+        case .meta: "/meta"
+        case .links: "/links"
+        case .jsonapi: "/jsonapi"
+        case .errors: "/errors"
+        case .other: ""
+        }
+    }
+
     /// Tokens before this index have been reported and may be released.
     var releasableIndex: Int {
         switch state {

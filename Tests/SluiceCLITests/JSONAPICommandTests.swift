@@ -78,7 +78,13 @@ struct JSONAPICommandTests {
     func flattenInvalid() throws {
         var run = try Tool.run(["flatten", "-"], standardInput: Data("{\"data\": [1,]}".utf8))
         #expect(run.status == 1)
-        #expect(run.standardError.hasPrefix("<stdin>:1:13: Unexpected ']' where a value was expected."))
+        // Faults come in document order: the number where a resource belongs, before the comma.
+        #expect(run.standardError.hasPrefix("<stdin>:1:11: /data/0: Expected a resource object, found a number."))
+        // A syntax fault names the resource it interrupted.
+        run = try Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"type":"a","id":"1"},]}"#.utf8))
+        #expect(run.status == 1)
+        #expect(run.standardError.hasPrefix("<stdin>:1:33: /data/1: Unexpected ']' where a value was expected."))
+        #expect(run.standardOutput == #"{"type":"a","id":"1","attributes":{},"relationships":{}}"# + "\n")
         run = try Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"id": "1"}]}"#.utf8))
         #expect(run.status == 1)
         #expect(run.standardError == "<stdin>:1:11: /data/0: The resource object has no type member.\n")

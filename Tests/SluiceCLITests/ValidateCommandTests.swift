@@ -33,16 +33,62 @@ struct ValidateCommandTests {
         process.standardError = error
         process.standardInput = input
         try process.run()
-        if let standardInput { input.fileHandleForWriting.write(standardInput) }
-        try input.fileHandleForWriting.close()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        // Input is written and both outputs are drained at once, by system calls that retry on
+        // EINTR: a command that prints while it reads would otherwise block on a full pipe, and
+        // Foundation's FileHandle traps when a signal (another test's child ending) interrupts it.
+        let group = DispatchGroup()
+        let writer = input.fileHandleForWriting.fileDescriptor
+        group.enter()
+        DispatchQueue.global().async {
+            if let standardInput { Self.writeAll(standardInput, to: writer) }
+            try? input.fileHandleForWriting.close()
+            group.leave()
+        }
+        let errorData = LockedData()
+        group.enter()
+        DispatchQueue.global().async {
+            errorData.set(Self.readAll(error.fileHandleForReading.fileDescriptor))
+            group.leave()
+        }
+        let outputData = Self.readAll(output.fileHandleForReading.fileDescriptor)
+        group.wait()
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus,
             standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData, as: UTF8.self)
+            standardError: String(decoding: errorData.get(), as: UTF8.self)
         )
+    }
+
+    /// Bytes handed from a reading thread to the test's.
+    final class LockedData: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+        func set(_ value: Data) { lock.withLock { data = value } }
+        func get() -> Data { lock.withLock { data } }
+    }
+
+    static func readAll(_ descriptor: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return data }
+            data.append(contentsOf: buffer[..<count])
+        }
+    }
+
+    static func writeAll(_ data: Data, to descriptor: Int32) {
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return }
+                offset += written
+            }
+        }
     }
 
     /// Writes `contents` to a fresh temporary file and returns its path.

@@ -1,0 +1,233 @@
+import ArgumentParser
+import Foundation
+import SluiceJSON
+import SluiceSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `sluice import`: a JSON:API document streamed into SQLite.
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Imports a JSON:API document into an SQLite database, as a stream, in constant memory.",
+        discussion: """
+            Every resource, primary or included, becomes a row of the table named as its type, keyed \
+            by its id (its lid when it has none), with one column per attribute: TEXT, INTEGER or REAL \
+            after the attribute's first value, objects and arrays as JSON text, Booleans as 0 or 1, null \
+            as NULL. Columns are added as new attributes appear. Every identifier of a relationship's \
+            linkage becomes a row of relationships(source_type, source_id, name, position, target_type, \
+            target_id), and the document a row of documents with its status, meta, links and counts.
+
+            Rows are written in transactions of --batch-size resources, so an import that is stopped \
+            leaves every committed batch whole. Importing the same document again updates the rows \
+            instead of adding new ones. A name ending in .gz is read through gzip.
+
+            On a terminal, progress (bytes read of the total, resources per second, elapsed and \
+            remaining time) is updated in place on standard error; otherwise a line is printed every \
+            --progress-interval seconds. A fault in the input stops the import with \
+            FILE:LINE:COLUMN: POINTER: message; what was committed stays, and the message says how many \
+            resources that is. The exit code is 0 on success, 1 when the input is invalid, and 2 when \
+            it cannot be read, the database cannot be written or the command is called wrongly.
+
+            Examples:
+              sluice import export.json
+              sluice import export.json.gz --sqlite /var/tmp/export.sqlite --batch-size 20000
+              sluice generate --articles 1000 | sluice import - --quiet
+            """
+    )
+
+    @Argument(help: "The document to import. Give - (the default) to read standard input.")
+    var file = "-"
+
+    @Option(name: .customLong("sqlite"), help: "The SQLite database to write, created when missing.")
+    var database = "sluice.sqlite"
+
+    @Option(help: "Resources per transaction.")
+    var batchSize = 5_000
+
+    @Option(help: "Seconds between progress lines when standard error is not a terminal.")
+    var progressInterval = 5.0
+
+    @Flag(help: "Print neither progress nor the summary.")
+    var quiet = false
+
+    func validate() throws {
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be positive.") }
+        guard progressInterval > 0 else { throw ValidationError("--progress-interval must be positive.") }
+    }
+
+    func run() async throws {
+        let name = Input.displayName(of: file)
+        var report = FaultReport()
+        let input: ImportInput
+        do {
+            input = try ImportInput(path: file)
+        } catch {
+            try report.add(error, in: name)
+            throw ExitCode(report.exitCode)
+        }
+        let importer: SQLiteImporter
+        do {
+            var options = SQLiteImporter.Options()
+            options.batchSize = batchSize
+            importer = try SQLiteImporter(path: database, options: options)
+        } catch {
+            Terminal.message("sluice: \(database): cannot open the database: \(error)\n")
+            throw ExitCode(2)
+        }
+        let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
+        do {
+            let summary = try importer.importDocument(from: input.reader, source: name) { display.update($0) }
+            guard input.finish() else {
+                // A document that parsed although gzip failed (a damaged trailer, say).
+                Terminal.message("\(name): cannot read: gzip could not decompress it completely\n")
+                throw ExitCode(2)
+            }
+            guard !quiet else { return }
+            var line = "Imported \(summary.resources) resources (\(summary.primaryCount) primary, "
+            line += "\(summary.includedCount) included) and \(summary.relationshipRows) relationship rows "
+            line += "from \(name) into \(database) in \(Terminal.formatted(summary.seconds, decimals: 2)) s "
+            line += "(\(Terminal.formatted(throughputOf: summary.bytes, seconds: summary.seconds)), "
+            line += "\(summary.batches) transactions).\n"
+            if summary.unidentified > 0 {
+                line += "\(summary.unidentified) resources had neither id nor lid and were left out.\n"
+            }
+            if summary.typeMismatches > 0 {
+                line += "\(summary.typeMismatches) values differed from their column's declared type; "
+                line += "SQLite's type affinity applied to them.\n"
+            }
+            try Terminal.standardOutput.write(line)
+        } catch let failure as SQLiteImporter.Failure {
+            input.cancel()
+            do {
+                try report.add(failure.underlying, in: name)
+            } catch {
+                Terminal.message("sluice: \(database): \(error)\n")
+                Terminal.message("\(Self.count(failure.committedResources)) imported before the fault.\n")
+                throw ExitCode(2)
+            }
+            Terminal.message(
+                "\(Self.count(failure.committedResources)) imported before the fault and \(failure.committedResources == 1 ? "is" : "are") in \(database).\n"
+            )
+            throw ExitCode(report.exitCode)
+        }
+    }
+}
+
+extension Import {
+    /// `1 resource was`, `2 resources were`.
+    static func count(_ resources: Int) -> String {
+        resources == 1 ? "1 resource was" : "\(resources) resources were"
+    }
+}
+
+/// The document to import: a file, standard input, or a `.gz` file through `gzip -dc`.
+struct ImportInput {
+    let reader: FileChunkReader
+    private let gzip: Process?
+
+    init(path: String) throws {
+        guard path.hasSuffix(".gz") else {
+            reader = try FileChunkReader(path: path)
+            gzip = nil
+            return
+        }
+        // Checked first, so a missing file reads as one rather than as gzip's complaint.
+        _ = try FileChunkReader(path: path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec gzip -dc -- \"$0\"", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        // Our copy of the write end must go, or the read end never sees the end of the data.
+        try? pipe.fileHandleForWriting.close()
+        gzip = process
+        // The pipe's read end, opened again by path: FileChunkReader reads descriptors it opens.
+        reader = try FileChunkReader(path: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
+        try pipe.fileHandleForReading.close()
+    }
+
+    /// Whether gzip, if any, read the whole file without complaint.
+    func finish() -> Bool {
+        guard let gzip else { return true }
+        gzip.waitUntilExit()
+        return gzip.terminationStatus == 0
+    }
+
+    /// Stops gzip after a fault.
+    func cancel() {
+        guard let gzip, gzip.isRunning else { return }
+        gzip.terminate()
+        gzip.waitUntilExit()
+    }
+}
+
+/// Import progress on standard error: one line redrawn in place on a terminal, a plain line every
+/// `interval` seconds otherwise.
+final class ProgressDisplay {
+    private let enabled: Bool
+    private let inPlace: Bool
+    private let interval: Double
+    private var lastShown = -1.0
+    private var drewLine = false
+
+    init(quiet: Bool, interval: Double) {
+        enabled = !quiet
+        inPlace = isatty(STDERR_FILENO) == 1
+        self.interval = interval
+    }
+
+    func update(_ progress: SQLiteImporter.Progress) {
+        guard enabled else { return }
+        if progress.finished {
+            // The in-place line gives way to the summary; a plain log gets its last line.
+            if inPlace, drewLine { Terminal.message("\r\u{1B}[K") }
+            return
+        }
+        // A terminal is redrawn ten times a second at most; a log every `interval` seconds.
+        let every = inPlace ? 0.1 : interval
+        guard progress.elapsed - lastShown >= every || lastShown < 0 else { return }
+        if lastShown < 0 && !inPlace {
+            // No line for the first instant of a log: it would say nothing yet.
+            lastShown = 0
+            return
+        }
+        lastShown = progress.elapsed
+        let line = Self.describe(progress)
+        if inPlace {
+            Terminal.message("\r\u{1B}[K" + line)
+            drewLine = true
+        } else {
+            Terminal.message(line + "\n")
+        }
+    }
+
+    /// `52.4 MB of 150.0 MB (35%), 41210 resources, 23400/s, 0:02 elapsed, 0:04 left`.
+    static func describe(_ progress: SQLiteImporter.Progress) -> String {
+        let megabytes = Terminal.formatted(Double(progress.bytesRead) / 1_000_000, decimals: 1)
+        var line = "\(megabytes) MB"
+        var remaining: Double?
+        if let total = progress.totalBytes, total > 0 {
+            let fraction = Double(progress.bytesRead) / Double(total)
+            line += " of \(Terminal.formatted(Double(total) / 1_000_000, decimals: 1)) MB"
+            line += " (\(Int((fraction * 100).rounded(.down)))%)"
+            if fraction > 0 { remaining = progress.elapsed * (1 - fraction) / fraction }
+        }
+        let rate = progress.elapsed > 0 ? Double(progress.resources) / progress.elapsed : 0
+        line += ", \(progress.resources) resources, \(Int(rate))/s, \(clock(progress.elapsed)) elapsed"
+        if let remaining { line += ", \(clock(remaining)) left" }
+        return line
+    }
+
+    /// `m:ss`, or `h:mm:ss` from an hour.
+    static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        let (hours, minutes, secs) = (whole / 3600, whole / 60 % 60, whole % 60)
+        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+import GRDB
+import Testing
+
+/// `sluice import`, run as the built binary against real SQLite files.
+@Suite("sluice import")
+struct ImportCommandTests {
+    typealias Command = ValidateCommandTests
+
+    /// A fresh directory for one test's files.
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func generate(articles: Int, into directory: URL, name: String = "doc.json") throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        let run = try Command.run(["generate", "--articles", String(articles), "-o", path])
+        #expect(run.status == 0, "\(run.standardError)")
+        return path
+    }
+
+    static func read<T>(_ database: String, _ body: (Database) throws -> T) throws -> T {
+        let queue = try DatabaseQueue(path: database)
+        return try queue.read(body)
+    }
+
+    @Test("a generated document imports with every resource, value and relationship, and re-imports without duplicates")
+    func importsAndReimports() throws {
+        let directory = try Self.directory()
+        let document = try Self.generate(articles: 300, into: directory)
+        let database = directory.appendingPathComponent("out.sqlite").path
+        let first = try Command.run(["import", document, "--sqlite", database, "--batch-size", "100"])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.hasPrefix("Imported "))
+        // The flattened document is the reference: one NDJSON line per resource.
+        let flattened = try Command.run(["flatten", document])
+        let lines = flattened.standardOutput.split(separator: "\n")
+        var expected: [String: Int] = [:]
+        var links = 0
+        var names: [String: String] = [:]
+        var firstAuthor: String?
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            let (type, id) = (object["type"] as! String, object["id"] as! String)
+            expected[type, default: 0] += 1
+            let attributes = object["attributes"] as! [String: Any]
+            if type == "people" { names[id] = attributes["name"] as? String }
+            if type == "articles", id == "0" {
+                let author = (object["relationships"] as! [String: Any])["author"] as! [String: Any]
+                firstAuthor = author["id"] as? String
+            }
+            for (_, linkage) in object["relationships"] as! [String: Any] {
+                if linkage is [String: Any] { links += 1 }
+                if let many = linkage as? [Any] { links += many.count }
+            }
+        }
+        #expect(first.standardOutput.contains("Imported \(lines.count) resources (300 primary"))
+
+        func check() throws {
+            try Self.read(database) { db in
+                for (type, count) in expected {
+                    #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(type)\"") == count, "\(type)")
+                }
+                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM relationships") == links)
+                let article = try #require(try Row.fetchOne(db, sql: "SELECT * FROM articles WHERE id = '0'"))
+                #expect(article["title"] as String == "naïve link gate model")
+                #expect(article["published"] as Int64 == 1)
+                #expect(article["views"] as Int64 == 645_316)
+                #expect(article["rating"] as Double == 0.316)
+                #expect(article["subtitle"] as String? == nil)
+                #expect(article["tags"] as String == #"["yajl","bytes"]"#)
+                #expect(
+                    try String.fetchOne(
+                        db,
+                        sql: "SELECT declared_type FROM sluice_columns WHERE type = 'articles' AND attribute = 'views'"
+                    ) == "INTEGER"
+                )
+                let comments = try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT target_id FROM relationships
+                        WHERE source_type = 'articles' AND source_id = '0' AND name = 'comments' ORDER BY position
+                        """
+                )
+                #expect(comments == ["0", "1", "2", "3"])
+                // The author's name, joined through relationships.
+                let author = try String.fetchOne(
+                    db,
+                    sql: """
+                        SELECT people.name FROM relationships JOIN people ON people.id = relationships.target_id
+                        WHERE source_type = 'articles' AND source_id = '0' AND relationships.name = 'author'
+                        """
+                )
+                #expect(author != nil)
+                #expect(author == firstAuthor.flatMap { names[$0] })
+                let documentRow = try #require(try Row.fetchOne(db, sql: "SELECT * FROM documents"))
+                #expect(documentRow["status"] as String == "complete")
+                #expect(documentRow["primary_count"] as Int == 300)
+                #expect((documentRow["meta"] as String).contains(#""articles":300"#))
+                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM documents") == 1)
+            }
+        }
+        try check()
+        let second = try Command.run(["import", document, "--sqlite", database, "--quiet"])
+        #expect(second.status == 0, "\(second.standardError)")
+        #expect(second.standardOutput.isEmpty)
+        #expect(second.standardError.isEmpty)
+        try check()
+    }
+
+    @Test("new attributes add columns; a null first makes no column; odd names get their own columns")
+    func schemaGrows() throws {
+        let directory = try Self.directory()
+        let database = directory.appendingPathComponent("out.sqlite").path
+        let document = """
+            {"data": [
+              {"type": "documents", "id": "1", "attributes": {"Name": "a", "name": "b", "note": null}},
+              {"type": "documents", "id": "2", "attributes": {"name": "c", "size": 12, "note": "later", "big": 1e999}},
+              {"type": "documents", "id": "3", "attributes": {"size": "huge"}},
+              {"type": "widgets", "lid": "w-1", "attributes": {"size": "large"}}
+            ]}
+            """
+        let path = directory.appendingPathComponent("odd.json").path
+        try Data(document.utf8).write(to: URL(fileURLWithPath: path))
+        let run = try Command.run(["import", path, "--sqlite", database])
+        #expect(run.status == 0, "\(run.standardError)")
+        // "huge" in the INTEGER column `size`: counted and reported, and kept as written.
+        #expect(
+            run.standardOutput.contains("1 values differed from their column's declared type"),
+            "\(run.standardOutput)"
+        )
+        try Self.read(database) { db in
+            // The type named like the import's own table gets a table of its own.
+            let table = try String.fetchOne(db, sql: "SELECT table_name FROM sluice_tables WHERE type = 'documents'")
+            #expect(table == "documents_resources")
+            let columns = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT attribute, column_name, declared_type FROM sluice_columns WHERE type = 'documents' ORDER BY rowid"
+            ).map { "\($0["attribute"] as String)->\($0["column_name"] as String):\($0["declared_type"] as String)" }
+            #expect(
+                columns == [
+                    "Name->Name:TEXT", "name->name_2:TEXT", "size->size:INTEGER", "note->note:TEXT", "big->big:TEXT",
+                ]
+            )
+            let second = try #require(try Row.fetchOne(db, sql: "SELECT * FROM documents_resources WHERE id = '2'"))
+            #expect(second["name_2"] as String == "c")
+            #expect(second["size"] as Int == 12)
+            #expect(second["note"] as String == "later")
+            #expect(second["big"] as String == "1e999")
+            #expect(try String.fetchOne(db, sql: "SELECT size FROM documents_resources WHERE id = '3'") == "huge")
+            #expect(try String.fetchOne(db, sql: "SELECT size FROM widgets WHERE id = 'w-1'") == "large")
+        }
+    }
+
+    @Test("invalid input stops with FILE:LINE:COLUMN: POINTER: message, keeps what was committed, exits 1")
+    func badInput() throws {
+        let directory = try Self.directory()
+        let database = directory.appendingPathComponent("out.sqlite").path
+        let syntax = directory.appendingPathComponent("syntax.json").path
+        try Data(
+            """
+            {"data": [
+              {"type": "people", "id": "1", "attributes": {"name": "Ann"}},
+              {"type": "people", "id": "2", "attributes": {"name": "Bo",}}
+            ]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: syntax))
+        let run = try Command.run(["import", syntax, "--sqlite", database])
+        #expect(run.status == 1)
+        #expect(run.standardError.hasPrefix("\(syntax):3:61: /data/1: "), "\(run.standardError)")
+        #expect(run.standardError.contains("1 resource was imported before the fault and is in \(database)."))
+        try Self.read(database) { db in
+            #expect(try String.fetchAll(db, sql: "SELECT id FROM people") == ["1"])
+            let document = try #require(try Row.fetchOne(db, sql: "SELECT status, error FROM documents"))
+            #expect(document["status"] as String == "failed")
+        }
+
+        let jsonapi = directory.appendingPathComponent("jsonapi.json").path
+        try Data(#"{"data": [{"type": "people", "id": 7}]}"#.utf8).write(to: URL(fileURLWithPath: jsonapi))
+        let second = try Command.run(["import", jsonapi, "--sqlite", database])
+        #expect(second.status == 1)
+        #expect(second.standardError.hasPrefix("\(jsonapi):1:36: /data/0/id: "), "\(second.standardError)")
+
+        let missing = try Command.run([
+            "import", directory.appendingPathComponent("nope.json").path, "--sqlite", database,
+        ])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("cannot read"))
+        let usage = try Command.run(["import", "--batch-size", "0"])
+        #expect(usage.status == 2)
+    }
+
+    @Test("standard input and gzip input import; plain progress lines when standard error is not a terminal")
+    func inputsAndProgress() throws {
+        let directory = try Self.directory()
+        let document = try Self.generate(articles: 2000, into: directory)
+        let database = directory.appendingPathComponent("out.sqlite").path
+        let stdin = try Command.run(
+            ["import", "-", "--sqlite", database, "--progress-interval", "0.001", "--batch-size", "500"],
+            standardInput: try Data(contentsOf: URL(fileURLWithPath: document))
+        )
+        #expect(stdin.status == 0, "\(stdin.standardError)")
+        let progress = stdin.standardError.split(separator: "\n")
+        #expect(!progress.isEmpty)
+        #expect(progress.allSatisfy { $0.contains(" MB, ") && $0.contains(" resources, ") && $0.contains(" elapsed") })
+        #expect(!stdin.standardError.contains("\r"))
+
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -k \"$0\"", document]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let zipped = directory.appendingPathComponent("zipped.sqlite").path
+        let fromGzip = try Command.run(["import", document + ".gz", "--sqlite", zipped, "--quiet"])
+        #expect(fromGzip.status == 0, "\(fromGzip.standardError)")
+        let counts = try [database, zipped].map { path in
+            try Self.read(path) { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM comments") }
+        }
+        #expect(counts[0] == counts[1])
+        #expect((counts[0] ?? 0) > 2000)
+    }
+
+    @Test("an import killed after its first batch leaves a consistent database of whole batches")
+    func interrupted() throws {
+        let directory = try Self.directory()
+        let document = try Self.generate(articles: 30_000, into: directory)
+        let database = directory.appendingPathComponent("out.sqlite").path
+        let process = Process()
+        process.executableURL = Command.executable
+        process.arguments = ["import", document, "--sqlite", database, "--batch-size", "1000", "--quiet"]
+        try process.run()
+        // Wait for the first committed batch, then kill the import mid-way.
+        var committed = 0
+        let deadline = Date().addingTimeInterval(60)
+        while committed < 1000, Date() < deadline, process.isRunning {
+            committed =
+                (try? Self.read(database) { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM articles") })
+                .flatMap { $0 } ?? 0
+            if committed < 1000 { usleep(5_000) }
+        }
+        #expect(process.isRunning, "the import finished before it could be interrupted")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        try Self.read(database) { db in
+            #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+            let articles = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM articles") ?? 0
+            #expect(articles >= 1000 && articles < 30_000)
+            // Whole batches: primary data comes first, so every committed batch is 1000 articles.
+            #expect(articles % 1000 == 0)
+            // Every committed article has all of its relationship rows.
+            let authors = try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM relationships WHERE source_type = 'articles' AND name = 'author'"
+            )
+            #expect(authors == articles)
+            let orphans = try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM articles WHERE NOT EXISTS (SELECT 1 FROM relationships
+                    WHERE source_type = 'articles' AND source_id = articles.id AND name = 'comments')
+                    """
+            )
+            #expect(orphans == 0)
+            #expect(try String.fetchOne(db, sql: "SELECT status FROM documents") == "importing")
+        }
+        // Importing again completes the document.
+        let again = try Command.run(["import", document, "--sqlite", database, "--quiet"])
+        #expect(again.status == 0, "\(again.standardError)")
+        try Self.read(database) { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM articles") == 30_000)
+            #expect(try String.fetchOne(db, sql: "SELECT status FROM documents") == "complete")
+        }
+    }
+
+    @Test("help reads as sentences with an example")
+    func help() throws {
+        let run = try Command.run(["import", "--help"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.contains("Examples:"))
+        #expect(run.standardOutput.contains("sluice import export.json"))
+        #expect(run.standardOutput.contains("--sqlite"))
+    }
+}
