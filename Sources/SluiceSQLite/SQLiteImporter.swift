@@ -121,8 +121,11 @@ public final class SQLiteImporter {
 
     /// Imports the document `reader` reads, recorded under `source` in `documents`.
     ///
-    /// - Parameter progress: Called after every chunk read and once at the end; cheap calls
-    ///   only (the importer does not throttle it).
+    /// The document is parsed on a thread of its own while this one writes to SQLite; `reader`
+    /// must not be used elsewhere until the call returns.
+    ///
+    /// - Parameter progress: Called on the calling thread after every block of a few hundred
+    ///   resources and once at the end; cheap calls only (the importer does not throttle it).
     /// - Throws: ``Failure`` with the fault and how many resources were committed before it.
     @discardableResult
     public func importDocument(
@@ -147,10 +150,11 @@ public final class SQLiteImporter {
             seconds: 0
         )
         var committed = 0
+        var bytesRead = 0
         func report(finished: Bool) {
             progress?(
                 Progress(
-                    bytesRead: reader.bytesRead,
+                    bytesRead: bytesRead,
                     totalBytes: total,
                     resources: summary.resources,
                     committedResources: committed,
@@ -159,6 +163,7 @@ public final class SQLiteImporter {
                 )
             )
         }
+        var pipe: ResourcePipe?
         do {
             try database.writeWithoutTransaction { db in
                 let writer = try SQLiteResourceWriter(db: db)
@@ -167,36 +172,49 @@ public final class SQLiteImporter {
                     return .commit
                 }
                 var inBatch = 0
-                var lastReported = 0
                 try db.beginTransaction(.immediate)
+                // Reading starts once the database is ready, on its own thread.
+                let reading = ResourcePipe.start(reading: reader, with: decoder)
+                pipe = reading
                 do {
-                    let documentSummary = try decoder.forEachResource(in: reader) { streamed in
-                        guard let raw = streamed.resource.raw else { return }
-                        guard try writer.write(raw) else {
-                            summary.unidentified += 1
-                            return
+                    var documentSummary: DocumentSummary?
+                    while true {
+                        let (block, ending) = reading.take()
+                        guard let block else {
+                            switch ending {
+                            case .summary(let summary): documentSummary = summary
+                            case .failure(let error): throw error
+                            case nil: throw ResourcePipe.Cancelled()  // (a reader always ends with one)
+                            }
+                            break
                         }
-                        summary.resources += 1
-                        inBatch += 1
-                        if inBatch >= batchSize {
-                            try db.commit()
-                            committed = summary.resources
-                            summary.batches += 1
-                            inBatch = 0
-                            try db.beginTransaction(.immediate)
+                        for raw in block.resources {
+                            guard try writer.write(raw) else {
+                                summary.unidentified += 1
+                                continue
+                            }
+                            summary.resources += 1
+                            inBatch += 1
+                            if inBatch >= batchSize {
+                                try db.commit()
+                                committed = summary.resources
+                                summary.batches += 1
+                                inBatch = 0
+                                try db.beginTransaction(.immediate)
+                            }
                         }
-                        if reader.bytesRead != lastReported {
-                            lastReported = reader.bytesRead
-                            report(finished: false)
-                        }
+                        bytesRead = block.bytesRead
+                        report(finished: false)
                     }
-                    summary.primaryCount = documentSummary.primaryCount
-                    summary.includedCount = documentSummary.includedCount
+                    guard let document = documentSummary else { throw ResourcePipe.Cancelled() }
+                    bytesRead = reader.bytesRead
+                    summary.primaryCount = document.primaryCount
+                    summary.includedCount = document.includedCount
                     summary.relationshipRows = writer.relationshipRows
                     summary.typeMismatches = writer.typeMismatches
-                    summary.bytes = reader.bytesRead
+                    summary.bytes = bytesRead
                     summary.seconds = Self.seconds(since: started)
-                    try SQLiteSchema.finishDocument(db, source: source, summary: summary, document: documentSummary)
+                    try SQLiteSchema.finishDocument(db, source: source, summary: summary, document: document)
                     try SQLiteSchema.createIndexes(db)
                     try db.commit()
                     committed = summary.resources
@@ -204,11 +222,14 @@ public final class SQLiteImporter {
                     // The whole import, the last commit and index included.
                     summary.seconds = Self.seconds(since: started)
                 } catch {
+                    // Stop the reader first: from here on only this thread touches the input.
+                    reading.cancelAndWait()
                     // The resources read before the fault are whole: keep them with the batch,
                     // and say in `documents` why the import stopped.
+                    bytesRead = reader.bytesRead
                     summary.relationshipRows = writer.relationshipRows
                     summary.typeMismatches = writer.typeMismatches
-                    summary.bytes = reader.bytesRead
+                    summary.bytes = bytesRead
                     summary.seconds = Self.seconds(since: started)
                     if db.isInsideTransaction {
                         do {
@@ -224,6 +245,7 @@ public final class SQLiteImporter {
                 }
             }
         } catch {
+            pipe?.cancelAndWait()
             report(finished: true)
             throw Failure(underlying: error, committedResources: committed)
         }
