@@ -138,8 +138,8 @@ struct ImportInput {
         // Checked first, so a missing file reads as one rather than as gzip's complaint.
         _ = try FileChunkReader(path: path)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exec gzip -dc -- \"$0\"", path]
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["gzip", "-dc", "--", path]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -171,14 +171,18 @@ struct ImportInput {
 final class ProgressDisplay {
     private let enabled: Bool
     private let inPlace: Bool
+    /// Seconds between lines: a terminal is redrawn ten times a second at most.
     private let interval: Double
-    private var lastShown = -1.0
+    /// When the last line was shown. A terminal shows the first report at once; a log's first
+    /// line comes after one interval (a line at 0:00 would say nothing yet).
+    private var lastShown: Double
     private var drewLine = false
 
     init(quiet: Bool, interval: Double) {
         enabled = !quiet
         inPlace = isatty(STDERR_FILENO) == 1
-        self.interval = interval
+        self.interval = inPlace ? 0.1 : interval
+        lastShown = inPlace ? -.infinity : 0
     }
 
     func update(_ progress: SQLiteImporter.Progress) {
@@ -188,14 +192,7 @@ final class ProgressDisplay {
             if inPlace, drewLine { Terminal.message("\r\u{1B}[K") }
             return
         }
-        // A terminal is redrawn ten times a second at most; a log every `interval` seconds.
-        let every = inPlace ? 0.1 : interval
-        guard progress.elapsed - lastShown >= every || lastShown < 0 else { return }
-        if lastShown < 0 && !inPlace {
-            // No line for the first instant of a log: it would say nothing yet.
-            lastShown = 0
-            return
-        }
+        guard progress.elapsed - lastShown >= interval else { return }
         lastShown = progress.elapsed
         let line = Self.describe(progress)
         if inPlace {

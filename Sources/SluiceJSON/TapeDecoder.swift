@@ -734,8 +734,16 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
         return value
     }
 
-    mutating func decode(_ type: Int128.Type) throws -> Int128 { try decode(WideInteger<Int128>.self).value }
-    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try decode(WideInteger<UInt128>.self).value }
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { try wideInteger(type) }
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try wideInteger(type) }
+
+    /// A 128-bit integer element, read and advanced over as `decode(_:)` does.
+    private mutating func wideInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        let index = currentIndex
+        let decoded = try element(try peek(type), at: index).wideInteger(type)
+        _ = try next(type)
+        return decoded
+    }
 
     mutating func decodeNil() throws -> Bool {
         guard let value = upcoming, value.isNull else { return false }
@@ -809,20 +817,6 @@ struct TapeSingleValueContainer: SingleValueDecodingContainer {
     // 128-bit integers: the protocol's defaults refuse them; `Int128(from:)` lands here.
     func decode(_ type: Int128.Type) throws -> Int128 { try decoder.wideInteger(type) }
     func decode(_ type: UInt128.Type) throws -> UInt128 { try decoder.wideInteger(type) }
-}
-
-/// Reads a 128-bit integer through the generic element path (position, advance, errors).
-private struct WideInteger<T: FixedWidthInteger>: Decodable {
-    let value: T
-    init(from decoder: any Decoder) throws {
-        guard let decoder = decoder as? TapeDecoder else {
-            throw DecodingError.typeMismatch(
-                T.self,
-                .init(codingPath: decoder.codingPath, debugDescription: "Not a tape decoder.")
-            )
-        }
-        value = try decoder.wideInteger(T.self)
-    }
 }
 
 extension TapeDecoder {

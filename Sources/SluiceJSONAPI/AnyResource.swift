@@ -52,12 +52,16 @@ public struct RawResource: Hashable, Sendable, Decodable {
     public var lid: String?
     /// The attributes, in input order, numbers as written.
     public var attributes: JSONObject
-    /// The relationships, in input order.
+    /// The relationships, in input order, as pairs. Builds an array on every access: code that
+    /// walks many resources reads ``relationshipNames`` and ``relationshipValues`` instead.
     public var relationships: [(name: String, relationship: RawRelationship)] {
         zip(relationshipNames, relationshipValues).map { ($0, $1) }
     }
-    private(set) var relationshipNames: [String]
-    private(set) var relationshipValues: [RawRelationship]
+    /// The relationships' names, in input order (kept apart from the values so that the
+    /// resource stays `Hashable`).
+    public private(set) var relationshipNames: [String]
+    /// The relationships, in the order of ``relationshipNames``.
+    public private(set) var relationshipValues: [RawRelationship]
     /// The resource's `meta`.
     public var meta: JSONValue?
     /// The resource's `links`.

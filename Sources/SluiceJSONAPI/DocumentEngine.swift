@@ -82,32 +82,15 @@ final class DocumentEngine {
         self.primaryHoldsIdentifiers = primaryHoldsIdentifiers
     }
 
-    /// A JSON Pointer to the part of the document being read (see `DocumentReader.pointer`).
-    var pointer: String { reader.pointer }
-
     /// Parses a chunk and handles every event it completes.
     func feed(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) throws -> Void) throws {
-        do {
-            try parser.parse(chunk)
-        } catch var error {
-            // Tokens up to the fault are on the tape: read them first, so the events before
-            // the fault are handled and the pointer names where the fault is.
-            try drain(handle)
-            if error.pointer == nil { error.pointer = reader.pointer }
-            throw error
-        }
+        try parsing({ () throws(JSONError) in try parser.parse(chunk) }, handle)
         try drain(handle)
     }
 
     /// Ends the input; throws the error document if the document was one.
     func finish(_ handle: (Event) throws -> Void) throws {
-        do {
-            try parser.finish()
-        } catch var error {
-            try drain(handle)
-            if error.pointer == nil { error.pointer = reader.pointer }
-            throw error
-        }
+        try parsing({ () throws(JSONError) in try parser.finish() }, handle)
         try drain(handle)
         if let errorObjects {
             throw JSONAPIErrorDocument(
@@ -116,6 +99,19 @@ final class DocumentEngine {
                 links: summary.links,
                 jsonapi: summary.jsonapi
             )
+        }
+    }
+
+    /// Runs a parser call. On a syntax fault the tokens before it are still on the tape: they are
+    /// read first, so the events before the fault are handled (faults come in document order)
+    /// and the fault gets the pointer of the resource or member it interrupted.
+    private func parsing(_ call: () throws(JSONError) -> Void, _ handle: (Event) throws -> Void) throws {
+        do {
+            try call()
+        } catch var error {
+            try drain(handle)
+            if error.pointer == nil { error.pointer = reader.pointer }
+            throw error
         }
     }
 

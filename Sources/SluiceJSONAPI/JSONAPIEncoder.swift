@@ -62,13 +62,7 @@ public final class JSONAPIEncoder: Sendable {
         meta: JSONValue? = nil,
         links: Links? = nil
     ) throws -> Data {
-        var data = Data()
-        let session = try Session(encoder: self, included: included, chunkSize: 64 * 1024) {
-            data.append(contentsOf: $0)
-        }
-        try session.writePrimary(resource)
-        try session.finish(meta: meta, links: links)
-        return data
+        try document(included: included, meta: meta, links: links) { session in try session.writePrimary(resource) }
     }
 
     /// A document whose primary data is a collection.
@@ -78,13 +72,25 @@ public final class JSONAPIEncoder: Sendable {
         meta: JSONValue? = nil,
         links: Links? = nil
     ) throws -> Data {
+        try document(included: included, meta: meta, links: links) { session in
+            try session.writer.beginArray()
+            for resource in resources { try session.writePrimary(resource) }
+            try session.writer.endArray()
+        }
+    }
+
+    /// A whole document in memory, its primary data written by `writeData`.
+    private func document(
+        included: [any Resource & Encodable],
+        meta: JSONValue?,
+        links: Links?,
+        _ writeData: (Session) throws -> Void
+    ) throws -> Data {
         var data = Data()
         let session = try Session(encoder: self, included: included, chunkSize: 64 * 1024) {
             data.append(contentsOf: $0)
         }
-        try session.writer.beginArray()
-        for resource in resources { try session.writePrimary(resource) }
-        try session.writer.endArray()
+        try writeData(session)
         try session.finish(meta: meta, links: links)
         return data
     }

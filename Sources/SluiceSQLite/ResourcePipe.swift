@@ -15,10 +15,13 @@ final class ResourcePipe: @unchecked Sendable {
         var bytesRead: Int
     }
 
-    /// What the reader ended with.
-    enum Ending {
-        case summary(DocumentSummary)
-        case failure(any Error)
+    /// What the writer takes next.
+    enum Delivery {
+        case block(Block)
+        /// The reader is done: the document's summary ...
+        case finished(DocumentSummary)
+        /// ... or the fault that stopped it (after the blocks read before it).
+        case failed(any Error)
     }
 
     /// Thrown to the reader once the writer has stopped.
@@ -29,9 +32,9 @@ final class ResourcePipe: @unchecked Sendable {
     // All state below is guarded by `condition`.
     private let condition = NSCondition()
     private var blocks: [Block] = []
-    private var ending: Ending?
+    /// How the reader ended (`.finished` or `.failed`); `nil` while it runs.
+    private var ending: Delivery?
     private var cancelled = false
-    private var readerDone = false
 
     /// Reader side: waits while the pipe is full; throws ``Cancelled`` once the writer stopped.
     func put(_ block: Block) throws {
@@ -43,24 +46,26 @@ final class ResourcePipe: @unchecked Sendable {
         condition.broadcast()
     }
 
-    /// Reader side: the last call.
-    func finish(_ end: Ending) {
+    /// Reader side: the last call, with `.finished` or `.failed`.
+    func end(_ ending: Delivery) {
         condition.lock()
-        ending = end
-        readerDone = true
+        self.ending = ending
         condition.broadcast()
         condition.unlock()
     }
 
-    /// Writer side: the next block, or `nil` with the reader's ending once every block is taken.
-    func take() -> (block: Block?, ending: Ending?) {
+    /// Writer side: the next block, or how the reader ended once every block is taken.
+    func take() -> Delivery {
         condition.lock()
         defer { condition.unlock() }
-        while blocks.isEmpty && !readerDone { condition.wait() }
-        if blocks.isEmpty { return (nil, ending) }
-        let block = blocks.removeFirst()
-        condition.broadcast()
-        return (block, nil)
+        while true {
+            if !blocks.isEmpty {
+                condition.broadcast()
+                return .block(blocks.removeFirst())
+            }
+            if let ending { return ending }
+            condition.wait()
+        }
     }
 
     /// Writer side: stops the reader (at its next block) and waits until it has ended, so that
@@ -69,7 +74,7 @@ final class ResourcePipe: @unchecked Sendable {
         condition.lock()
         cancelled = true
         condition.broadcast()
-        while !readerDone { condition.wait() }
+        while ending == nil { condition.wait() }
         condition.unlock()
     }
 
@@ -77,7 +82,7 @@ final class ResourcePipe: @unchecked Sendable {
     static func start(reading reader: FileChunkReader, with decoder: JSONAPIDecoder) -> ResourcePipe {
         let pipe = ResourcePipe()
         // The reader and decoder are used by the new thread only from here on: the importer
-        // touches neither until `finish` (or `cancelAndWait`) says the thread is done with them.
+        // touches neither until `end` (awaited by `take` or `cancelAndWait`) says the thread is done.
         let work = UncheckedBox((reader, decoder))
         let thread = Thread {
             let (reader, decoder) = work.value
@@ -95,12 +100,12 @@ final class ResourcePipe: @unchecked Sendable {
                 }
                 block.bytesRead = reader.bytesRead
                 if !block.resources.isEmpty { try pipe.put(block) }
-                pipe.finish(.summary(summary))
+                pipe.end(.finished(summary))
             } catch {
                 // The resources that closed before the fault still go to the writer.
                 block.bytesRead = reader.bytesRead
                 if !(error is Cancelled), !block.resources.isEmpty { try? pipe.put(block) }
-                pipe.finish(.failure(error))
+                pipe.end(.failed(error))
             }
         }
         thread.name = "sluice-import-reader"

@@ -1,6 +1,7 @@
-// Streams a JSON:API document into SQLite: the importer reads resources one by one as their
-// objects close (JSONAPIDecoder.forEachResource, so memory does not grow with the document) and
-// writes each into its type's table in batched transactions. A batch is committed whole or not at
+// Streams a JSON:API document into SQLite: a reading thread hands over resources as their objects
+// close (JSONAPIDecoder.forEachResource through a bounded ResourcePipe, so memory does not grow
+// with the document) and the importer's thread writes each into its type's table in batched
+// transactions. A batch is committed whole or not at
 // all, so a killed import leaves the resources of every committed batch, each with all its
 // relationship rows, and nothing half-written.
 
@@ -27,7 +28,8 @@ import SluiceJSONAPI
 /// - `documents`: one row per source, with its status, top-level `meta`, `links` and `jsonapi`
 ///   as JSON text, counts and the fault that stopped it;
 /// - `sluice_tables` and `sluice_columns`: which table and column hold each type and attribute,
-///   for the names SQLite cannot take as they are (see ``SQLiteSchemaNames``).
+///   for the names SQLite cannot take as they are (`Name` beside `name` becomes `name_2`; a type
+///   named like one of these tables gets `TYPE_resources`; an attribute `id`, `id_attribute`).
 ///
 /// Re-importing upserts: a resource already present has the attributes the document gives
 /// replaced and its relationships that have linkage rewritten; nothing is duplicated.
@@ -69,8 +71,9 @@ public final class SQLiteImporter {
     public struct Summary: Sendable {
         /// Resources written (primary data and included).
         public var resources: Int
-        /// Resources in primary data and in `included`.
+        /// Resources in primary data.
         public var primaryCount: Int
+        /// Resources in `included`.
         public var includedCount: Int
         /// Relationship rows written.
         public var relationshipRows: Int
@@ -96,7 +99,9 @@ public final class SQLiteImporter {
         /// Resources committed before the fault (all of them are in the database).
         public var committedResources: Int
 
-        public var description: String { "\(underlying) (\(committedResources) resources were imported before it)" }
+        public var description: String {
+            "\(underlying) (\(committedResources) resource\(committedResources == 1 ? "" : "s") imported before it)"
+        }
     }
 
     /// Opens (or creates) the database at `path` and its schema.
@@ -134,127 +139,153 @@ public final class SQLiteImporter {
         progress: ((Progress) -> Void)? = nil
     ) throws -> Summary {
         let started = ContinuousClock.now
-        let batchSize = max(1, options.batchSize)
         var decoder = JSONAPIDecoder()
         decoder.limits = options.limits
+        let batchSize = max(1, options.batchSize)
         let total = reader.size
-        var summary = Summary(
-            resources: 0,
-            primaryCount: 0,
-            includedCount: 0,
-            relationshipRows: 0,
-            unidentified: 0,
-            typeMismatches: 0,
-            bytes: 0,
-            batches: 0,
-            seconds: 0
-        )
-        var committed = 0
-        var bytesRead = 0
+        var session: ImportSession?
         func report(finished: Bool) {
-            progress?(
+            guard let progress, let session else { return }
+            progress(
                 Progress(
-                    bytesRead: bytesRead,
+                    bytesRead: session.bytesRead,
                     totalBytes: total,
-                    resources: summary.resources,
-                    committedResources: committed,
-                    elapsed: Self.seconds(since: started),
+                    resources: session.resources,
+                    committedResources: session.committed,
+                    elapsed: session.elapsed,
                     finished: finished
                 )
             )
         }
-        var pipe: ResourcePipe?
         do {
-            try database.writeWithoutTransaction { db in
-                let writer = try SQLiteResourceWriter(db: db)
-                try db.inTransaction(.immediate) {
-                    try SQLiteSchema.recordDocument(db, source: source, status: "importing")
-                    return .commit
-                }
-                var inBatch = 0
-                try db.beginTransaction(.immediate)
+            let summary = try database.writeWithoutTransaction { db in
+                let current = try ImportSession(db: db, source: source, batchSize: batchSize, started: started)
+                session = current
                 // Reading starts once the database is ready, on its own thread.
-                let reading = ResourcePipe.start(reading: reader, with: decoder)
-                pipe = reading
+                let pipe = ResourcePipe.start(reading: reader, with: decoder)
                 do {
-                    var documentSummary: DocumentSummary?
-                    while true {
-                        let (block, ending) = reading.take()
-                        guard let block else {
-                            switch ending {
-                            case .summary(let summary): documentSummary = summary
-                            case .failure(let error): throw error
-                            case nil: throw ResourcePipe.Cancelled()  // (a reader always ends with one)
-                            }
-                            break
-                        }
-                        for raw in block.resources {
-                            guard try writer.write(raw) else {
-                                summary.unidentified += 1
-                                continue
-                            }
-                            summary.resources += 1
-                            inBatch += 1
-                            if inBatch >= batchSize {
-                                try db.commit()
-                                committed = summary.resources
-                                summary.batches += 1
-                                inBatch = 0
-                                try db.beginTransaction(.immediate)
-                            }
-                        }
-                        bytesRead = block.bytesRead
-                        report(finished: false)
-                    }
-                    guard let document = documentSummary else { throw ResourcePipe.Cancelled() }
-                    bytesRead = reader.bytesRead
-                    summary.primaryCount = document.primaryCount
-                    summary.includedCount = document.includedCount
-                    summary.relationshipRows = writer.relationshipRows
-                    summary.typeMismatches = writer.typeMismatches
-                    summary.bytes = bytesRead
-                    summary.seconds = Self.seconds(since: started)
-                    try SQLiteSchema.finishDocument(db, source: source, summary: summary, document: document)
-                    try SQLiteSchema.createIndexes(db)
-                    try db.commit()
-                    committed = summary.resources
-                    summary.batches += 1
-                    // The whole import, the last commit and index included.
-                    summary.seconds = Self.seconds(since: started)
+                    let document = try current.write(from: pipe) { report(finished: false) }
+                    current.bytesRead = reader.bytesRead
+                    try current.complete(document)
+                    return current.summary(document)
                 } catch {
                     // Stop the reader first: from here on only this thread touches the input.
-                    reading.cancelAndWait()
-                    // The resources read before the fault are whole: keep them with the batch,
-                    // and say in `documents` why the import stopped.
-                    bytesRead = reader.bytesRead
-                    summary.relationshipRows = writer.relationshipRows
-                    summary.typeMismatches = writer.typeMismatches
-                    summary.bytes = bytesRead
-                    summary.seconds = Self.seconds(since: started)
-                    if db.isInsideTransaction {
-                        do {
-                            try SQLiteSchema.failDocument(db, source: source, summary: summary, error: error)
-                            try db.commit()
-                            committed = summary.resources
-                        } catch {
-                            // The database itself failed: the batch in progress goes.
-                            try? db.rollback()
-                        }
-                    }
+                    pipe.cancelAndWait()
+                    current.bytesRead = reader.bytesRead
+                    current.fail(error)
                     throw error
                 }
             }
-        } catch {
-            pipe?.cancelAndWait()
             report(finished: true)
-            throw Failure(underlying: error, committedResources: committed)
+            return summary
+        } catch {
+            report(finished: true)
+            throw Failure(underlying: error, committedResources: session?.committed ?? 0)
         }
-        report(finished: true)
-        return summary
+    }
+}
+
+/// One import's state on the database's thread: the writer, the open batch and the counts.
+private final class ImportSession {
+    private let db: Database
+    private let source: String
+    private let writer: SQLiteResourceWriter
+    private let batchSize: Int
+    private let started: ContinuousClock.Instant
+    private var inBatch = 0
+    private(set) var resources = 0
+    private(set) var unidentified = 0
+    /// Resources in committed batches.
+    private(set) var committed = 0
+    private(set) var batches = 0
+    /// Bytes read by the end of the last block written (the reader's count once it is done).
+    var bytesRead = 0
+
+    /// Records the document as importing (committed at once, so an interrupted import shows)
+    /// and opens the first batch.
+    init(db: Database, source: String, batchSize: Int, started: ContinuousClock.Instant) throws {
+        self.db = db
+        self.source = source
+        self.batchSize = batchSize
+        self.started = started
+        writer = try SQLiteResourceWriter(db: db)
+        try db.inTransaction(.immediate) {
+            try SQLiteSchema.recordDocument(db, source: source, status: "importing")
+            return .commit
+        }
+        try db.beginTransaction(.immediate)
     }
 
-    private static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    var elapsed: Double { (ContinuousClock.now - started) / .seconds(1) }
+
+    /// Writes every block the reader hands over, committing a batch every `batchSize`
+    /// resources; returns the document's summary when the reader ends, throws its fault.
+    func write(from pipe: ResourcePipe, progress: () -> Void) throws -> DocumentSummary {
+        while true {
+            switch pipe.take() {
+            case .block(let block):
+                for resource in block.resources { try write(resource) }
+                bytesRead = block.bytesRead
+                progress()
+            case .finished(let document):
+                return document
+            case .failed(let error):
+                throw error
+            }
+        }
+    }
+
+    private func write(_ resource: RawResource) throws {
+        guard try writer.write(resource) else {
+            unidentified += 1
+            return
+        }
+        resources += 1
+        inBatch += 1
+        if inBatch >= batchSize {
+            try commit()
+            try db.beginTransaction(.immediate)
+        }
+    }
+
+    private func commit() throws {
+        try db.commit()
+        committed = resources
+        batches += 1
+        inBatch = 0
+    }
+
+    /// Ends the last batch with the document's row and the indexes.
+    func complete(_ document: DocumentSummary) throws {
+        try SQLiteSchema.finishDocument(db, source: source, summary: summary(document), document: document)
+        try SQLiteSchema.createIndexes(db)
+        try commit()
+    }
+
+    /// Commits the resources read before `error` (they are whole) with the document's row
+    /// saying why the import stopped; when the database itself fails, the open batch goes.
+    func fail(_ error: any Error) {
+        guard db.isInsideTransaction else { return }
+        do {
+            try SQLiteSchema.failDocument(db, source: source, summary: summary(nil), error: error)
+            try commit()
+        } catch {
+            try? db.rollback()
+        }
+    }
+
+    /// The counts so far; `document` gives the primary and included counts when known.
+    func summary(_ document: DocumentSummary?) -> SQLiteImporter.Summary {
+        SQLiteImporter.Summary(
+            resources: resources,
+            primaryCount: document?.primaryCount ?? 0,
+            includedCount: document?.includedCount ?? 0,
+            relationshipRows: writer.relationshipRows,
+            unidentified: unidentified,
+            typeMismatches: writer.typeMismatches,
+            bytes: bytesRead,
+            batches: batches,
+            seconds: elapsed
+        )
     }
 }

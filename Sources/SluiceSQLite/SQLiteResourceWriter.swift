@@ -23,9 +23,9 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 extension Statement {
     /// Binds `values` to parameters 1... and runs the statement to completion.
+    /// (Every use resets the statement after its step, so it is ready for the next.)
     func run(_ values: some Collection<BoundValue>, on db: Database) throws {
         let statement = sqliteStatement
-        sqlite3_reset(statement)
         var index: Int32 = 1
         for value in values {
             switch value {
@@ -34,16 +34,23 @@ extension Statement {
             case .real(let real): sqlite3_bind_double(statement, index, real)
             case .text(var text):
                 text.withUTF8 { bytes in
-                    _ = sqlite3_bind_text(statement, index, bytes.baseAddress, Int32(bytes.count), transient)
+                    // A null pointer would bind NULL, not "": an empty string gets a real one.
+                    guard let start = bytes.baseAddress else {
+                        _ = sqlite3_bind_text64(statement, index, "", 0, transient, UInt8(SQLITE_UTF8))
+                        return
+                    }
+                    _ = sqlite3_bind_text64(statement, index, start, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
                 }
             }
             index += 1
         }
         let code = sqlite3_step(statement)
-        sqlite3_reset(statement)
         guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: sql)
+            let message = db.lastErrorMessage
+            sqlite3_reset(statement)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
         }
+        sqlite3_reset(statement)
     }
 }
 
@@ -57,8 +64,8 @@ final class SQLiteResourceWriter {
     private let insertRelationship: Statement
     private(set) var relationshipRows = 0
     private(set) var typeMismatches = 0
-    /// Reused per resource: the columns and values of the row being written.
-    private var rowColumns: [Column] = []
+    /// Reused per resource: the columns (by ordinal) and values of the row being written.
+    private var rowColumns: [Int] = []
     private var rowValues: [BoundValue] = []
     /// Whether a type had relationship rows when the import first met it: only then can a
     /// resource's linkage replace earlier rows, which must be deleted first. A fresh import
@@ -91,8 +98,10 @@ final class SQLiteResourceWriter {
         }
     }
 
-    struct Column: Equatable {
-        let attribute: String
+    struct Column {
+        /// Its index among its table's columns: rows name their columns by it, so comparing
+        /// and looking up column sets costs integer compares, not string ones.
+        let ordinal: Int
         let quoted: String
         let type: DeclaredType
     }
@@ -100,11 +109,24 @@ final class SQLiteResourceWriter {
     final class TypeTable {
         let type: String
         let quotedName: String
+        /// Columns by attribute name.
         var columns: [String: Column] = [:]
+        /// Quoted column names by ordinal.
+        var quotedNames: [String] = []
         /// Column names in use, lowercased; `id` always.
         var takenColumns: Set<String> = ["id"]
-        /// Upserts by the columns they set, keyed by those columns' names.
-        var upserts: [String: Statement] = [:]
+        /// Upserts by the ordinals of the columns they set (resources of a type mostly share
+        /// one set, so this holds a statement or two).
+        var upserts: [[Int]: Statement] = [:]
+
+        /// Adds a column named `name` for `attribute`.
+        func add(_ attribute: String, name: String, type: DeclaredType) -> Column {
+            let column = Column(ordinal: quotedNames.count, quoted: SQLiteSchemaNames.quoted(name), type: type)
+            quotedNames.append(column.quoted)
+            columns[attribute] = column
+            takenColumns.insert(name.lowercased())
+            return column
+        }
 
         init(type: String, name: String) {
             self.type = type
@@ -137,14 +159,11 @@ final class SQLiteResourceWriter {
         for row in try Row.fetchAll(db, sql: "SELECT type, attribute, column_name, declared_type FROM sluice_columns") {
             let type: String = row["type"]
             guard let table = tables[type] else { continue }
-            let name: String = row["column_name"]
-            let attribute: String = row["attribute"]
-            table.columns[attribute] = Column(
-                attribute: attribute,
-                quoted: SQLiteSchemaNames.quoted(name),
+            _ = table.add(
+                row["attribute"],
+                name: row["column_name"],
                 type: DeclaredType(rawValue: row["declared_type"]) ?? .text
             )
-            table.takenColumns.insert(name.lowercased())
         }
     }
 
@@ -167,18 +186,17 @@ final class SQLiteResourceWriter {
             }
             let stored = boundValue(value, for: column)
             // A member named twice: the last value wins, as for the readers.
-            if let earlier = rowColumns.firstIndex(of: column) {
+            if let earlier = rowColumns.firstIndex(of: column.ordinal) {
                 rowValues[earlier + 1] = stored
             } else {
-                rowColumns.append(column)
+                rowColumns.append(column.ordinal)
                 rowValues.append(stored)
             }
         }
         try upsertStatement(for: table).run(rowValues, on: db)
-        let relationships = resource.relationships
-        guard !relationships.isEmpty else { return true }
+        guard !resource.relationshipNames.isEmpty else { return true }
         let replacesLinks = try hasEarlierLinks(resource.type)
-        for (name, relationship) in relationships {
+        for (name, relationship) in zip(resource.relationshipNames, resource.relationshipValues) {
             guard let linkage = relationship.data else { continue }
             // The linkage replaces what an earlier import wrote for this relationship.
             if replacesLinks { try deleteRelationship.run([.text(resource.type), .text(key), .text(name)], on: db) }
@@ -267,34 +285,29 @@ final class SQLiteResourceWriter {
     private func addColumn(_ attribute: String, _ type: DeclaredType, to table: TypeTable) throws -> Column {
         let wanted = attribute.lowercased() == "id" ? "\(attribute)_attribute" : attribute
         let name = SQLiteSchemaNames.unique(wanted, avoiding: table.takenColumns)
-        let column = Column(attribute: attribute, quoted: SQLiteSchemaNames.quoted(name), type: type)
-        try db.execute(sql: "ALTER TABLE \(table.quotedName) ADD COLUMN \(column.quoted) \(type.rawValue)")
+        try db.execute(
+            sql: "ALTER TABLE \(table.quotedName) ADD COLUMN \(SQLiteSchemaNames.quoted(name)) \(type.rawValue)"
+        )
         try db.execute(
             sql: "INSERT INTO sluice_columns (type, attribute, column_name, declared_type) VALUES (?, ?, ?, ?)",
             arguments: [table.type, attribute, name, type.rawValue]
         )
-        table.takenColumns.insert(name.lowercased())
-        table.columns[attribute] = column
-        return column
+        return table.add(attribute, name: name, type: type)
     }
 
     /// `INSERT ... ON CONFLICT (id) DO UPDATE` for the columns of the current row, prepared once
     /// per column set (resources of a type mostly share one).
     private func upsertStatement(for table: TypeTable) throws -> Statement {
-        var signature = ""
-        for column in rowColumns {
-            signature += column.quoted
-            signature += ","
-        }
-        if let known = table.upserts[signature] { return known }
-        let names = (["id"] + rowColumns.map(\.quoted)).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: rowColumns.count + 1).joined(separator: ", ")
-        let updates = rowColumns.map { "\($0.quoted) = excluded.\($0.quoted)" }.joined(separator: ", ")
+        if let known = table.upserts[rowColumns] { return known }
+        let quoted = rowColumns.map { table.quotedNames[$0] }
+        let names = (["id"] + quoted).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ")
+        let updates = quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates)"
         let statement = try db.makeStatement(
             sql: "INSERT INTO \(table.quotedName) (\(names)) VALUES (\(placeholders)) ON CONFLICT (id) \(conflict)"
         )
-        table.upserts[signature] = statement
+        table.upserts[rowColumns] = statement
         return statement
     }
 }

@@ -113,12 +113,12 @@ enum SQLiteSchema {
 ///
 /// A type's table is named as the type, and an attribute's column as the attribute, unless SQLite
 /// cannot tell the name from one already taken: SQLite compares names without regard to ASCII
-/// case, so `Name` beside `name` becomes `Name_2`. The import's own tables (`documents`,
+/// case, so of `Name` and `name` the one seen second gets `name_2` (or `Name_2`). The import's own tables (`documents`,
 /// `relationships`, names starting `sluice_` or `sqlite_`) and the key column (`id`) are never
 /// given to a type or attribute: such a type's table is `TYPE_resources`, such an attribute's
 /// column `ATTRIBUTE_attribute`. `sluice_tables` and `sluice_columns` record every choice, so a
 /// later import (and a query) finds the same names.
-public enum SQLiteSchemaNames {
+enum SQLiteSchemaNames {
     /// Table names no resource type gets.
     static func isReservedTable(_ name: String) -> Bool {
         let lower = name.lowercased()

@@ -118,7 +118,7 @@ struct ImportCommandTests {
             {"data": [
               {"type": "documents", "id": "1", "attributes": {"Name": "a", "name": "b", "note": null}},
               {"type": "documents", "id": "2", "attributes": {"name": "c", "size": 12, "note": "later", "big": 1e999}},
-              {"type": "documents", "id": "3", "attributes": {"size": "huge"}},
+              {"type": "documents", "id": "3", "attributes": {"size": "huge", "note": ""}},
               {"type": "widgets", "lid": "w-1", "attributes": {"size": "large"}}
             ]}
             """
@@ -151,6 +151,8 @@ struct ImportCommandTests {
             #expect(second["note"] as String == "later")
             #expect(second["big"] as String == "1e999")
             #expect(try String.fetchOne(db, sql: "SELECT size FROM documents_resources WHERE id = '3'") == "huge")
+            // An empty string is stored as one, not as NULL.
+            #expect(try String.fetchOne(db, sql: "SELECT note FROM documents_resources WHERE id = '3'") == "")
             #expect(try String.fetchOne(db, sql: "SELECT size FROM widgets WHERE id = 'w-1'") == "large")
         }
     }
