@@ -83,6 +83,9 @@ public final class JSONWriter {
 
     /// Creates a writer that hands its output to `sink` in chunks of `options.chunkSize` bytes.
     public init(options: Options = Options(), sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+        // Checked here too: `chunkSize` is settable after `Options.init`, and 0 would hand the
+        // sink empty chunks forever.
+        precondition(options.chunkSize > 0, "chunkSize must be positive")
         self.sink = sink
         chunkSize = options.chunkSize
         output = .allocate(capacity: 1)
@@ -167,6 +170,10 @@ public final class JSONWriter {
         guard isNumber else { throw Failure(message: "\(String(reflecting: text)) is not a JSON number.") }
         try writeNumber(text)
     }
+
+    /// Writes number text the caller has already checked (the encoder's tree holds only valid
+    /// text): no second pass over it.
+    package func number(validatedText text: String) throws { try writeNumber(text) }
 
     /// Writes number text known to be valid: no second check of text the writer made itself.
     private func writeNumber(_ text: String) throws {

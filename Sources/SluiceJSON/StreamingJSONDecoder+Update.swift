@@ -27,6 +27,8 @@ extension StreamingJSONDecoder {
             negativeInfinity: "-Infinity",
             nan: "NaN"
         )
+        // The same userInfo both ways: a model whose coding reads it writes what it reads back.
+        encoder.userInfo = options.userInfo
         let current = try JSONParser.parse(encoder.encode(value))
         var fallbackOptions = TapeDecodingOptions()
         fallbackOptions.nonConformingFloatStrategy = .convertFromString(

@@ -130,10 +130,17 @@ public final class StreamingJSONEncoder: Sendable {
 
     /// A tree recorder and writer options under the current settings, for encoders built on
     /// this one.
-    package func makeTree(chunkSize: Int) -> (tree: EncodingTree, writerOptions: JSONWriter.Options, sortsKeys: Bool) {
+    ///
+    /// - Parameter baseDepth: How many containers the recorded values will be written inside
+    ///   (the JSON:API encoder writes a model's members three levels down), so that the depth
+    ///   check counts them.
+    package func makeTree(
+        chunkSize: Int,
+        baseDepth: Int = 0
+    ) -> (tree: EncodingTree, writerOptions: JSONWriter.Options, sortsKeys: Bool) {
         let settings = self.settings.snapshot
         return (
-            EncodingTree(settings: settings),
+            EncodingTree(settings: settings, baseDepth: baseDepth),
             JSONWriter.Options(
                 prettyPrinted: settings.outputFormatting.contains(.prettyPrinted),
                 escapesSlashes: !settings.outputFormatting.contains(.withoutEscapingSlashes),
@@ -159,17 +166,10 @@ public final class StreamingJSONEncoder: Sendable {
         chunkSize: Int = 64 * 1024,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let settings = self.settings.snapshot
-        let node = try EncodingTree(settings: settings).node(for: value, path: [])
-        let writer = JSONWriter(
-            options: JSONWriter.Options(
-                prettyPrinted: settings.outputFormatting.contains(.prettyPrinted),
-                escapesSlashes: !settings.outputFormatting.contains(.withoutEscapingSlashes),
-                chunkSize: chunkSize
-            ),
-            sink: sink
-        )
-        try node.write(to: writer, sortingKeys: settings.outputFormatting.contains(.sortedKeys))
+        let (tree, writerOptions, sortsKeys) = makeTree(chunkSize: chunkSize)
+        let node = try tree.node(for: value, path: [])
+        let writer = JSONWriter(options: writerOptions, sink: sink)
+        try node.write(to: writer, sortingKeys: sortsKeys)
         try writer.finish()
     }
 }
@@ -197,7 +197,8 @@ package enum EncodedNode {
         switch self {
         case .null: try writer.null()
         case .bool(let value): try writer.bool(value)
-        case .number(let text): try writer.number(text: text)
+        // Number text in the tree is valid: the tree makes it, or checks a JSONValue's.
+        case .number(let text): try writer.number(validatedText: text)
         case .double(let value): try writer.number(value)
         case .string(let text): try writer.string(text)
         case .slot(let slot): try (slot.node ?? .object(EncodedObject())).write(to: writer, sortingKeys: sortingKeys)
@@ -220,6 +221,24 @@ package enum EncodedNode {
                 }
             }
             try writer.endObject()
+        }
+    }
+}
+
+extension EncodedNode {
+    /// The recorded value as a ``JSONValue``, members in recorded order (sorting, if any, is the
+    /// writer's): for values carried inside other documents, such as atomic operations' data.
+    package var jsonValue: JSONValue {
+        switch self {
+        case .null: .null
+        case .bool(let value): .bool(value)
+        case .number(let text): .number(text)
+        case .double(let value): .number(JSONNumberText.shortestText(value))
+        case .string(let text): .string(text)
+        case .slot(let slot): slot.node?.jsonValue ?? .object(JSONObject())
+        case .tagged(_, let node): node.jsonValue
+        case .array(let array): .array(array.elements.map(\.jsonValue))
+        case .object(let object): .object(JSONObject(zip(object.keys, object.values.map(\.jsonValue)).map { ($0, $1) }))
         }
     }
 }
@@ -248,9 +267,35 @@ package final class EncodedArray {
 /// holds it, and copying one reference is cheaper than copying the settings' references.
 package final class EncodingTree {
     let settings: StreamingJSONEncoder.Settings
+    /// Containers the recorded values are written inside (see `makeTree`).
+    let baseDepth: Int
+    /// What is known about the types met in this encode: a short list in front of the
+    /// process-wide cache, whose lock would otherwise be taken for every non-scalar value.
+    private var knownKinds: [(type: ObjectIdentifier, kind: EncodingKind)] = []
 
-    init(settings: StreamingJSONEncoder.Settings) {
+    init(settings: StreamingJSONEncoder.Settings, baseDepth: Int = 0) {
         self.settings = settings
+        self.baseDepth = baseDepth
+    }
+
+    private func kind<T>(of type: T.Type) -> EncodingKind {
+        let identifier = ObjectIdentifier(type)
+        for known in knownKinds where known.type == identifier { return known.kind }
+        let kind = EncodingKind.of(type)
+        if knownKinds.count < 32 { knownKinds.append((identifier, kind)) }
+        return kind
+    }
+
+    /// Refuses a container at `path` that the writer could not nest: while recording, before
+    /// any text reaches a sink, rather than halfway through the output. A container at `path`
+    /// is the (count + 1 + baseDepth)th open one.
+    func checkDepth(_ value: Any, _ type: Any.Type, _ path: [any CodingKey]) throws {
+        guard path.count + baseDepth >= JSONWriter.maxDepth else { return }
+        throw invalid(
+            value,
+            path,
+            "\(type) would nest deeper than the \(JSONWriter.maxDepth) levels JSON is written with"
+        )
     }
 
     /// This tree, or one like it without a key strategy, for ``JSONEncodingFixedKeys`` types.
@@ -260,7 +305,7 @@ package final class EncodingTree {
         if let plainTree { return plainTree }
         var plain = settings
         plain.keyStrategy = .useDefaultKeys
-        let made = EncodingTree(settings: plain)
+        let made = EncodingTree(settings: plain, baseDepth: baseDepth)
         plainTree = made
         return made
     }
@@ -281,17 +326,9 @@ package final class EncodingTree {
         if T.self == URL.self { return .string(_identityCast(value, to: URL.self).absoluteString) }
         if T.self == Date.self { return try date(_identityCast(value, to: Date.self), path: path()) }
         if T.self == Data.self { return try data(_identityCast(value, to: Data.self), path: path()) }
-        let kind = EncodingKind.of(T.self)
+        let kind = kind(of: T.self)
         let path = path()
-        // A container at this path is the (count + 1)th open one. Refused while recording,
-        // before any text reaches a sink, rather than by the writer halfway through the output.
-        if path.count >= JSONWriter.maxDepth {
-            throw invalid(
-                value,
-                path,
-                "\(T.self) would nest deeper than the \(JSONWriter.maxDepth) levels JSON is written with"
-            )
-        }
+        try checkDepth(value, T.self, path)
         if let shortcut = kind.shortcut {
             return try Self.open(shortcut, value, tree: self, path: path)
         }
@@ -553,27 +590,27 @@ struct TreeUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt128) throws { array.elements.append(.number(String(value))) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        array.elements.append(try tree.node(for: value, path: codingPath + [AnyCodingKey(intValue: count)]))
+        array.elements.append(try tree.node(for: value, path: codingPath + [ElementKey(count)]))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy keyType: NestedKey.Type
     ) -> KeyedEncodingContainer<NestedKey> {
         let nested = EncodedObject()
-        let path = codingPath + [AnyCodingKey(intValue: count)]
+        let path = codingPath + [ElementKey(count)]
         array.elements.append(.object(nested))
         return KeyedEncodingContainer(TreeKeyedContainer<NestedKey>(tree: tree, object: nested, codingPath: path))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let nested = EncodedArray()
-        let path = codingPath + [AnyCodingKey(intValue: count)]
+        let path = codingPath + [ElementKey(count)]
         array.elements.append(.array(nested))
         return TreeUnkeyedContainer(tree: tree, array: nested, codingPath: path)
     }
 
     mutating func superEncoder() -> any Encoder {
-        let encoder = TreeEncoder(tree: tree, path: codingPath + [AnyCodingKey(intValue: count)])
+        let encoder = TreeEncoder(tree: tree, path: codingPath + [ElementKey(count)])
         array.elements.append(.slot(encoder.slot))
         return encoder
     }
@@ -610,7 +647,8 @@ struct EncodingKind {
     var tag: String?
     var fixedKeys: Bool
 
-    /// Worked out once per type per process (see ``TypeFacts``).
+    /// Worked out once per type per process (see ``TypeFacts``); trees keep their own short
+    /// list in front of it.
     static let shared = TypeFacts<EncodingKind>()
 
     static func of<T>(_ type: T.Type) -> EncodingKind {
@@ -642,13 +680,13 @@ extension Array: TreeEncodable where Element: Encodable {
         if let scalar = TapeScalar(Element.self) {
             while index < count {
                 array.elements.append(
-                    try tree.scalarNode(scalar, self[index], path: path + [AnyCodingKey(intValue: index)])
+                    try tree.scalarNode(scalar, self[index], path: path + [ElementKey(index)])
                 )
                 index += 1
             }
         } else {
             while index < count {
-                array.elements.append(try tree.node(for: self[index], path: path + [AnyCodingKey(intValue: index)]))
+                array.elements.append(try tree.node(for: self[index], path: path + [ElementKey(index)]))
                 index += 1
             }
         }
@@ -671,21 +709,32 @@ extension Dictionary: TreeEncodable where Key == String, Value: Encodable {
 
 extension JSONValue: TreeEncodable {
     /// Written as it is: numbers with their text (no trip through Int or Double, so no digit is
-    /// lost), member names unconverted by key strategies.
+    /// lost), member names unconverted by key strategies. Checked as the tree's own values are:
+    /// number text against JSON's grammar, nesting against the writer's depth.
     func node(in tree: EncodingTree, path: [any CodingKey]) throws -> EncodedNode {
         switch self {
         case .null: return .null
         case .bool(let value): return .bool(value)
-        case .number(let text): return .number(text)
+        case .number(let text):
+            var checked = text
+            guard checked.withUTF8({ JSONNumberText.isNumber(UnsafeRawBufferPointer($0)) }) else {
+                throw tree.invalid(self, path, "\(String(reflecting: text)) is not a JSON number")
+            }
+            return .number(text)
         case .string(let text): return .string(text)
         case .array(let elements):
+            try tree.checkDepth(self, JSONValue.self, path)
             let array = EncodedArray()
-            array.elements = try elements.map { try $0.node(in: tree, path: path) }
+            array.elements.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                array.elements.append(try element.node(in: tree, path: path + [ElementKey(index)]))
+            }
             return .array(array)
         case .object(let object):
+            try tree.checkDepth(self, JSONValue.self, path)
             let encoded = EncodedObject()
             for (key, value) in zip(object.keys, object.values) {
-                encoded.append(key, try value.node(in: tree, path: path))
+                encoded.append(key, try value.node(in: tree, path: path + [AnyCodingKey(key)]))
             }
             return .object(encoded)
         }

@@ -183,7 +183,8 @@ public final class TapeDecodingContext: @unchecked Sendable {
     public let options: TapeDecodingOptions
     /// Whether any option needs a look at scalars beyond the strict fast path.
     let readsScalarsLeniently: Bool
-    /// Whether decodeValue must consult converters, uniquing or parent links for composite types.
+    /// Whether decodeValue must consult converters or uniquing for composite types (parent links
+    /// are handled either way).
     let hasTypeHooks: Bool
     /// Whether keyed containers must consult the member check or the ignored keys.
     let checksMembers: Bool

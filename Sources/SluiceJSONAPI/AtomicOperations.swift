@@ -131,12 +131,10 @@ public struct AtomicOperation: Sendable, Hashable, Codable {
 
     /// The resource object `encoder` writes for `resource`, as a value.
     static func resourceObject<R: Resource & Encodable>(_ resource: R, encoder: JSONAPIEncoder) throws -> JSONValue {
-        let document = try encoder.encode(resource)
-        let tape = try JSONParser.parse(document)
-        guard let data = try tape.value(at: tape.startIndex)["data"] else {
-            preconditionFailure("Internal inconsistency: an encoded document without data")
-        }
-        return try data.jsonValue()
+        // Written five containers down: the document, `atomic:operations`, the operation, `data`
+        // and `attributes`.
+        let tree = encoder.valueEncoder.makeTree(chunkSize: 64 * 1024, baseDepth: 5).tree
+        return try ResourceRecorder(tree: tree, fields: encoder.fields).resourceObject(resource).node.jsonValue
     }
 
     // MARK: Rules
@@ -318,8 +316,9 @@ public struct AtomicDocument: Sendable, Hashable {
         try validate()
     }
 
-    /// The members as they are written.
-    struct Wire: Codable {
+    /// The document as written. Its member names (`atomic:operations`, `op`, `ref`, ...) are the
+    /// extension's: no key strategy renames them.
+    struct Wire: Codable, JSONEncodingFixedKeys {
         var operations: [AtomicOperation]?
         var results: [AtomicResult]?
         var meta: JSONValue?

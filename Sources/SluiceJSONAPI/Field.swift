@@ -67,7 +67,6 @@ extension KeyedDecodingContainer {
     /// Reads a ``Field``: absent when the member is missing, `null`, or the value.
     public func decode<Value: Decodable>(_ type: Field<Value>.Type, forKey key: Key) throws -> Field<Value> {
         guard contains(key) else { return .absent }
-        if try decodeNil(forKey: key) { return .null }
-        return .value(try decode(Value.self, forKey: key))
+        return try decodeIfPresent(Value.self, forKey: key).map(Field.value) ?? .null
     }
 }

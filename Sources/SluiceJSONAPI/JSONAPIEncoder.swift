@@ -115,9 +115,9 @@ public final class JSONAPIEncoder: Sendable {
     /// One document being written: opened up to the primary data when made, closed by `finish`.
     final class Session {
         let writer: JSONWriter
-        private let tree: EncodingTree
+        private let recorder: ResourceRecorder
+        private var tree: EncodingTree { recorder.tree }
         private let sortsKeys: Bool
-        private let fields: [String: Set<String>]
         private let jsonapi: JSONAPIObject?
         /// The included resources, recorded once up front, without duplicates among themselves.
         private var included: [(node: EncodedNode, identity: ResourceIdentity?)] = []
@@ -126,10 +126,6 @@ public final class JSONAPIEncoder: Sendable {
         /// resources however many primary resources stream through.
         private var writtenAsPrimary = Set<ResourceIdentity>()
         private var includedIdentities = Set<ResourceIdentity>()
-        /// The specification's own members by the name a model's property for them is written
-        /// as under the key strategy (`id` stays `id` under the default and snake/kebab case; a
-        /// custom strategy may rename it): they are filed by role and written by their own names.
-        private let specMembers: [String: String]
 
         init(
             encoder: JSONAPIEncoder,
@@ -137,19 +133,16 @@ public final class JSONAPIEncoder: Sendable {
             chunkSize: Int,
             sink: @escaping (UnsafeRawBufferPointer) throws -> Void
         ) throws {
-            let made = encoder.valueEncoder.makeTree(chunkSize: chunkSize)
-            tree = made.tree
+            // A model's members are written inside the document, `data` (or `included`) and
+            // `attributes`: three containers the depth check must count.
+            let made = encoder.valueEncoder.makeTree(chunkSize: chunkSize, baseDepth: 3)
+            let settings = encoder.settings.snapshot
+            recorder = ResourceRecorder(tree: made.tree, fields: settings.fields)
             sortsKeys = made.sortsKeys
             writer = JSONWriter(options: made.writerOptions, sink: sink)
-            let settings = encoder.settings.snapshot
-            (fields, jsonapi) = (settings.fields, settings.jsonapi)
-            var specMembers: [String: String] = [:]
-            for name in ["type", "id", "lid", "meta", "links"] {
-                specMembers[tree.topLevelMemberName(for: name)] = name
-            }
-            self.specMembers = specMembers
+            jsonapi = settings.jsonapi
             for resource in included {
-                let recorded = try resourceObject(resource)
+                let recorded = try recorder.resourceObject(resource)
                 if let identity = recorded.identity {
                     // A second resource with the same identity is a duplicate; one without an
                     // identity (no id, no lid) cannot be told apart and is kept.
@@ -163,71 +156,9 @@ public final class JSONAPIEncoder: Sendable {
 
         /// Writes one resource of the primary data.
         func writePrimary<R: Resource & Encodable>(_ resource: R) throws {
-            let (node, identity) = try resourceObject(resource)
+            let (node, identity) = try recorder.resourceObject(resource)
             if let identity, includedIdentities.contains(identity) { writtenAsPrimary.insert(identity) }
             try node.write(to: writer, sortingKeys: sortsKeys)
-        }
-
-        /// The resource object for `resource`, and its identity.
-        private func resourceObject<R: Resource & Encodable>(
-            _ resource: R
-        ) throws -> (node: EncodedNode, identity: ResourceIdentity?) {
-            let type = R.resourceType
-            let recorded = try tree.node(for: resource, path: [])
-            guard case .object(let members) = recorded else {
-                throw EncodingError.invalidValue(
-                    resource,
-                    EncodingError.Context(
-                        codingPath: [],
-                        debugDescription: "A \(R.self) resource must encode as an object."
-                    )
-                )
-            }
-            let object = EncodedObject()
-            object.append("type", .string(type))
-            let attributes = EncodedObject()
-            let relationships = EncodedObject()
-            var meta: EncodedNode?
-            var links: EncodedNode?
-            var id: String?
-            var lid: String?
-            let sparse = fields[type]
-            for (written, value) in zip(members.keys, members.values) {
-                let name = specMembers[written] ?? written
-                switch name {
-                case "type":
-                    continue
-                case "id", "lid":
-                    guard case .string(let text) = value else {
-                        throw EncodingError.invalidValue(
-                            resource,
-                            EncodingError.Context(
-                                codingPath: [AnyCodingKey(name)],
-                                debugDescription: "A resource's \(name) must be a string."
-                            )
-                        )
-                    }
-                    if name == "id" { id = text } else { lid = text }
-                case "meta": meta = value
-                case "links": links = value
-                default:
-                    if let sparse, !sparse.contains(name) { continue }
-                    if case .tagged(relationshipTag, let relationship) = value {
-                        // A relationship without linkage, meta or links says nothing: left out.
-                        if case .object(let body) = relationship, body.keys.isEmpty { continue }
-                        relationships.append(name, relationship)
-                    } else {
-                        attributes.append(name, value)
-                    }
-                }
-            }
-            if let id { object.append("id", .string(id)) }
-            if let lid { object.append("lid", .string(lid)) }
-            if !attributes.keys.isEmpty { object.append("attributes", .object(attributes)) }
-            if !relationships.keys.isEmpty { object.append("relationships", .object(relationships)) }
-            if let links { object.append("links", links) }
-            if let meta { object.append("meta", meta) }
-            return (.object(object), ResourceIdentity(type: type, id: id, lid: lid))
         }
 
         /// Writes `included` (without the resources primary data already holds), `meta`,
@@ -242,7 +173,7 @@ public final class JSONAPIEncoder: Sendable {
             }
             if let meta {
                 try writer.key("meta")
-                try writer.value(meta)
+                try tree.node(for: meta, path: [AnyCodingKey("meta")]).write(to: writer, sortingKeys: sortsKeys)
             }
             if let links {
                 try writer.key("links")
@@ -255,5 +186,88 @@ public final class JSONAPIEncoder: Sendable {
             try writer.endObject()
             try writer.finish()
         }
+    }
+}
+
+/// Records resource models as resource objects under the encoder's settings: what the
+/// document session writes, and what atomic operations carry as `data`.
+struct ResourceRecorder {
+    let tree: EncodingTree
+    private let fields: [String: Set<String>]
+    /// The specification's own members by the name a model's property for them is written as
+    /// under the key strategy (`id` stays `id` under the default and snake/kebab case; a custom
+    /// strategy may rename it): they are filed by role and written by their own names.
+    private let specMembers: [String: String]
+
+    init(tree: EncodingTree, fields: [String: Set<String>]) {
+        self.tree = tree
+        self.fields = fields
+        var specMembers: [String: String] = [:]
+        for name in ["type", "id", "lid", "meta", "links"] {
+            specMembers[tree.topLevelMemberName(for: name)] = name
+        }
+        self.specMembers = specMembers
+    }
+
+    /// The resource object for `resource`, and its identity.
+    func resourceObject<R: Resource & Encodable>(
+        _ resource: R
+    ) throws -> (node: EncodedNode, identity: ResourceIdentity?) {
+        let type = R.resourceType
+        let recorded = try tree.node(for: resource, path: [])
+        guard case .object(let members) = recorded else {
+            throw EncodingError.invalidValue(
+                resource,
+                EncodingError.Context(
+                    codingPath: [],
+                    debugDescription: "A \(R.self) resource must encode as an object."
+                )
+            )
+        }
+        let object = EncodedObject()
+        object.append("type", .string(type))
+        let attributes = EncodedObject()
+        let relationships = EncodedObject()
+        var meta: EncodedNode?
+        var links: EncodedNode?
+        var id: String?
+        var lid: String?
+        let sparse = fields[type]
+        for (written, value) in zip(members.keys, members.values) {
+            let name = specMembers[written] ?? written
+            switch name {
+            case "type":
+                continue
+            case "id", "lid":
+                guard case .string(let text) = value else {
+                    throw EncodingError.invalidValue(
+                        resource,
+                        EncodingError.Context(
+                            codingPath: [AnyCodingKey(name)],
+                            debugDescription: "A resource's \(name) must be a string."
+                        )
+                    )
+                }
+                if name == "id" { id = text } else { lid = text }
+            case "meta": meta = value
+            case "links": links = value
+            default:
+                if let sparse, !sparse.contains(name) { continue }
+                if case .tagged(relationshipTag, let relationship) = value {
+                    // A relationship without linkage, meta or links says nothing: left out.
+                    if case .object(let body) = relationship, body.keys.isEmpty { continue }
+                    relationships.append(name, relationship)
+                } else {
+                    attributes.append(name, value)
+                }
+            }
+        }
+        if let id { object.append("id", .string(id)) }
+        if let lid { object.append("lid", .string(lid)) }
+        if !attributes.keys.isEmpty { object.append("attributes", .object(attributes)) }
+        if !relationships.keys.isEmpty { object.append("relationships", .object(relationships)) }
+        if let links { object.append("links", links) }
+        if let meta { object.append("meta", meta) }
+        return (.object(object), ResourceIdentity(type: type, id: id, lid: lid))
     }
 }

@@ -104,6 +104,15 @@ struct EncodingTests {
         )
     }
 
+    @Test("sorted keys reach every object of the document, top-level meta included")
+    func sortedKeysEverywhere() throws {
+        let encoder = JSONAPIEncoder()
+        encoder.valueEncoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let meta = JSONValue.object(JSONObject([("z", .number("1")), ("a", .number("2"))]))
+        let text = Self.text(try encoder.encode(ArticlePatch(id: "1", title: .value("T")), meta: meta))
+        #expect(text == #"{"data":{"attributes":{"title":"T"},"id":"1","type":"articles"},"meta":{"a":2,"z":1}}"#)
+    }
+
     @Test("null versus absent for attributes and to-one relationships, and lid for new resources")
     func nullVersusAbsent() throws {
         let patch = ArticlePatch(id: "1", title: .value("New"), summary: .null, author: .null, editor: .unchanged)

@@ -258,4 +258,28 @@ struct StreamingJSONEncoderTests {
         let fits = try StreamingJSONEncoder().encode(Chain(depth: JSONWriter.maxDepth))
         #expect(try StreamingJSONDecoder().decode(JSONValue.self, from: fits) != .null)
     }
+
+    struct Carrier: Encodable {
+        var payload: JSONValue
+    }
+
+    @Test("JSONValue subtrees are checked while recording: number text and nesting, with their paths")
+    func jsonValueChecks() throws {
+        var chunks = 0
+        let bad = Carrier(payload: .array([.number("1"), .object(JSONObject([("n", .number("0x1F"))]))]))
+        do {
+            try StreamingJSONEncoder().encode(bad, chunkSize: 1) { _ in chunks += 1 }
+            Issue.record("an invalid number was written")
+        } catch let EncodingError.invalidValue(_, context) {
+            #expect(context.codingPath.map(\.stringValue) == ["payload", "1", "n"])
+            #expect(context.debugDescription.contains("\"0x1F\" is not a JSON number"))
+        }
+        #expect(chunks == 0)
+        var deep = JSONValue.null
+        for _ in 0..<200 { deep = .array([deep]) }
+        #expect(throws: EncodingError.self) {
+            try StreamingJSONEncoder().encode(Carrier(payload: deep), chunkSize: 1) { _ in chunks += 1 }
+        }
+        #expect(chunks == 0)
+    }
 }
