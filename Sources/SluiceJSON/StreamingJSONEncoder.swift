@@ -289,12 +289,13 @@ package final class EncodingTree {
     /// Refuses a container at `path` that the writer could not nest: while recording, before
     /// any text reaches a sink, rather than halfway through the output. A container at `path`
     /// is the (count + 1 + baseDepth)th open one.
-    func checkDepth(_ value: Any, _ type: Any.Type, _ path: [any CodingKey]) throws {
+    /// (Generic, so that the value is boxed as `Any` only for the error.)
+    func checkDepth<T>(_ value: T, _ path: [any CodingKey]) throws {
         guard path.count + baseDepth >= JSONWriter.maxDepth else { return }
         throw invalid(
             value,
             path,
-            "\(type) would nest deeper than the \(JSONWriter.maxDepth) levels JSON is written with"
+            "\(T.self) would nest deeper than the \(JSONWriter.maxDepth) levels JSON is written with"
         )
     }
 
@@ -328,7 +329,7 @@ package final class EncodingTree {
         if T.self == Data.self { return try data(_identityCast(value, to: Data.self), path: path()) }
         let kind = kind(of: T.self)
         let path = path()
-        try checkDepth(value, T.self, path)
+        try checkDepth(value, path)
         if let shortcut = kind.shortcut {
             return try Self.open(shortcut, value, tree: self, path: path)
         }
@@ -712,32 +713,67 @@ extension JSONValue: TreeEncodable {
     /// lost), member names unconverted by key strategies. Checked as the tree's own values are:
     /// number text against JSON's grammar, nesting against the writer's depth.
     func node(in tree: EncodingTree, path: [any CodingKey]) throws -> EncodedNode {
+        do {
+            return try node(in: tree, depth: path.count)
+        } catch {
+            // The fault's path, collected innermost first on the way out.
+            throw tree.invalid(error.value, path + error.keys.reversed(), error.reason)
+        }
+    }
+
+    /// A value the tree refuses, and the keys from it up to where the recursion started: no
+    /// path is built for the values that are fine.
+    private struct Fault: Error {
+        let value: JSONValue
+        let reason: String
+        var keys: [any CodingKey] = []
+    }
+
+    private func node(in tree: EncodingTree, depth: Int) throws(Fault) -> EncodedNode {
         switch self {
         case .null: return .null
         case .bool(let value): return .bool(value)
         case .number(let text):
             var checked = text
             guard checked.withUTF8({ JSONNumberText.isNumber(UnsafeRawBufferPointer($0)) }) else {
-                throw tree.invalid(self, path, "\(String(reflecting: text)) is not a JSON number")
+                throw Fault(value: self, reason: "\(String(reflecting: text)) is not a JSON number")
             }
             return .number(text)
         case .string(let text): return .string(text)
         case .array(let elements):
-            try tree.checkDepth(self, JSONValue.self, path)
+            try checkDepth(depth, in: tree)
             let array = EncodedArray()
             array.elements.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                array.elements.append(try element.node(in: tree, path: path + [ElementKey(index)]))
+                do {
+                    array.elements.append(try element.node(in: tree, depth: depth + 1))
+                } catch var fault {
+                    fault.keys.append(ElementKey(index))
+                    throw fault
+                }
             }
             return .array(array)
         case .object(let object):
-            try tree.checkDepth(self, JSONValue.self, path)
+            try checkDepth(depth, in: tree)
             let encoded = EncodedObject()
             for (key, value) in zip(object.keys, object.values) {
-                encoded.append(key, try value.node(in: tree, path: path + [AnyCodingKey(key)]))
+                do {
+                    encoded.append(key, try value.node(in: tree, depth: depth + 1))
+                } catch var fault {
+                    fault.keys.append(AnyCodingKey(key))
+                    throw fault
+                }
             }
             return .object(encoded)
         }
+    }
+
+    private func checkDepth(_ depth: Int, in tree: EncodingTree) throws(Fault) {
+        guard depth + tree.baseDepth >= JSONWriter.maxDepth else { return }
+        throw Fault(
+            value: self,
+            reason: "JSONValue would nest deeper than the \(JSONWriter.maxDepth) levels JSON is written with"
+        )
     }
 }
 
