@@ -114,43 +114,10 @@ package enum JSONDateText {
     /// units of `1 / scale` seconds: scale 1 for seconds, 1000 for milliseconds.
     ///
     /// The text must follow JSON's number grammar exactly (`-? int frac? exp?`): no sign `+`, no spaces, no
-    /// `nan`, `inf` or hexadecimal, which `Double.init(_:)` would otherwise take. A whole number of up to 15
-    /// digits, the usual timestamp, is converted by hand without allocating; anything else goes through
-    /// `Double.init(_:)`, which rounds correctly. A result too large to be finite is nil.
+    /// `nan`, `inf` or hexadecimal. The number reader the decoder uses converts it (exactly for the usual
+    /// timestamps, correctly rounded otherwise, without allocating). A result too large to be finite is nil.
     static func epochNumber(_ text: UnsafeRawBufferPointer, scale: Double) -> Date? {
-        var cursor = Cursor(text: text)
-        let negative = cursor.skip(ASCII.minus)
-        var integer = 0
-        var integerDigits = 0
-        if cursor.skip(ASCII.zero) {
-            integerDigits = 1
-        } else {
-            while let digit = cursor.digit() {
-                // Numbers over 15 digits take the slow path, so `integer` stops at 16 digits and never overflows.
-                if integerDigits < 16 { integer = integer * 10 + digit }
-                integerDigits += 1
-            }
-        }
-        guard integerDigits > 0 else { return nil }
-        var isWholeNumber = true
-        if cursor.skip(ASCII.point) {
-            isWholeNumber = false
-            guard cursor.skipDigits() > 0 else { return nil }
-        }
-        if cursor.skip(ASCII.lowerE) || cursor.skip(ASCII.upperE) {
-            isWholeNumber = false
-            _ = cursor.skip(ASCII.plus) || cursor.skip(ASCII.minus)
-            guard cursor.skipDigits() > 0 else { return nil }
-        }
-        guard cursor.isAtEnd else { return nil }
-        let value: Double
-        if isWholeNumber && integerDigits <= 15 {
-            // Below 2^53, so the conversion is exact.
-            value = Double(negative ? -integer : integer)
-        } else {
-            guard let parsed = Double(String(decoding: text, as: UTF8.self)) else { return nil }
-            value = parsed
-        }
+        guard JSONNumberText.isNumber(text), let value = try? JSONNumberText.double(text) else { return nil }
         let seconds = value / scale
         guard seconds.isFinite else { return nil }
         return Date(timeIntervalSince1970: seconds)
@@ -267,8 +234,6 @@ package enum JSONDateText {
         static let lowerT = UInt8(ascii: "t")
         static let upperZ = UInt8(ascii: "Z")
         static let lowerZ = UInt8(ascii: "z")
-        static let upperE = UInt8(ascii: "E")
-        static let lowerE = UInt8(ascii: "e")
     }
 
     /// The English names HTTP dates use, as bytes, in the order their index means (Sunday and January first).
@@ -328,13 +293,6 @@ package enum JSONDateText {
             guard let byte = peek(), byte >= ASCII.zero, byte <= ASCII.nine else { return nil }
             index += 1
             return Int(byte - ASCII.zero)
-        }
-
-        /// Moves past as many digits as there are and returns how many.
-        mutating func skipDigits() -> Int {
-            var count = 0
-            while digit() != nil { count += 1 }
-            return count
         }
 
         /// Reads exactly `count` digits as a decimal number.

@@ -28,7 +28,7 @@ public enum JSONKeyStrategy: Sendable {
     /// Calls `body` with a matcher that tells whether a member name (UTF-8 bytes) stands for `key`.
     /// The key's bytes (or a custom strategy's member name) are prepared once, so a lookup that
     /// compares many member names pays for the key only once. The matcher accepts every spelling
-    /// the strategy allows; ``firstMember(of:forKey:)`` also lets an exact spelling win.
+    /// the strategy allows; ``member(forKey:search:)`` also lets an exact spelling win.
     package func withMatcher<R>(forKey key: String, _ body: ((UnsafeRawBufferPointer) -> Bool) -> R) -> R {
         var target: String
         switch self {
@@ -60,19 +60,36 @@ public enum JSONKeyStrategy: Sendable {
     /// The value of the member of `object` that stands for `key`: the exact spelling first, then
     /// any other the strategy accepts.
     package func firstMember(of object: JSONTape.Value, forKey key: String) -> JSONTape.Value? {
+        member(forKey: key) { object.firstMember(where: $0) }
+    }
+
+    /// The member that stands for `key`, found by `search` (which returns the first member whose
+    /// name satisfies its predicate, in whatever order it looks): the exact spelling first, then
+    /// any other the strategy accepts. The tape decoder searches from its cursor; others from
+    /// the start of the object.
+    ///
+    /// Inlined, with the default strategy first: the tape decoder calls it for every property.
+    @inline(__always)
+    package func member(
+        forKey key: String,
+        search: ((UnsafeRawBufferPointer) -> Bool) -> JSONTape.Value?
+    ) -> JSONTape.Value? {
         switch self {
-        case .useDefaultKeys, .custom, .convertMemberNames:
-            return withMatcher(forKey: key) { object.firstMember(where: $0) }
+        case .useDefaultKeys:
+            var key = key
+            return key.withUTF8 { keyBytes in search { $0.hasSameBytes(as: UnsafeRawBufferPointer(keyBytes)) } }
+        case .custom, .convertMemberNames:
+            return withMatcher(forKey: key, search)
         case .convertFromSnakeCase, .convertFromKebabCase, .loose:
             var key = key
             return key.withUTF8 { keyBytes in
                 let keyBuffer = UnsafeRawBufferPointer(keyBytes)
-                if let exact = object.firstMember(where: { $0.hasSameBytes(as: keyBuffer) }) { return exact }
+                if let exact = search({ $0.hasSameBytes(as: keyBuffer) }) { return exact }
                 if case .loose = self {
-                    return object.firstMember { Self.looselyEquals($0, keyBuffer) }
+                    return search { Self.looselyEquals($0, keyBuffer) }
                 }
                 let separator = separatorByte
-                return object.firstMember { name in
+                return search { name in
                     Self.matchesSeparated(name, keyBytes: keyBuffer, separator: separator)
                         || Self.camelCaseEquals(name, keyBuffer, separator: separator)
                 }

@@ -326,21 +326,9 @@ final class KeyedLookup {
     /// key strategy, searched from the cursor on; an exact spelling wins over others.
     private func lookUpFromCursor(_ name: String) -> JSONTape.Value? {
         let strategy = decoder.options.keyStrategy
-        switch strategy {
-        case .useDefaultKeys:
-            var name = name
-            return name.withUTF8 { key in scan { $0.hasSameBytes(as: UnsafeRawBufferPointer(key)) } }
-        case .custom:
-            return strategy.withMatcher(forKey: name) { scan($0) }
-        case .convertMemberNames:
-            return convertedIndex?[name]
-        case .convertFromSnakeCase, .convertFromKebabCase, .loose:
-            var exactName = name
-            if let exact = exactName.withUTF8({ key in scan { $0.hasSameBytes(as: UnsafeRawBufferPointer(key)) } }) {
-                return exact
-            }
-            return strategy.withMatcher(forKey: name) { scan($0) }
-        }
+        // Names converted by the caller's function were indexed once per object (`convertedIndex`).
+        if case .convertMemberNames = strategy { return convertedIndex?[name] }
+        return strategy.member(forKey: name) { scan($0) }
     }
 
     /// The first member from the cursor on (wrapping around) whose name satisfies `matches`; moves
