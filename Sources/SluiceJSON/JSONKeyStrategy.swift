@@ -6,8 +6,9 @@
 public enum JSONKeyStrategy: Sendable {
     /// The member's name is the coding key, byte for byte.
     case useDefaultKeys
-    /// The member's name is the coding key in snake_case: `firstName` reads `first_name`.
-    /// Also read: a member spelled exactly as the key, and a member that Foundation's
+    /// The member's name is the coding key in snake_case: `firstName` reads `first_name`, and
+    /// `myURLValue` reads `my_url_value`, as ``StreamingJSONEncoder``'s `convertToSnakeCase`
+    /// writes it. Also read: a member spelled exactly as the key, and a member that Foundation's
     /// `convertFromSnakeCase` turns into the key (`FIRST_NAME` → `firstName`), so that this is
     /// a superset of Foundation's behaviour.
     case convertFromSnakeCase
@@ -102,25 +103,39 @@ public enum JSONKeyStrategy: Sendable {
         return UInt8(ascii: "_")
     }
 
-    /// `firstName` against `first_name`, on bytes: each uppercase ASCII letter after the first
-    /// character stands for the separator and the letter in lowercase.
+    /// Whether `name` is `key` split into words as ``StreamingJSONEncoder``'s
+    /// `convertToSnakeCase` / `convertToKebabCase` write it, compared on bytes: a separator
+    /// before an uppercase letter that follows a lowercase letter or a digit, or that begins a
+    /// word after a run of capitals, and every letter in lowercase (`firstName` → `first_name`,
+    /// `myURLValue` → `my_url_value`). One rule for both directions, so what Sluice encodes it
+    /// decodes. ASCII letters only change case.
     private static func matchesSeparated(
         _ name: UnsafeRawBufferPointer,
         keyBytes: UnsafeRawBufferPointer,
         separator: UInt8
     ) -> Bool {
-        guard name.count > keyBytes.count else { return false }
+        func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+        func isLower(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         var index = 0
-        for (offset, byte) in keyBytes.enumerated() {
-            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && offset > 0 {
-                guard index + 1 < name.count, name[index] == separator, name[index + 1] == byte + 32 else {
-                    return false
-                }
-                index += 2
-            } else {
+        let count = keyBytes.count
+        for offset in 0..<count {
+            let byte = keyBytes[offset]
+            guard isUpper(byte) else {
                 guard index < name.count, name[index] == byte else { return false }
                 index += 1
+                continue
             }
+            if offset > 0 {
+                let previous = keyBytes[offset - 1]
+                let nextIsLower = offset + 1 < count && isLower(keyBytes[offset + 1])
+                if isLower(previous) || isDigit(previous) || (isUpper(previous) && nextIsLower) {
+                    guard index < name.count, name[index] == separator else { return false }
+                    index += 1
+                }
+            }
+            guard index < name.count, name[index] == byte + 32 else { return false }
+            index += 1
         }
         return index == name.count
     }

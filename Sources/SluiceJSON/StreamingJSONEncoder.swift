@@ -464,7 +464,9 @@ package final class EncodingTree {
 
     /// Word splitting: a new word at a lowercase-to-uppercase step, and before the last capital
     /// of a run followed by a lowercase letter (`myURLValue` → `my_url_value`). Agrees with
-    /// Foundation on camelCase keys; keys with acronyms or underscores may differ.
+    /// Foundation on camelCase keys; keys with acronyms or underscores may differ. The decoder's
+    /// snake/kebab strategies accept this spelling too (`JSONKeyStrategy.matchesSeparated`, the
+    /// same rule on bytes), so every key round-trips.
     static func separated(_ key: String, _ separator: Character) -> String {
         let characters = Array(key)
         guard !characters.isEmpty else { return key }

@@ -282,4 +282,36 @@ struct StreamingJSONEncoderTests {
         }
         #expect(chunks == 0)
     }
+
+    struct Acronyms: Codable, Equatable {
+        var myURLValue: String
+        var userID: Int
+        var html5Parser: Bool
+        var URLString: String
+    }
+
+    @Test("snake and kebab case round-trip keys with acronyms and digits through Sluice's own coders")
+    func acronymRoundTrip() throws {
+        let value = Acronyms(myURLValue: "u", userID: 7, html5Parser: true, URLString: "s")
+        for (encoding, decoding) in [
+            (
+                StreamingJSONEncoder.KeyEncodingStrategy.convertToSnakeCase,
+                StreamingJSONDecoder.KeyDecodingStrategy.convertFromSnakeCase
+            ),
+            (.convertToKebabCase, .convertFromKebabCase),
+        ] {
+            let encoder = StreamingJSONEncoder()
+            encoder.keyEncodingStrategy = encoding
+            encoder.outputFormatting = .sortedKeys
+            let data = try encoder.encode(value)
+            let decoder = StreamingJSONDecoder()
+            decoder.keyDecodingStrategy = decoding
+            #expect(try decoder.decode(Acronyms.self, from: data) == value, "\(String(decoding: data, as: UTF8.self))")
+        }
+        // The spelling Foundation's decoder maps to these keys (a capital per word) still reads.
+        let decoder = StreamingJSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let foundation = Data(#"{"my_u_r_l_value":"u","user_i_d":7,"html5_parser":true,"URLString":"s"}"#.utf8)
+        #expect(try decoder.decode(Acronyms.self, from: foundation) == value)
+    }
 }
