@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Dates read straight from the UTF-8 text of a JSON string or number: the decoder's fast path.
 ///
@@ -166,12 +166,80 @@ package enum JSONDateText {
         // Comparing the Double before converting keeps a NaN or infinite clock from trapping in `Int(_:)`.
         guard seconds >= Double(firstDay) * 86_400 else { return 1 }
         guard seconds < Double(lastDay + 1) * 86_400 else { return 9999 }
-        let days = Int((seconds / 86_400).rounded(.down))
-        // The average Gregorian year lands within a year of the answer; the loops settle the rest.
-        var year = 1970 + Int((Double(days) / 365.2425).rounded(.down))
-        while daysFromCivil(year: year, month: 1, day: 1) > days { year -= 1 }
-        while daysFromCivil(year: year + 1, month: 1, day: 1) <= days { year += 1 }
-        return year
+        return civil(daysSince1970: Int((seconds / 86_400).rounded(.down))).year
+    }
+
+    /// The proleptic Gregorian date of a day counted from 1970-01-01: the inverse of
+    /// ``daysFromCivil(year:month:day:)``.
+    static func civil(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+        // Counted in 400-year eras from 0000-03-01, so that leap days end each year.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// `date` as ISO 8601 in UTC, `2024-02-29T12:00:00Z`, with `fractionalDigits` digits of
+    /// fraction (0 or 3), truncated as Foundation's formatter does. Years 0001-9999 (the caller
+    /// checks). Written into the string's own storage: no temporary strings.
+    package static func iso8601String(_ date: Date, fractionalDigits: Int) -> String {
+        // The fraction is rounded to the microsecond before milliseconds are cut: 0.001 s after a
+        // whole second is stored just below it (doubles near 1.7e9 s are 0.2 µs apart), and
+        // truncating that would write .000.
+        let interval = date.timeIntervalSince1970
+        var seconds = interval.rounded(.down)
+        var milliseconds = Int(((interval - seconds) * 1_000_000).rounded()) / 1000
+        if milliseconds >= 1000 {
+            milliseconds -= 1000
+            seconds += 1
+        }
+        let total = Int(seconds)
+        var days = total / 86_400
+        var secondOfDay = total % 86_400
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
+        let (year, month, day) = civil(daysSince1970: days)
+        let length = fractionalDigits > 0 ? 24 : 20
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            var index = 0
+            func put(_ value: Int, digits: Int) {
+                var divisor = 1
+                for _ in 1..<digits { divisor *= 10 }
+                while divisor > 0 {
+                    buffer[index] = ASCII.zero + UInt8(value / divisor % 10)
+                    index += 1
+                    divisor /= 10
+                }
+            }
+            func put(_ byte: UInt8) {
+                buffer[index] = byte
+                index += 1
+            }
+            put(year, digits: 4)
+            put(ASCII.minus)
+            put(month, digits: 2)
+            put(ASCII.minus)
+            put(day, digits: 2)
+            put(ASCII.upperT)
+            put(secondOfDay / 3600, digits: 2)
+            put(ASCII.colon)
+            put(secondOfDay / 60 % 60, digits: 2)
+            put(ASCII.colon)
+            put(secondOfDay % 60, digits: 2)
+            if fractionalDigits > 0 {
+                put(ASCII.point)
+                put(milliseconds, digits: 3)
+            }
+            put(ASCII.upperZ)
+            return index
+        }
     }
 
     // MARK: - Private
