@@ -18,11 +18,18 @@ let package = Package(
         .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
         .library(name: "SluiceJSONAPI", targets: ["SluiceJSONAPI"]),
         .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
+        .library(name: "SluiceHTTP", targets: ["SluiceHTTP"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // For the test server only (both already come with Hummingbird).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // yajl, the only tokenizer: a system library found through pkg-config.
@@ -52,12 +59,22 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The JSON:API client: transports, query building, pagination, bodies parsed as they arrive.
+        .target(
+            name: "SluiceHTTP",
+            dependencies: [
+                "SluiceJSONAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [
                 "SluiceJSON",
                 "SluiceJSONAPI",
                 "SluiceSQLite",
+                "SluiceHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -76,7 +93,27 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceCLITests",
-            dependencies: ["SluiceCLI", "SluiceJSONAPI", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "SluiceCLI", "SluiceJSONAPI", "SluiceHTTP",
+                "SluiceTestServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // A JSON:API server on loopback (Hummingbird) shared by the HTTP and CLI tests.
+        .target(
+            name: "SluiceTestServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/SluiceTestServer"
+        ),
+        .testTarget(
+            name: "SluiceHTTPTests",
+            dependencies: ["SluiceHTTP", "SluiceJSONAPI", "SluiceTestServer"],
             swiftSettings: strictSettings
         ),
     ]

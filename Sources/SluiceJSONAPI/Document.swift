@@ -22,6 +22,81 @@ public struct Document<Primary: PrimaryData> {
     public let jsonapi: JSONAPIObject?
     /// Every resource of the document by identity, through which relationships resolve.
     public let store: ResourceStore
+    /// Primary data as read, before it took the shape `Primary`: what a page appended to this
+    /// document is merged with.
+    let content: PrimaryContent
+}
+
+extension Document {
+    /// Primary data as read, element by element, whatever shape it was given: what paging looks
+    /// at (how many resources a page held, its first and last).
+    public var primaryItems: [PrimaryItem] {
+        switch content {
+        case .absent, .null: []
+        case .single(let item): [item]
+        case .collection(let items): items
+        }
+    }
+
+    /// This document with the primary data and included resources of `next` (the next page of
+    /// the same collection) added after its own.
+    ///
+    /// Identity is preserved: a resource already in this document (as primary data or included)
+    /// keeps its first version and position, and is not repeated; relationships of either page
+    /// resolve against every resource of both. The top-level `links` and `meta` become those of
+    /// `next`, so `links.next` points at the page after it.
+    ///
+    /// The two documents share one identity map: after the call, this document's relationships
+    /// also resolve to resources that only `next` held.
+    public func appending<Element>(_ next: Document<[Element]>) -> Document<[Element]> where Primary == [Element] {
+        var items: [PrimaryItem] = []
+        if case .collection(let own) = content { items = own }
+        var included = self.included
+        // Primary identities seen so far: a resource that is primary data on both pages (page
+        // boundaries that shifted while paging) is listed once, where it first appeared.
+        var primaryIdentities = Set<ResourceIdentity>()
+        for item in items { if let identity = item.identity { primaryIdentities.insert(identity) } }
+        if case .collection(let more) = next.content {
+            for item in more {
+                if let identity = item.identity, !primaryIdentities.insert(identity).inserted { continue }
+                if case .resource(let resource) = item { store.add(resource) }
+                items.append(item)
+            }
+        }
+        for resource in next.included {
+            if let identity = resource.identity {
+                if store[identity] != nil { continue }
+                store.add(resource)
+            }
+            included.append(resource)
+        }
+        let content = PrimaryContent.collection(items)
+        let data: [Element]
+        switch Primary.make(from: content, store: store) {
+        case .success(let merged): data = merged
+        // Both documents were made from collections of `Element`, so their union is one too.
+        case .failure: data = self.data + next.data
+        }
+        return Document(
+            data: data,
+            included: included,
+            meta: next.meta,
+            links: next.links,
+            jsonapi: next.jsonapi ?? jsonapi,
+            store: store,
+            content: content
+        )
+    }
+}
+
+extension PrimaryItem {
+    /// The identity of the resource or identifier.
+    public var identity: ResourceIdentity? {
+        switch self {
+        case .resource(let resource): resource.identity
+        case .identifier(let identifier): identifier.identity
+        }
+    }
 }
 
 /// One element of primary data, as the document hands it to ``PrimaryData``.

@@ -50,49 +50,29 @@ public struct JSONAPIDecoder: Sendable {
         _ primary: Primary.Type,
         from bytes: some ContiguousBytes
     ) throws -> Document<Primary> {
-        let store = ResourceStore()
-        var content = PrimaryContent.absent
-        var items: [PrimaryItem] = []
-        var included: [AnyResource] = []
-        let engine = makeEngine(primaryModels: Primary.primaryModelTypes, holdsIdentifiers: Primary.holdsIdentifiers)
-        let handle: (DocumentEngine.Event) throws -> Void = { event in
-            switch event {
-            case .primaryShape(let isCollection):
-                content = isCollection ? .collection([]) : .absent
-            case .primaryNull:
-                content = .null
-            case .primary(let item, let position):
-                if case .resource(let resource) = item { store.add(resource) }
-                if position == nil { content = .single(item) } else { items.append(item) }
-            case .included(let resource, _):
-                store.add(resource)
-                included.append(resource)
-            }
-        }
+        let assembly = DocumentAssembly<Primary>(decoder: self)
         try bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let end = min(offset + chunkSize, buffer.count)
-                try engine.feed(UnsafeRawBufferPointer(rebasing: buffer[offset..<end]), handle)
+                try assembly.feed(UnsafeRawBufferPointer(rebasing: buffer[offset..<end]))
                 offset = end
             }
         }
-        try engine.finish(handle)
-        if case .collection = content { content = .collection(items) }
-        switch Primary.make(from: content, store: store) {
-        case .success(let data):
-            let summary = engine.summary
-            return Document(
-                data: data,
-                included: included,
-                meta: summary.meta,
-                links: summary.links,
-                jsonapi: summary.jsonapi,
-                store: store
-            )
-        case .failure(let mismatch):
-            throw JSONAPIDecodingError(pointer: mismatch.pointer, position: nil, message: mismatch.message)
+        return try assembly.finish()
+    }
+
+    /// Decodes a whole document arriving as an asynchronous sequence of byte chunks (an HTTP body),
+    /// parsing each chunk as it comes, so decoding is done when the last byte is in.
+    public func decode<Primary: PrimaryData, Chunks: AsyncSequence>(
+        _ primary: Primary.Type,
+        from chunks: Chunks
+    ) async throws -> Document<Primary> where Chunks.Element: ContiguousBytes {
+        let assembly = DocumentAssembly<Primary>(decoder: self)
+        for try await chunk in chunks {
+            try chunk.withUnsafeBytes { try assembly.feed($0) }
         }
+        return try assembly.finish()
     }
 
     /// Reads a document from a file (or standard input for `-`) as a stream, calling `body` with
@@ -174,6 +154,11 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
     public struct Iterator: AsyncIteratorProtocol {
         var pump: ChunkPump<Chunks, StreamedResource>
         let engine: DocumentEngine
+        private var finished = false
+
+        /// The document's top-level members and counts, once ``next()`` has returned `nil` (a
+        /// document's `links` and `meta` may come after its data, so they are known only at the end).
+        public var summary: DocumentSummary? { finished ? engine.summary : nil }
 
         init(chunks: Chunks.AsyncIterator, engine: DocumentEngine) {
             pump = ChunkPump(chunks)
@@ -182,13 +167,71 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
 
         public mutating func next() async throws -> StreamedResource? {
             let engine = engine
-            return try await pump.next { chunk, emit in
+            let resource = try await pump.next { chunk, emit in
                 if let chunk {
                     try engine.feed(chunk) { try JSONAPIDecoder.dispatch($0, to: emit) }
                 } else {
                     try engine.finish { try JSONAPIDecoder.dispatch($0, to: emit) }
                 }
             }
+            if resource == nil { finished = true }
+            return resource
+        }
+    }
+}
+
+/// A whole document being read: the engine's events gathered into primary data, included
+/// resources and the identity map, whether the bytes come at once or chunk by chunk.
+final class DocumentAssembly<Primary: PrimaryData> {
+    private let store = ResourceStore()
+    private var content = PrimaryContent.absent
+    private var items: [PrimaryItem] = []
+    private var included: [AnyResource] = []
+    private let engine: DocumentEngine
+
+    init(decoder: JSONAPIDecoder) {
+        engine = decoder.makeEngine(
+            primaryModels: Primary.primaryModelTypes,
+            holdsIdentifiers: Primary.holdsIdentifiers
+        )
+    }
+
+    private func handle(_ event: DocumentEngine.Event) {
+        switch event {
+        case .primaryShape(let isCollection):
+            content = isCollection ? .collection([]) : .absent
+        case .primaryNull:
+            content = .null
+        case .primary(let item, let position):
+            if case .resource(let resource) = item { store.add(resource) }
+            if position == nil { content = .single(item) } else { items.append(item) }
+        case .included(let resource, _):
+            store.add(resource)
+            included.append(resource)
+        }
+    }
+
+    func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        try engine.feed(chunk) { handle($0) }
+    }
+
+    func finish() throws -> Document<Primary> {
+        try engine.finish { handle($0) }
+        if case .collection = content { content = .collection(items) }
+        switch Primary.make(from: content, store: store) {
+        case .success(let data):
+            let summary = engine.summary
+            return Document(
+                data: data,
+                included: included,
+                meta: summary.meta,
+                links: summary.links,
+                jsonapi: summary.jsonapi,
+                store: store,
+                content: content
+            )
+        case .failure(let mismatch):
+            throw JSONAPIDecodingError(pointer: mismatch.pointer, position: nil, message: mismatch.message)
         }
     }
 }

@@ -1,0 +1,222 @@
+import Foundation
+import SluiceJSON
+import SluiceJSONAPI
+
+/// One request and its response, while the body is being read: checks the status and the
+/// content type, enforces the body limit, and turns every failure into a ``JSONAPIClientError``
+/// that names the request.
+final class Exchange {
+    let client: JSONAPIClient
+    let request: HTTPRequest
+    let response: HTTPResponse
+    let body: BodyReader
+
+    init(client: JSONAPIClient, request: HTTPRequest, response: HTTPResponse) {
+        self.client = client
+        self.request = request
+        self.response = response
+        body = BodyReader(
+            response.body,
+            limit: client.maximumBodyBytes,
+            request: request.description,
+            status: response.status,
+            headers: response.headers
+        )
+    }
+
+    var contentType: JSONAPIMediaType { JSONAPIMediaType(parsing: response.headers["Content-Type"]) }
+
+    func failure(
+        _ kind: JSONAPIClientError.Kind,
+        underlying: (any Error)? = nil,
+        body text: String? = nil
+    )
+        -> JSONAPIClientError
+    {
+        JSONAPIClientError(
+            kind: kind,
+            request: request.description,
+            status: response.status,
+            headers: response.headers,
+            contentType: response.headers["Content-Type"],
+            body: text,
+            underlying: underlying,
+            bytesRead: body.bytesRead
+        )
+    }
+
+    /// Throws for a status outside 2xx, with the server's error objects when the body is a
+    /// JSON:API error document, else the start of the body.
+    func checkStatus() async throws {
+        guard !(200..<300).contains(response.status) else { return }
+        try checkDeclaredLength()
+        // An error body is read whole but bounded: 1 MiB holds any sensible error document.
+        let bytes = (try? await body.collect(upTo: min(client.maximumBodyBytes ?? .max, 1 << 20))) ?? []
+        var error = failure(.status)
+        if !bytes.isEmpty, contentType.isJSON {
+            do {
+                _ = try client.decoder.decode(NoPrimaryData.self, from: bytes)
+            } catch let document as JSONAPIErrorDocument {
+                error.errors = document.errors
+                error.meta = document.meta
+            } catch {}
+        }
+        if error.errors.isEmpty && !bytes.isEmpty { error.body = Self.excerpt(bytes) }
+        throw error
+    }
+
+    /// The response's document, parsed as its body arrives; `nil` for 204 and for an empty body
+    /// (the caller decides whether that is an error).
+    func document<Primary: PrimaryData>(_ primary: Primary.Type) async throws -> Document<Primary>? {
+        if response.status == 204 { return nil }
+        try checkDeclaredLength()
+        guard try await body.peek() != nil else { return nil }
+        guard contentType.isJSON else {
+            let bytes = (try? await body.collect(upTo: 2048)) ?? []
+            throw failure(.unsupportedContentType, body: Self.excerpt(bytes))
+        }
+        do {
+            return try await client.decoder.decode(primary, from: body.chunks)
+        } catch {
+            throw wrapDecoding(error)
+        }
+    }
+
+    /// A decoding failure as the client reports it: an error document in a 2xx response is still
+    /// the server's errors; a malformed body is `invalidDocument` with its position.
+    func wrapDecoding(_ error: any Error) -> any Error {
+        switch error {
+        case is JSONAPIClientError, is CancellationError: return error
+        case let document as JSONAPIErrorDocument:
+            var failure = failure(.status)
+            failure.errors = document.errors
+            failure.meta = document.meta
+            return failure
+        default: return failure(.invalidDocument, underlying: error)
+        }
+    }
+
+    /// A `Content-Length` over the limit fails before a byte is read.
+    private func checkDeclaredLength() throws {
+        if let limit = client.maximumBodyBytes, let length = response.headers["Content-Length"].flatMap(Int.init),
+            length > limit
+        {
+            throw failure(.bodyTooLarge(limit: limit))
+        }
+    }
+
+    /// The start of a body as text, for error messages.
+    static func excerpt(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.prefix(2048), as: UTF8.self)
+    }
+
+    /// A transport's error as the client reports it.
+    static func wrap(
+        _ error: any Error,
+        request: String,
+        status: Int?,
+        headers: HTTPHeaders,
+        bytesRead: Int
+    ) -> any Error {
+        switch error {
+        case is CancellationError, is JSONAPIClientError: return error
+        case let transport as HTTPTransportError:
+            return JSONAPIClientError(
+                kind: transport.timedOut ? .timedOut : .transport,
+                request: request,
+                status: status,
+                headers: headers,
+                underlying: transport,
+                bytesRead: bytesRead
+            )
+        default:
+            if Task.isCancelled { return CancellationError() }
+            return JSONAPIClientError(
+                kind: .transport,
+                request: request,
+                status: status,
+                headers: headers,
+                underlying: error,
+                bytesRead: bytesRead
+            )
+        }
+    }
+}
+
+/// Reads a response body for the client: counts bytes against the limit, can look at the first
+/// chunk without taking it, and reports failures as ``JSONAPIClientError``s.
+final class BodyReader {
+    private var iterator: HTTPBody.Iterator
+    private var peeked: [UInt8]?
+    private let limit: Int?
+    private let request: String
+    private let status: Int
+    private let headers: HTTPHeaders
+    private(set) var bytesRead = 0
+
+    init(_ body: HTTPBody, limit: Int?, request: String, status: Int, headers: HTTPHeaders) {
+        iterator = body.makeAsyncIterator()
+        self.limit = limit
+        self.request = request
+        self.status = status
+        self.headers = headers
+    }
+
+    /// The next non-empty chunk, or `nil` at the end.
+    func next() async throws -> [UInt8]? {
+        if let chunk = peeked {
+            peeked = nil
+            return chunk
+        }
+        while true {
+            try Task.checkCancellation()
+            let chunk: [UInt8]?
+            do {
+                chunk = try await iterator.next()
+            } catch {
+                throw Exchange.wrap(error, request: request, status: status, headers: headers, bytesRead: bytesRead)
+            }
+            guard let chunk else { return nil }
+            if chunk.isEmpty { continue }
+            bytesRead += chunk.count
+            if let limit, bytesRead > limit {
+                throw JSONAPIClientError(
+                    kind: .bodyTooLarge(limit: limit),
+                    request: request,
+                    status: status,
+                    headers: headers,
+                    bytesRead: bytesRead
+                )
+            }
+            return chunk
+        }
+    }
+
+    /// The first chunk not yet taken, left in place.
+    func peek() async throws -> [UInt8]? {
+        if peeked == nil { peeked = try await next() }
+        return peeked
+    }
+
+    /// Up to `count` bytes of what is left.
+    func collect(upTo count: Int) async throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while bytes.count < count, let chunk = try await next() {
+            bytes += chunk.prefix(count - bytes.count)
+        }
+        return bytes
+    }
+
+    /// The rest of the body as a sequence for the decoder.
+    var chunks: Chunks { Chunks(reader: self) }
+
+    struct Chunks: AsyncSequence {
+        typealias Element = [UInt8]
+        let reader: BodyReader
+        func makeAsyncIterator() -> Iterator { Iterator(reader: reader) }
+        struct Iterator: AsyncIteratorProtocol {
+            let reader: BodyReader
+            mutating func next() async throws -> [UInt8]? { try await reader.next() }
+        }
+    }
+}

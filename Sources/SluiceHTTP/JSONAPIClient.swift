@@ -1,0 +1,672 @@
+public import Foundation
+import SluiceJSON
+public import SluiceJSONAPI
+
+/// A JSON:API client over a base URL: fetch, create, update and delete resources, read and change
+/// relationships, and page through collections, each response body parsed while it arrives.
+///
+/// ```swift
+/// var client = JSONAPIClient(baseURL: URL(string: "https://api.example.com/v1")!,
+///                            registry: [Article.self, Person.self, Comment.self])
+/// client.headers["Authorization"] = "Bearer \(token)"
+///
+/// let page = try await client.fetchCollection(
+///     Article.self, query: JSONAPIQuery().including("author").sorted(by: "-created"))
+/// for article in page.document.data { print(article.title, article.author?.name ?? "") }
+///
+/// for try await article in client.all(Article.self) { try await store.save(article) }
+/// ```
+///
+/// Requests carry `Accept: application/vnd.api+json` and bodies `Content-Type:
+/// application/vnd.api+json`, with the ``extensions`` and ``profiles`` as the only parameters,
+/// as the specification requires. Failures are ``JSONAPIClientError``s; cancelling the calling
+/// task cancels the request, mid-body included, and surfaces as `CancellationError`.
+///
+/// The client never logs. Its errors and ``HTTPRequest``'s description hide credentials
+/// (authorization headers, cookies, passwords in URLs, key and token query values).
+public struct JSONAPIClient: Sendable {
+    /// The URL paths are relative to (`https://api.example.com/v1`).
+    public var baseURL: URL
+    /// How requests are sent.
+    public var transport: any HTTPTransport
+    /// How routes become paths.
+    public var router: any JSONAPIRouter = PathTemplateRouter()
+    /// Decodes response bodies; its registry names the resource models.
+    public var decoder: JSONAPIDecoder
+    /// Encodes request documents.
+    public var encoder = JSONAPIEncoder()
+    /// Header fields sent with every request (authorization, a user agent). Per-request headers
+    /// in ``RequestOptions`` replace fields of the same name.
+    public var headers = HTTPHeaders()
+    /// Extension URIs applied to request documents and asked of the server (`ext="..."`).
+    public var extensions: [String] = []
+    /// Profile URIs applied to request documents and asked of the server (`profile="..."`).
+    public var profiles: [String] = []
+    /// How long to wait for a response head; `nil` leaves it to the transport.
+    public var timeout: Duration? = .seconds(30)
+    /// The largest response body read, in bytes; `nil` for no limit. Bodies streamed through
+    /// ``resources(at:)`` are limited per page.
+    public var maximumBodyBytes: Int? = 256 * 1024 * 1024
+    /// How collections are paged when ``fetchCollection(_:query:options:)`` is given no `page`
+    /// parameters, and where pages lead when a server gives no pagination links.
+    public var pagination: (any PaginationStrategy)?
+
+    /// What one request may add: header fields, values for a custom transport, its own timeout.
+    public struct RequestOptions: Sendable {
+        public var headers: HTTPHeaders
+        public var userInfo: [String: any Sendable]
+        public var timeout: Duration?
+        public init(
+            headers: HTTPHeaders = HTTPHeaders(),
+            userInfo: [String: any Sendable] = [:],
+            timeout: Duration? = nil
+        ) {
+            self.headers = headers
+            self.userInfo = userInfo
+            self.timeout = timeout
+        }
+    }
+
+    /// A client for the API at `baseURL`, decoding the models of `registry`, sending through
+    /// `transport` (by default the process-wide AsyncHTTPClient transport).
+    public init(
+        baseURL: URL,
+        registry: ResourceRegistry = [],
+        transport: any HTTPTransport = AsyncHTTPClientTransport.shared
+    ) {
+        self.baseURL = baseURL
+        self.transport = transport
+        self.decoder = JSONAPIDecoder(registry: registry)
+    }
+
+    // MARK: Reading
+
+    /// Fetches one resource (`GET /<type>/<id>`).
+    public func fetch<T: Resource>(
+        _ type: T.Type,
+        id: String,
+        query: JSONAPIQuery = JSONAPIQuery(),
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIResponse<Linked<T>> {
+        try await registering(T.self).fetch(
+            Linked<T>.self,
+            at: url(for: .resource(type: T.resourceType, id: id), query: query),
+            options: options
+        )
+    }
+
+    /// Fetches a page of a collection (`GET /<type>`). Without `page` parameters in `query`, the
+    /// first page of ``pagination`` is asked for.
+    public func fetchCollection<T: Resource>(
+        _ type: T.Type,
+        query: JSONAPIQuery = JSONAPIQuery(),
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIResponse<[Linked<T>]> {
+        try await registering(T.self).fetch(
+            [Linked<T>].self,
+            at: collectionURL(T.resourceType, query: query),
+            options: options
+        )
+    }
+
+    /// Fetches the related resources of a relationship (`GET /<type>/<id>/<relationship>`):
+    /// `Linked<Person>?` for a to-one, `[Linked<Comment>]` for a to-many.
+    public func fetchRelated<Primary: PrimaryData>(
+        _ primary: Primary.Type,
+        type: String,
+        id: String,
+        relationship: String,
+        query: JSONAPIQuery = JSONAPIQuery(),
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIResponse<Primary> {
+        try await fetch(
+            primary,
+            at: url(for: .related(type: type, id: id, name: relationship), query: query),
+            options: options
+        )
+    }
+
+    /// Fetches a relationship's linkage (`GET /<type>/<id>/relationships/<relationship>`):
+    /// `[ResourceIdentifier]` for a to-many, `ResourceIdentifier?` for a to-one.
+    public func fetchRelationship<Primary: PrimaryData>(
+        _ primary: Primary.Type,
+        type: String,
+        id: String,
+        relationship: String,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIResponse<Primary> {
+        try await fetch(primary, at: url(for: .relationship(type: type, id: id, name: relationship)), options: options)
+    }
+
+    /// Fetches the document at `url` (a link from another document, say) with primary data of
+    /// the shape `primary`.
+    public func fetch<Primary: PrimaryData>(
+        _ primary: Primary.Type,
+        at url: URL,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIResponse<Primary> {
+        let exchange = try await send(.get, url, body: nil, options: options)
+        guard let document = try await exchange.document(primary) else {
+            throw exchange.failure(.missingDocument)
+        }
+        return JSONAPIResponse(
+            document: document,
+            status: exchange.response.status,
+            headers: exchange.response.headers,
+            url: url,
+            bytesRead: exchange.body.bytesRead
+        )
+    }
+
+    // MARK: Pages
+
+    /// The page at `relation` to `response`: from its `links` when the document has pagination
+    /// links, else from ``pagination``. `nil` when there is no such page (no `next` on the last).
+    public func page<Element>(
+        _ relation: PageRelation,
+        of response: JSONAPIResponse<[Element]>,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIResponse<[Element]>? {
+        guard
+            let url = try pageURL(
+                relation,
+                from: response.url,
+                links: response.document.links,
+                summary: response.pageSummary
+            )
+        else { return nil }
+        return try await fetch([Element].self, at: url, options: options)
+    }
+
+    /// The next page, or `nil` after the last.
+    public func nextPage<Element>(
+        of response: JSONAPIResponse<[Element]>,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIResponse<[Element]>? {
+        try await page(.next, of: response, options: options)
+    }
+
+    /// The document fetched again: from its `self` link, else the URL it came from.
+    public func reload<Primary>(
+        _ response: JSONAPIResponse<Primary>,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIResponse<Primary> {
+        let url =
+            response.document.links?.selfLink?.href.flatMap { Self.resolve($0, against: response.url) } ?? response.url
+        return try await fetch(Primary.self, at: url, options: options)
+    }
+
+    /// Fetches the next page and appends its data and included resources to `response`'s
+    /// document (identity preserved: see `Document.appending(_:)`); its links become the new
+    /// page's. Returns `false`, changing nothing, after the last page.
+    @discardableResult
+    public func appendNextPage<Element>(
+        to response: inout JSONAPIResponse<[Element]>,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> Bool {
+        guard let next = try await page(.next, of: response, options: options) else { return false }
+        let pages = response.pageCount + 1
+        let bytes = response.bytesRead + next.bytesRead
+        response = JSONAPIResponse(
+            document: response.document.appending(next.document),
+            status: next.status,
+            headers: next.headers,
+            url: next.url,
+            bytesRead: bytes
+        )
+        response.pageCount = pages
+        return true
+    }
+
+    /// Every resource of every page of the collection at `url`, primary data and included, each
+    /// as soon as its object has arrived. Pages are fetched one at a time, only when the one
+    /// before is used up, so memory holds one resource, not a page; the sequence ends after the
+    /// last page and stops when the task is cancelled.
+    public func resources(at url: URL, options: RequestOptions = RequestOptions()) -> PagedResources {
+        PagedResources(client: self, start: url, options: options)
+    }
+
+    /// Every resource of every page of a type's collection; see ``resources(at:options:)``.
+    public func resources(
+        ofType type: String,
+        query: JSONAPIQuery = JSONAPIQuery(),
+        options: RequestOptions = RequestOptions()
+    ) throws -> PagedResources {
+        resources(at: try collectionURL(type, query: query), options: options)
+    }
+
+    /// Every resource of a type's collection, across its pages, decoded to `T`: primary data only.
+    public func all<T: Resource>(
+        _ type: T.Type,
+        query: JSONAPIQuery = JSONAPIQuery(),
+        options: RequestOptions = RequestOptions()
+    ) throws -> TypedPagedResources<T> {
+        TypedPagedResources(
+            base: try registering(T.self).resources(ofType: T.resourceType, query: query, options: options)
+        )
+    }
+
+    // MARK: Writing
+
+    /// Creates a resource (`POST /<type>`). Give it a `lid` and no `id` to let the server assign
+    /// the id, or an `id` the client generated. The result holds the created resource when the
+    /// server returns it (201, or 200 with a document), none for 202/204.
+    public func create<R: Resource & Encodable>(
+        _ resource: R,
+        included: [any Resource & Encodable] = [],
+        query: JSONAPIQuery = JSONAPIQuery(),
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIWriteResult<Linked<R>> {
+        let body = try encoder.encode(resource, included: included)
+        let url = try url(for: .collection(type: R.resourceType), query: query)
+        return try await registering(R.self).write(Linked<R>.self, .post, url, body: body, options: options)
+    }
+
+    /// Updates a resource (`PATCH /<type>/<id>`). Only the members the model writes are sent:
+    /// `Field.absent` and `ToOne.unchanged` leave a member out (unchanged on the server), `.null`
+    /// clears it.
+    public func update<R: Resource & Encodable>(
+        _ resource: R,
+        query: JSONAPIQuery = JSONAPIQuery(),
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIWriteResult<Linked<R>> {
+        let body = try encoder.encode(resource)
+        let target = try JSONAPIRequestDocument.identity(of: body)
+        guard let id = target.id else {
+            throw JSONAPIClientError(
+                kind: .invalidURL,
+                request: "PATCH \(R.resourceType)",
+                body: "an update needs the resource's id; the model wrote none"
+            )
+        }
+        let url = try url(for: .resource(type: target.type, id: id), query: query)
+        return try await registering(R.self).write(Linked<R>.self, .patch, url, body: body, options: options)
+    }
+
+    /// Deletes a resource (`DELETE /<type>/<id>`).
+    @discardableResult
+    public func delete(
+        type: String,
+        id: String,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+        try await write(
+            NoPrimaryData.self,
+            .delete,
+            url(for: .resource(type: type, id: id)),
+            body: nil,
+            options: options
+        )
+    }
+
+    /// Deletes a resource of model type `T`.
+    @discardableResult
+    public func delete<T: Resource>(
+        _ type: T.Type,
+        id: String,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+        try await delete(type: T.resourceType, id: id, options: options)
+    }
+
+    /// Replaces a to-one relationship (`PATCH .../relationships/<name>`); `nil` clears it.
+    @discardableResult
+    public func replaceRelationship(
+        type: String,
+        id: String,
+        relationship: String,
+        with target: ResourceIdentifier?,
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+        try await linkage(.patch, type: type, id: id, relationship: relationship, .one(target), options: options)
+    }
+
+    /// Replaces every member of a to-many relationship (`PATCH`); an empty array clears it.
+    @discardableResult
+    public func replaceRelationship(
+        type: String,
+        id: String,
+        relationship: String,
+        with members: [ResourceIdentifier],
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+        try await linkage(.patch, type: type, id: id, relationship: relationship, .many(members), options: options)
+    }
+
+    /// Adds members to a to-many relationship (`POST`); members already there stay once.
+    @discardableResult
+    public func addToRelationship(
+        type: String,
+        id: String,
+        relationship: String,
+        _ members: [ResourceIdentifier],
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+        try await linkage(.post, type: type, id: id, relationship: relationship, .many(members), options: options)
+    }
+
+    /// Removes members from a to-many relationship (`DELETE` with the members in the body).
+    @discardableResult
+    public func removeFromRelationship(
+        type: String,
+        id: String,
+        relationship: String,
+        _ members: [ResourceIdentifier],
+        options: RequestOptions = RequestOptions()
+    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+        try await linkage(.delete, type: type, id: id, relationship: relationship, .many(members), options: options)
+    }
+
+    private func linkage(
+        _ method: HTTPMethod,
+        type: String,
+        id: String,
+        relationship: String,
+        _ data: JSONAPIRequestDocument.Linkage,
+        options: RequestOptions
+    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+        let body = try StreamingJSONEncoder().encode(JSONAPIRequestDocument(data: data))
+        let url = try url(for: .relationship(type: type, id: id, name: relationship))
+        return try await write(NoPrimaryData.self, method, url, body: body, options: options)
+    }
+
+    private func write<Primary: PrimaryData>(
+        _ primary: Primary.Type,
+        _ method: HTTPMethod,
+        _ url: URL,
+        body: Data?,
+        options: RequestOptions
+    ) async throws -> JSONAPIWriteResult<Primary> {
+        let exchange = try await send(method, url, body: body, options: options)
+        let document = try await exchange.document(primary)
+        return JSONAPIWriteResult(
+            document: document,
+            status: exchange.response.status,
+            headers: exchange.response.headers,
+            url: url
+        )
+    }
+
+    // MARK: Requests
+
+    /// This client with `model` as the model of its type: a call that names a model (a patch
+    /// model, say, beside the full one in the registry) gets that model back.
+    func registering(_ model: any Resource.Type) -> JSONAPIClient {
+        var client = self
+        client.decoder.registry.register(model)
+        return client
+    }
+
+    /// The URL of `route` under ``baseURL``, with `query`.
+    public func url(for route: JSONAPIRoute, query: JSONAPIQuery = JSONAPIQuery()) throws -> URL {
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        var text = base + "/" + router.path(for: route)
+        if !query.isEmpty { text += "?" + query.percentEncoded }
+        guard let url = URL(string: text) else {
+            throw JSONAPIClientError(kind: .invalidURL, request: "GET \(text)")
+        }
+        return url
+    }
+
+    func collectionURL(_ type: String, query: JSONAPIQuery) throws -> URL {
+        var query = query
+        if query.page.isEmpty, let pagination { query.page = pagination.firstPage }
+        return try url(for: .collection(type: type), query: query)
+    }
+
+    /// The `Accept` value: the JSON:API media type with the client's extensions and profiles,
+    /// and, when there are any, also without them, so a server that supports none still answers.
+    var acceptValue: String {
+        let plain = JSONAPIMediaType.name
+        let full = contentTypeValue
+        return full == plain ? plain : "\(full), \(plain)"
+    }
+
+    /// The `Content-Type` of request documents.
+    var contentTypeValue: String {
+        JSONAPIMediaType(extensions: extensions, profiles: profiles).headerValue
+    }
+
+    /// Sends a request and checks the response head: a non-2xx status becomes an error holding
+    /// the server's error objects.
+    func send(_ method: HTTPMethod, _ url: URL, body: Data?, options: RequestOptions) async throws -> Exchange {
+        var fields = headers
+        fields["Accept"] = acceptValue
+        if body != nil { fields["Content-Type"] = contentTypeValue }
+        fields.merge(options.headers)
+        let request = HTTPRequest(
+            method: method,
+            url: url,
+            headers: fields,
+            body: body,
+            timeout: options.timeout ?? timeout,
+            userInfo: options.userInfo
+        )
+        let response: HTTPResponse
+        do {
+            try Task.checkCancellation()
+            response = try await transport.send(request)
+        } catch {
+            throw Exchange.wrap(error, request: request.description, status: nil, headers: HTTPHeaders(), bytesRead: 0)
+        }
+        let exchange = Exchange(client: self, request: request, response: response)
+        try await exchange.checkStatus()
+        return exchange
+    }
+
+    /// Where `relation` leads from a page: its link when the document has pagination links,
+    /// else the strategy's parameters on the page's URL.
+    func pageURL(
+        _ relation: PageRelation,
+        from url: URL,
+        links: Links?,
+        summary: @autoclosure () -> PageSummary
+    ) throws
+        -> URL?
+    {
+        if let links, PageRelation.allCases.contains(where: { links.names.contains($0.rawValue) }) {
+            guard let href = links[relation.rawValue]?.href else { return nil }
+            guard let target = Self.resolve(href, against: url) else {
+                throw JSONAPIClientError(kind: .invalidURL, request: "GET \(href)")
+            }
+            return target
+        }
+        guard let pagination, let parameters = pagination.parameters(for: relation, of: summary()) else { return nil }
+        return Self.replacingPage(of: url, with: parameters)
+    }
+
+    /// A link resolved against the URL of the document it came from (links are usually absolute).
+    static func resolve(_ href: String, against base: URL) -> URL? {
+        URL(string: href, relativeTo: base)?.absoluteURL
+    }
+
+    /// `url` with its `page[...]` parameters replaced by `page`.
+    static func replacingPage(of url: URL, with page: [String: String]) -> URL? {
+        let text = url.absoluteString
+        let base = text.split(separator: "?", maxSplits: 1).first.map(String.init) ?? text
+        var parts =
+            pageParameters(of: url).isEmpty
+            ? rawQuery(of: url)
+            : rawQuery(of: url).filter { part in
+                let name = part.split(separator: "=", maxSplits: 1).first.map(String.init) ?? part
+                return !(name.removingPercentEncoding ?? name).hasPrefix("page[")
+            }
+        for name in page.keys.sorted() {
+            parts.append(JSONAPIQuery.encode("page[\(name)]") + "=" + JSONAPIQuery.encode(page[name] ?? ""))
+        }
+        return URL(string: parts.isEmpty ? base : base + "?" + parts.joined(separator: "&"))
+    }
+
+    /// The `page[...]` members of `url`'s query, decoded (`["number": "2"]`).
+    static func pageParameters(of url: URL) -> [String: String] {
+        var result: [String: String] = [:]
+        for part in rawQuery(of: url) {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = pair[0].removingPercentEncoding ?? pair[0]
+            guard name.hasPrefix("page["), name.hasSuffix("]") else { continue }
+            let value =
+                pair.count > 1
+                ? (pair[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? pair[1]) : ""
+            result[String(name.dropFirst(5).dropLast())] = value
+        }
+        return result
+    }
+
+    private static func rawQuery(of url: URL) -> [String] {
+        guard let query = url.query(percentEncoded: true), !query.isEmpty else { return [] }
+        return query.split(separator: "&").map(String.init)
+    }
+}
+
+/// A read's outcome: the document, and the response it came in.
+public struct JSONAPIResponse<Primary: PrimaryData> {
+    /// The document.
+    public var document: Document<Primary>
+    /// The status (200, or 201 for a create).
+    public var status: Int
+    /// The response's header fields.
+    public var headers: HTTPHeaders
+    /// The URL the document was fetched from (the last page's, after appending pages).
+    public var url: URL
+    /// Body bytes read (summed over appended pages).
+    public var bytesRead: Int
+    /// Pages this response holds: 1, plus one per ``JSONAPIClient/appendNextPage(to:options:)``.
+    public internal(set) var pageCount = 1
+
+    init(document: Document<Primary>, status: Int, headers: HTTPHeaders, url: URL, bytesRead: Int) {
+        self.document = document
+        self.status = status
+        self.headers = headers
+        self.url = url
+        self.bytesRead = bytesRead
+    }
+
+    /// The extensions the server applied (`ext` of its `Content-Type`).
+    public var extensions: [String] { JSONAPIMediaType(parsing: headers["Content-Type"]).extensions }
+    /// The profiles the server applied (`profile` of its `Content-Type`).
+    public var profiles: [String] { JSONAPIMediaType(parsing: headers["Content-Type"]).profiles }
+
+    /// What a pagination strategy knows of this page.
+    var pageSummary: PageSummary {
+        let items = document.primaryItems
+        func meta(_ item: PrimaryItem?) -> JSONValue? {
+            if case .resource(let resource)? = item { return resource.raw?.meta }
+            return nil
+        }
+        return PageSummary(
+            parameters: JSONAPIClient.pageParameters(of: url),
+            count: items.count,
+            firstIdentity: items.first?.identity,
+            lastIdentity: items.last?.identity,
+            firstMeta: meta(items.first),
+            lastMeta: meta(items.last),
+            meta: document.meta
+        )
+    }
+}
+
+/// A write's outcome: the document the server returned, if any (none for 202 or 204).
+public struct JSONAPIWriteResult<Primary: PrimaryData> {
+    /// The returned document: the resource as the server stored it, with its assigned id.
+    public var document: Document<Primary>?
+    /// The status: 200, 201, 202 or 204.
+    public var status: Int
+    /// The response's header fields (`Location` after a create).
+    public var headers: HTTPHeaders
+    /// The URL the request went to.
+    public var url: URL
+}
+
+/// Primary data of any shape, or none: for responses whose `meta` is what matters (a delete
+/// that returns meta, a relationship change).
+public struct NoPrimaryData: PrimaryData {
+    public static var primaryModelTypes: [any Resource.Type] { [] }
+    public static var holdsIdentifiers: Bool { false }
+    public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
+        .success(NoPrimaryData())
+    }
+}
+
+/// The JSON:API media type with its two permitted parameters.
+struct JSONAPIMediaType {
+    static let name = "application/vnd.api+json"
+    var extensions: [String] = []
+    var profiles: [String] = []
+    /// Whether the parsed value named the JSON:API media type.
+    var isJSONAPI = false
+    /// The media type, lowercased, without parameters (`application/json`).
+    var essence = ""
+
+    init(extensions: [String], profiles: [String]) {
+        self.extensions = extensions
+        self.profiles = profiles
+        isJSONAPI = true
+        essence = Self.name
+    }
+
+    /// Reads a `Content-Type` value, keeping only `ext` and `profile`: clients must ignore the
+    /// other parameters of the JSON:API media type in responses.
+    init(parsing value: String?) {
+        guard let value else { return }
+        let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        essence = parts.first?.lowercased() ?? ""
+        isJSONAPI = essence == Self.name
+        for parameter in parts.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2 else { continue }
+            let list = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).split(separator: " ").map(
+                String.init
+            )
+            switch pair[0].lowercased() {
+            case "ext": extensions = list
+            case "profile": profiles = list
+            default: continue
+            }
+        }
+    }
+
+    /// `application/vnd.api+json; ext="..."; profile="..."`, values quoted as HTTP requires.
+    var headerValue: String {
+        var value = Self.name
+        if !extensions.isEmpty { value += "; ext=\"\(extensions.joined(separator: " "))\"" }
+        if !profiles.isEmpty { value += "; profile=\"\(profiles.joined(separator: " "))\"" }
+        return value
+    }
+
+    /// Whether a body of this type can be a JSON document: the JSON:API media type, JSON, any
+    /// `+json` type; a missing `Content-Type` is given the benefit of the doubt.
+    var isJSON: Bool {
+        essence.isEmpty || essence == "application/json" || essence.hasSuffix("+json") || essence == "text/json"
+    }
+}
+
+/// The request documents the client writes itself: relationship linkage.
+struct JSONAPIRequestDocument: Encodable {
+    enum Linkage: Encodable {
+        case one(ResourceIdentifier?)
+        case many([ResourceIdentifier])
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .one(let identifier?): try container.encode(identifier)
+            case .one(nil): try container.encodeNil()
+            case .many(let identifiers): try container.encode(identifiers)
+            }
+        }
+    }
+    var data: Linkage
+
+    /// The `type` and `id` of the resource in an encoded document: what a PATCH is routed by.
+    static func identity(of document: Data) throws -> (type: String, id: String?) {
+        struct Head: Decodable {
+            struct Data: Decodable {
+                var type: String
+                var id: String?
+            }
+            var data: Data
+        }
+        let head = try StreamingJSONDecoder().decode(Head.self, from: document)
+        return (head.data.type, head.data.id)
+    }
+}

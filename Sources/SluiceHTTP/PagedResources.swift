@@ -1,0 +1,150 @@
+public import Foundation
+import SluiceJSON
+public import SluiceJSONAPI
+
+/// Every resource of every page of a collection, each delivered as soon as its object has
+/// arrived; see ``JSONAPIClient/resources(at:options:)``.
+///
+/// One page is in flight at a time and the next is requested only when the last resource of the
+/// current one has been taken, so a consumer that stops (or a cancelled task) stops the paging.
+/// Memory holds the resource being decoded, not a page, whatever the collection's size.
+public struct PagedResources: AsyncSequence {
+    public typealias Element = StreamedResource
+
+    let client: JSONAPIClient
+    let start: URL
+    let options: JSONAPIClient.RequestOptions
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(client: client, next: start, options: options)
+    }
+
+    /// Reads page after page.
+    public struct Iterator: AsyncIteratorProtocol {
+        let client: JSONAPIClient
+        let options: JSONAPIClient.RequestOptions
+        private var nextURL: URL?
+        private var exchange: Exchange?
+        private var page: StreamedResources<BodyReader.Chunks>.Iterator?
+        /// Page URLs read so far, to stop a server whose `next` leads back.
+        private var visited = Set<String>()
+        private var summary = PageSummary(parameters: [:], count: 0)
+
+        /// Pages requested so far.
+        public private(set) var pagesRead = 0
+        /// Body bytes read so far, over every page.
+        public private(set) var bytesRead = 0
+        /// The URL of the page being read (or last read).
+        public private(set) var pageURL: URL?
+        /// The top-level `meta`, `links` and counts of the last page read to its end.
+        public private(set) var lastPage: DocumentSummary?
+
+        init(client: JSONAPIClient, next: URL, options: JSONAPIClient.RequestOptions) {
+            self.client = client
+            self.nextURL = next
+            self.options = options
+        }
+
+        public mutating func next() async throws -> StreamedResource? {
+            while true {
+                try Task.checkCancellation()
+                if page == nil {
+                    guard let url = nextURL else { return nil }
+                    nextURL = nil
+                    guard visited.insert(url.absoluteString).inserted else {
+                        throw JSONAPIClientError(
+                            kind: .paginationCycle,
+                            request: HTTPRequest(method: .get, url: url).description
+                        )
+                    }
+                    try await open(url)
+                    if page == nil { continue }
+                }
+                guard let exchange, var current = page else { continue }
+                let resource: StreamedResource?
+                do {
+                    resource = try await current.next()
+                } catch {
+                    page = nil
+                    self.exchange = nil
+                    throw exchange.wrapDecoding(error)
+                }
+                page = current
+                if let resource {
+                    note(resource)
+                    return resource
+                }
+                try finishPage(exchange, summary: current.summary)
+            }
+        }
+
+        /// Requests a page; an empty or 204 answer is a page with nothing in it.
+        private mutating func open(_ url: URL) async throws {
+            let exchange = try await client.send(.get, url, body: nil, options: options)
+            pagesRead += 1
+            pageURL = url
+            summary = PageSummary(parameters: JSONAPIClient.pageParameters(of: url), count: 0)
+            let first = exchange.response.status == 204 ? nil : try await exchange.body.peek()
+            if first == nil {
+                lastPage = nil
+                return
+            }
+            guard exchange.contentType.isJSON else {
+                let bytes = (try? await exchange.body.collect(upTo: 2048)) ?? []
+                throw exchange.failure(.unsupportedContentType, body: Exchange.excerpt(bytes))
+            }
+            self.exchange = exchange
+            page = client.decoder.resources(from: exchange.body.chunks).makeAsyncIterator()
+        }
+
+        /// Keeps what a pagination strategy needs to know of the page: its primary count and
+        /// its first and last primary resources.
+        private mutating func note(_ streamed: StreamedResource) {
+            guard streamed.section == .primary else { return }
+            let identity = streamed.resource.identity
+            let meta = streamed.resource.raw?.meta
+            if summary.count == 0 {
+                summary.firstIdentity = identity
+                summary.firstMeta = meta
+            }
+            summary.count += 1
+            summary.lastIdentity = identity
+            summary.lastMeta = meta
+        }
+
+        /// At the end of a page: where the next one is, from the links or the strategy.
+        private mutating func finishPage(_ exchange: Exchange, summary document: DocumentSummary?) throws {
+            bytesRead += exchange.body.bytesRead
+            page = nil
+            self.exchange = nil
+            lastPage = document
+            summary.meta = document?.meta
+            guard let url = pageURL else { return }
+            nextURL = try client.pageURL(.next, from: url, links: document?.links, summary: summary)
+        }
+    }
+}
+
+/// The primary resources of every page of a collection, decoded to `T`; see
+/// ``JSONAPIClient/all(_:query:options:)``.
+public struct TypedPagedResources<T: Resource>: AsyncSequence {
+    public typealias Element = T
+    let base: PagedResources
+
+    public func makeAsyncIterator() -> Iterator { Iterator(base: base.makeAsyncIterator()) }
+
+    /// Skips included resources and primary resources of other types.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: PagedResources.Iterator
+
+        /// Pages requested so far.
+        public var pagesRead: Int { base.pagesRead }
+
+        public mutating func next() async throws -> T? {
+            while let streamed = try await base.next() {
+                if streamed.section == .primary, let model = streamed.resource.as(T.self) { return model }
+            }
+            return nil
+        }
+    }
+}
