@@ -208,7 +208,7 @@ private struct Content: Sendable {
         }
         router.get("malformed/articles") { request, _ in
             try await record(request)
-            return stream("{\"data\":[\(article(1)),\n{\"type\":\"articles\",\"id\":2,}]}", status: .ok)
+            return stream("{\"data\":[\(article(1)),\n{\"type\":\"articles\",\"id\":2}]}", status: .ok)
         }
         router.get("stall") { request, _ in
             try await record(request)
@@ -285,7 +285,8 @@ private struct Content: Sendable {
         let buffer = try await request.collectBody(upTo: 1 << 20)
         let body = String(buffer: buffer)
         var headers: [String: String] = [:]
-        for field in request.headers { headers[field.name.canonicalName] = field.value }  // canonical names are lowercase
+        // Canonical names are lowercase.
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
         log.add(
             JSONAPITestServer.Request(
                 method: request.method.rawValue,
