@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import SluiceHTTP
 import SluiceJSON
+import SluiceJSONAPI
 import SluiceSQLite
 
 #if canImport(Glibc)
@@ -25,6 +27,8 @@ struct Import: AsyncParsableCommand {
             leaves every committed batch whole. Importing the same document again updates the rows \
             instead of adding new ones. A name ending in .gz is read through gzip.
 
+            Given an http or https URL, each page is imported as it arrives and the next link is             followed to the last page (a documents row per page); --header adds request headers             (credentials are never printed).
+
             On a terminal, progress (bytes read of the total, resources per second, elapsed and \
             remaining time) is updated in place on standard error; otherwise a line is printed every \
             --progress-interval seconds. A fault in the input stops the import with \
@@ -36,6 +40,7 @@ struct Import: AsyncParsableCommand {
               sluice import export.json
               sluice import export.json.gz --sqlite /var/tmp/export.sqlite --batch-size 20000
               sluice generate --articles 1000 | sluice import - --quiet
+              sluice import 'https://api.example.com/articles?page[size]=500' -H 'Authorization: Bearer $TOKEN'
             """
     )
 
@@ -54,12 +59,22 @@ struct Import: AsyncParsableCommand {
     @Flag(help: "Print neither progress nor the summary.")
     var quiet = false
 
+    @Option(
+        name: [.customShort("H"), .customLong("header")],
+        help: "With a URL: a header field, 'Name: value'; repeatable."
+    )
+    var headers: [String] = []
+
+    @Option(help: "With a URL: stop after this many pages.")
+    var maxPages: Int?
+
     func validate() throws {
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive.") }
         guard progressInterval > 0 else { throw ValidationError("--progress-interval must be positive.") }
     }
 
     func run() async throws {
+        if HTTPSource.isURL(file) { return try await importURL() }
         let name = Input.displayName(of: file)
         var report = FaultReport()
         let input: ImportInput
@@ -118,6 +133,130 @@ struct Import: AsyncParsableCommand {
 }
 
 extension Import {
+    /// Imports a paginated collection: each page's body goes through a pipe into the importer
+    /// (which parses on its own thread, as for a file) while it arrives, then the page's next link
+    /// is followed. One page is in flight at a time, so memory stays that of one import.
+    func importURL() async throws {
+        for header in headers where !header.contains(":") {
+            throw ValidationError("--header \(header) is not of the form 'Name: value'.")
+        }
+        let source = try HTTPSource(
+            url: file,
+            include: nil,
+            headers: headers,
+            timeout: 30,
+            readTimeout: 60,
+            maxBodyBytes: Int.max
+        )
+        try await source.using { source in try await importPages(from: source) }
+    }
+
+    private func importPages(from source: HTTPSource) async throws {
+        var client = source.client
+        client.maximumBodyBytes = nil
+        let importer: SQLiteImporter
+        do {
+            var options = SQLiteImporter.Options()
+            options.batchSize = batchSize
+            importer = try SQLiteImporter(path: database, options: options)
+        } catch {
+            Terminal.message("sluice: \(database): cannot open the database: \(error)\n")
+            throw ExitCode(2)
+        }
+        // A write into the pipe after the importer has stopped reading must fail, not kill us.
+        signal(SIGPIPE, SIG_IGN)
+        let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
+        var next: URL? = source.start
+        var totals = (resources: 0, primary: 0, included: 0, relationships: 0, bytes: 0, pages: 0)
+        let started = ContinuousClock.now
+        while let url = next {
+            if let maxPages, totals.pages >= maxPages { break }
+            let name = HTTPSource.redacted(url)
+            let summary: SQLiteImporter.Summary
+            do {
+                guard let body = try await client.documentBody(at: url) else { break }
+                summary = try await Self.importBody(body, name: name, into: importer, display: display)
+            } catch let failure as SQLiteImporter.Failure {
+                var report = FaultReport()
+                do {
+                    try report.add(failure.underlying, in: name)
+                } catch {
+                    Terminal.message("sluice: \(name): \(error)\n")
+                }
+                let committed = totals.resources + failure.committedResources
+                Terminal.message(
+                    "\(Self.count(committed)) imported before the fault and \(committed == 1 ? "is" : "are") in \(database).\n"
+                )
+                throw ExitCode(max(report.exitCode, 1))
+            } catch {
+                let code = source.report(error)
+                Terminal.message(
+                    "\(Self.count(totals.resources)) imported before the fault and \(totals.resources == 1 ? "is" : "are") in \(database).\n"
+                )
+                throw ExitCode(code)
+            }
+            totals.pages += 1
+            totals.resources += summary.resources
+            totals.primary += summary.primaryCount
+            totals.included += summary.includedCount
+            totals.relationships += summary.relationshipRows
+            totals.bytes += summary.bytes
+            next = try client.link(
+                .next,
+                from: url,
+                links: summary.links,
+                page: PageSummary(parameters: [:], count: summary.primaryCount)
+            )
+        }
+        guard !quiet else { return }
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
+        var line = "Imported \(totals.resources) resources (\(totals.primary) primary, \(totals.included) included) "
+        line +=
+            "and \(totals.relationships) relationship rows from \(totals.pages) page\(totals.pages == 1 ? "" : "s") "
+        line +=
+            "of \(HTTPSource.redacted(source.start)) into \(database) in \(Terminal.formatted(seconds, decimals: 2)) s "
+        line += "(\(Terminal.formatted(throughputOf: totals.bytes, seconds: seconds))).\n"
+        try Terminal.standardOutput.write(line)
+    }
+
+    /// Feeds `body` into a pipe that the importer reads on a thread of its own; returns its
+    /// summary. The importer runs off Swift's cooperative pool because it blocks while it works.
+    static func importBody(
+        _ body: DocumentBody,
+        name: String,
+        into importer: SQLiteImporter,
+        display: ProgressDisplay
+    ) async throws -> SQLiteImporter.Summary {
+        let pipe = Pipe()
+        let reader = try FileChunkReader(path: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
+        try pipe.fileHandleForReading.close()
+        let work = ImportWork(importer: importer, reader: reader, name: name, display: display)
+        async let imported = work.run()
+        let fd = pipe.fileHandleForWriting.fileDescriptor
+        var feedError: (any Error)?
+        do {
+            feed: for try await chunk in body {
+                var offset = 0
+                while offset < chunk.count {
+                    let written = chunk[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        break feed  // EPIPE: the importer stopped at a fault it reports itself.
+                    }
+                    offset += written
+                }
+            }
+        } catch {
+            feedError = error
+        }
+        try? pipe.fileHandleForWriting.close()
+        let result = await imported
+        // A body that failed mid-way also ends the importer's input early: the network's failure
+        // is the cause, not the document's truncation the importer saw.
+        if let feedError { throw feedError }
+        return try result.get()
+    }
+
     /// `1 resource was`, `2 resources were`.
     static func count(_ resources: Int) -> String {
         resources == 1 ? "1 resource was" : "\(resources) resources were"
@@ -226,5 +365,28 @@ final class ProgressDisplay {
         let (hours, minutes, secs) = (whole / 3600, whole / 60 % 60, whole % 60)
         let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
         return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
+    }
+}
+
+/// One page's import, run on a thread of its own.
+private struct ImportWork: @unchecked Sendable {
+    // @unchecked: the importer, reader and display are used by the new thread only, until `run`
+    // returns; the caller touches none of them meanwhile.
+    let importer: SQLiteImporter
+    let reader: FileChunkReader
+    let name: String
+    let display: ProgressDisplay
+
+    func run() async -> Result<SQLiteImporter.Summary, any Error> {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                let result = Result {
+                    try importer.importDocument(from: reader, source: name) { display.update($0) }
+                }
+                continuation.resume(returning: result)
+            }
+            thread.name = "sluice-import-page"
+            thread.start()
+        }
     }
 }

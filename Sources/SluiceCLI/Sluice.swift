@@ -16,11 +16,12 @@ struct Sluice: AsyncParsableCommand {
 
             Examples:
               sluice import export.json --sqlite export.sqlite
+              sluice fetch 'https://api.example.com/articles?page[size]=100' --all-pages
               sluice validate response.json
               sluice generate --articles 1000 | sluice flatten -
               sluice bench export.json
             """,
-        subcommands: [Import.self, Validate.self, Flatten.self, Generate.self, Bench.self]
+        subcommands: [Import.self, Fetch.self, Validate.self, Flatten.self, Generate.self, Bench.self]
     )
 
     /// Runs the command, with usage errors exiting 2 (argument parser's default is 64) so that

@@ -143,9 +143,9 @@ final class Exchange {
     }
 }
 
-/// Reads a response body for the client: counts bytes against the limit, can look at the first
+/// Reads a response body for the client (public only as the iterator of ``DocumentBody``): counts bytes against the limit, can look at the first
 /// chunk without taking it, and reports failures as ``JSONAPIClientError``s.
-final class BodyReader {
+public final class BodyReader {
     private var iterator: HTTPBody.Iterator
     private var peeked: [UInt8]?
     private let limit: Int?
@@ -210,13 +210,15 @@ final class BodyReader {
     /// The rest of the body as a sequence for the decoder.
     var chunks: Chunks { Chunks(reader: self) }
 
-    struct Chunks: AsyncSequence {
-        typealias Element = [UInt8]
+    /// The chunks of a body, for the decoder and ``DocumentBody``.
+    public struct Chunks: AsyncSequence {
+        public typealias Element = [UInt8]
         let reader: BodyReader
-        func makeAsyncIterator() -> Iterator { Iterator(reader: reader) }
-        struct Iterator: AsyncIteratorProtocol {
+        public func makeAsyncIterator() -> Iterator { Iterator(reader: reader) }
+        /// Reads the next chunk.
+        public struct Iterator: AsyncIteratorProtocol {
             let reader: BodyReader
-            mutating func next() async throws -> [UInt8]? { try await reader.next() }
+            public mutating func next() async throws -> [UInt8]? { try await reader.next() }
         }
     }
 }

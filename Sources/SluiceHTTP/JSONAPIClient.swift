@@ -222,17 +222,46 @@ public struct JSONAPIClient: Sendable {
     /// as soon as its object has arrived. Pages are fetched one at a time, only when the one
     /// before is used up, so memory holds one resource, not a page; the sequence ends after the
     /// last page and stops when the task is cancelled.
-    public func resources(at url: URL, options: RequestOptions = RequestOptions()) -> PagedResources {
-        PagedResources(client: self, start: url, options: options)
+    ///
+    /// - Parameter maximumPages: Stop after this many pages (`1` reads just the page at `url`).
+    public func resources(
+        at url: URL,
+        maximumPages: Int? = nil,
+        options: RequestOptions = RequestOptions()
+    ) -> PagedResources {
+        PagedResources(client: self, start: url, maximumPages: maximumPages, options: options)
     }
 
-    /// Every resource of every page of a type's collection; see ``resources(at:options:)``.
+    /// Every resource of every page of a type's collection; see ``resources(at:maximumPages:options:)``.
     public func resources(
         ofType type: String,
         query: JSONAPIQuery = JSONAPIQuery(),
+        maximumPages: Int? = nil,
         options: RequestOptions = RequestOptions()
     ) throws -> PagedResources {
-        resources(at: try collectionURL(type, query: query), options: options)
+        resources(at: try collectionURL(type, query: query), maximumPages: maximumPages, options: options)
+    }
+
+    /// The body of the document at `url` for a consumer that parses it itself (an importer
+    /// reading from a pipe): the status is checked (an error status throws with the server's
+    /// error objects), a non-JSON body is refused, and the chunks count against
+    /// ``maximumBodyBytes``. `nil` for 204 or an empty body.
+    public func documentBody(at url: URL, options: RequestOptions = RequestOptions()) async throws -> DocumentBody? {
+        let exchange = try await send(.get, url, body: nil, options: options)
+        if exchange.response.status == 204 { return nil }
+        guard try await exchange.body.peek() != nil else { return nil }
+        guard exchange.contentType.isJSON else {
+            let bytes = (try? await exchange.body.collect(upTo: 2048)) ?? []
+            throw exchange.failure(.unsupportedContentType, body: Exchange.excerpt(bytes))
+        }
+        return DocumentBody(exchange: exchange)
+    }
+
+    /// Where `relation` leads from the page at `url` with `links`: the link when the document has
+    /// pagination links (`nil` when that one is missing or `null`), else what ``pagination``
+    /// computes from `page`.
+    public func link(_ relation: PageRelation, from url: URL, links: Links?, page: PageSummary) throws -> URL? {
+        try pageURL(relation, from: url, links: links, summary: page)
     }
 
     /// Every resource of a type's collection, across its pages, decoded to `T`: primary data only.
@@ -517,6 +546,22 @@ public struct JSONAPIClient: Sendable {
         guard let query = url.query(percentEncoded: true), !query.isEmpty else { return [] }
         return query.split(separator: "&").map(String.init)
     }
+}
+
+/// A response body checked by the client, read chunk by chunk; see
+/// ``JSONAPIClient/documentBody(at:options:)``. Failures while reading are ``JSONAPIClientError``s.
+public struct DocumentBody: AsyncSequence {
+    public typealias Element = [UInt8]
+    let exchange: Exchange
+
+    /// The status.
+    public var status: Int { exchange.response.status }
+    /// The response's header fields.
+    public var headers: HTTPHeaders { exchange.response.headers }
+    /// Bytes read so far.
+    public var bytesRead: Int { exchange.body.bytesRead }
+
+    public func makeAsyncIterator() -> BodyReader.Chunks.Iterator { exchange.body.chunks.makeAsyncIterator() }
 }
 
 /// A read's outcome: the document, and the response it came in.

@@ -13,10 +13,11 @@ public struct PagedResources: AsyncSequence {
 
     let client: JSONAPIClient
     let start: URL
+    let maximumPages: Int?
     let options: JSONAPIClient.RequestOptions
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(client: client, next: start, options: options)
+        Iterator(client: client, next: start, maximumPages: maximumPages, options: options)
     }
 
     /// Reads page after page.
@@ -39,17 +40,24 @@ public struct PagedResources: AsyncSequence {
         /// The top-level `meta`, `links` and counts of the last page read to its end.
         public private(set) var lastPage: DocumentSummary?
 
-        init(client: JSONAPIClient, next: URL, options: JSONAPIClient.RequestOptions) {
+        private let maximumPages: Int?
+
+        init(client: JSONAPIClient, next: URL, maximumPages: Int?, options: JSONAPIClient.RequestOptions) {
             self.client = client
             self.nextURL = next
+            self.maximumPages = maximumPages
             self.options = options
         }
+
+        /// Where the next page is, once the current one is read to its end; `nil` after the last.
+        public var nextPageURL: URL? { nextURL }
 
         public mutating func next() async throws -> StreamedResource? {
             while true {
                 try Task.checkCancellation()
                 if page == nil {
                     guard let url = nextURL else { return nil }
+                    if let maximumPages, pagesRead >= maximumPages { return nil }
                     nextURL = nil
                     guard visited.insert(url.absoluteString).inserted else {
                         throw JSONAPIClientError(

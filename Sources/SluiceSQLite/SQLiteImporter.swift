@@ -8,7 +8,7 @@
 import Foundation
 public import GRDB
 public import SluiceJSON
-import SluiceJSONAPI
+public import SluiceJSONAPI
 
 /// Imports JSON:API documents into an SQLite database.
 ///
@@ -88,6 +88,8 @@ public final class SQLiteImporter {
         public var batches: Int
         /// Seconds the import took.
         public var seconds: Double
+        /// The document's top-level `links` (where a paginated export's next page is).
+        public var links: Links?
     }
 
     /// An import stopped by a fault of the input (or of the database): what was committed
@@ -285,7 +287,8 @@ private final class ImportSession {
             typeMismatches: writer.typeMismatches,
             bytes: bytesRead,
             batches: batches,
-            seconds: elapsed
+            seconds: elapsed,
+            links: document?.links
         )
     }
 }

@@ -1,0 +1,204 @@
+import ArgumentParser
+import Foundation
+import SluiceHTTP
+import SluiceJSON
+import SluiceJSONAPI
+
+/// `sluice fetch`: a JSON:API collection (or resource) from a server as NDJSON, page after page.
+struct Fetch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Prints the resources of a JSON:API document fetched over HTTP as NDJSON, following next links.",
+        discussion: """
+            Each resource becomes one line, as sluice flatten prints it (type, id or lid, attributes, \
+            relationships reduced to their linkage), written as soon as its object has arrived: \
+            primary data and included in the order the server sends them. With --all-pages the next \
+            link of each page is followed until the last page; only one page is in flight and nothing \
+            is kept, so memory stays flat whatever the collection's size.
+
+            Requests ask for application/vnd.api+json. Error statuses print the server's error \
+            objects (or the start of a body that is not a JSON:API document). Credentials given with \
+            --header are never printed.
+
+            The exit code is 0 on success, 1 when the server answers with an error or a document that \
+            is not valid, and 2 when it cannot be reached, times out, or the command is called wrongly.
+
+            Examples:
+              sluice fetch https://api.example.com/articles --include author,comments
+              sluice fetch 'https://api.example.com/articles?page[size]=100' --all-pages > articles.ndjson
+              sluice fetch https://api.example.com/me -H 'Authorization: Bearer $TOKEN'
+            """
+    )
+
+    @Argument(help: "The URL of the document.")
+    var url: String
+
+    @Flag(help: "Follow next links to the last page.")
+    var allPages = false
+
+    @Option(help: "Stop after this many pages (with --all-pages).")
+    var maxPages: Int?
+
+    @Option(help: "Relationship paths to include, comma-separated (sets the include parameter).")
+    var include: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header field, 'Name: value'; repeatable.")
+    var headers: [String] = []
+
+    @Option(help: "Seconds to wait for a response head.")
+    var timeout: Double = 30
+
+    @Option(help: "Seconds of silence in a body after which it fails.")
+    var readTimeout: Double = 60
+
+    @Option(help: "The largest body read, in bytes (per page).")
+    var maxBodyBytes: Int = 256 * 1024 * 1024
+
+    @Flag(help: "Print each page's request and status on standard error (credentials hidden).")
+    var verbose = false
+
+    func validate() throws {
+        guard HTTPSource.isURL(url) else { throw ValidationError("\(url) is not an http or https URL.") }
+        for header in headers where !header.contains(":") {
+            throw ValidationError("--header \(header) is not of the form 'Name: value'.")
+        }
+        if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1.") }
+        guard timeout > 0, readTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }
+        guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive.") }
+    }
+
+    func run() async throws {
+        let source = try HTTPSource(
+            url: url,
+            include: include,
+            headers: headers,
+            timeout: timeout,
+            readTimeout: readTimeout,
+            maxBodyBytes: maxBodyBytes
+        )
+        try await source.using { source in try await fetch(from: source) }
+    }
+
+    private func fetch(from source: HTTPSource) async throws {
+        var output = OutputBuffer(terminal: .standardOutput)
+        var resources = source.client.resources(at: source.start, maximumPages: allPages ? maxPages : 1)
+            .makeAsyncIterator()
+        var line: [UInt8] = []
+        var count = 0
+        var page = 0
+        do {
+            while let streamed = try await resources.next() {
+                if verbose, resources.pagesRead != page {
+                    page = resources.pagesRead
+                    Terminal.message("GET \(HTTPSource.redacted(resources.pageURL)) (page \(page))\n")
+                }
+                guard let raw = streamed.resource.raw else { continue }
+                line.removeAll(keepingCapacity: true)
+                raw.writeFlattened(into: &line)
+                line.append(UInt8(ascii: "\n"))
+                try output.write(line)
+                count += 1
+            }
+            try output.flush()
+            if verbose {
+                Terminal.message(
+                    "\(count) resources from \(resources.pagesRead) page\(resources.pagesRead == 1 ? "" : "s")\n"
+                )
+            }
+        } catch {
+            // Lines written before a failure stay valid output.
+            try output.flush()
+            throw ExitCode(source.report(error))
+        }
+    }
+}
+
+/// What `fetch` and `import` share for a URL: the client made from the options, and how its
+/// failures are reported.
+struct HTTPSource {
+    let client: JSONAPIClient
+    let start: URL
+    private let transport: AsyncHTTPClientTransport
+
+    static func isURL(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    init(
+        url text: String,
+        include: String?,
+        headers: [String],
+        timeout: Double,
+        readTimeout: Double,
+        maxBodyBytes: Int
+    ) throws {
+        guard var components = URLComponents(string: text), let base = components.url else {
+            throw ValidationError("\(text) is not a valid URL.")
+        }
+        if let include {
+            // Replaces any include already in the URL, keeping the rest of the query as written.
+            var items = (components.percentEncodedQuery ?? "").split(separator: "&").map(String.init)
+            items.removeAll { $0.hasPrefix("include=") || $0 == "include" }
+            items.append(
+                JSONAPIQuery().including(include.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                    .percentEncoded
+            )
+            components.percentEncodedQuery = items.joined(separator: "&")
+        }
+        guard let start = components.url else { throw ValidationError("\(text) is not a valid URL.") }
+        transport = AsyncHTTPClientTransport(
+            connectTimeout: .seconds(timeout),
+            readTimeout: .seconds(readTimeout)
+        )
+        var client = JSONAPIClient(baseURL: base, transport: transport)
+        client.timeout = .seconds(timeout)
+        client.maximumBodyBytes = maxBodyBytes
+        for header in headers {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            client.headers.add(
+                name: parts[0].trimmingCharacters(in: .whitespaces),
+                value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            )
+        }
+        self.client = client
+        self.start = start
+    }
+
+    /// Runs `body`, then shuts the transport's connections down, whether `body` throws or not
+    /// (AsyncHTTPClient requires its client to be shut down before it is released).
+    func using<T>(_ body: (HTTPSource) async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body(self)
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+        try? await transport.shutdown()
+        return result
+    }
+
+    /// `url` with credentials hidden.
+    static func redacted(_ url: URL?) -> String {
+        url.map { HTTPRequest(method: .get, url: $0).description.dropFirst(4).description } ?? "?"
+    }
+
+    /// Prints `error` on standard error and returns the exit code: 1 for an answer that is an
+    /// error or not a valid document, 2 when the server could not be reached or timed out.
+    func report(_ error: any Error) -> Int32 {
+        guard let failure = error as? JSONAPIClientError else {
+            Terminal.message("sluice: \(error)\n")
+            return error is CancellationError ? 130 : 2
+        }
+        if failure.kind == .invalidDocument, let underlying = failure.underlying {
+            var report = FaultReport()
+            let name = String(failure.request.drop { $0 != " " }.dropFirst())
+            if (try? report.add(underlying, in: name)) != nil { return report.exitCode }
+        }
+        Terminal.message("sluice: \(failure)\n")
+        switch failure.kind {
+        case .timedOut, .transport, .invalidURL: return 2
+        default: return 1
+        }
+    }
+}
