@@ -4,6 +4,12 @@ import SluiceHTTP
 import SluiceJSON
 import SluiceJSONAPI
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// `sluice fetch`: a JSON:API collection (or resource) from a server as NDJSON, page after page.
 struct Fetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -100,9 +106,10 @@ struct Fetch: AsyncParsableCommand {
             }
             try output.flush()
             if verbose {
-                Terminal.message(
-                    "\(count) resources from \(resources.pagesRead) page\(resources.pagesRead == 1 ? "" : "s")\n"
-                )
+                var line = "\(count) resources from \(resources.pagesRead) page\(resources.pagesRead == 1 ? "" : "s"), "
+                line += "\(Terminal.formatted(Double(resources.bytesRead) / 1_048_576, decimals: 1)) MB, "
+                line += "peak memory \(Terminal.formatted(PeakMemory.megabytes, decimals: 1)) MB\n"
+                Terminal.message(line)
             }
         } catch {
             // Lines written before a failure stay valid output.
@@ -200,5 +207,14 @@ struct HTTPSource {
         case .timedOut, .transport, .invalidURL: return 2
         default: return 1
         }
+    }
+}
+
+/// The process's peak resident memory, as the kernel counts it.
+enum PeakMemory {
+    static var megabytes: Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024  // kilobytes on Linux
     }
 }

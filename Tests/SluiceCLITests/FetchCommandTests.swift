@@ -1,0 +1,153 @@
+import Foundation
+import GRDB
+import SluiceTestServer
+import Testing
+
+/// `sluice fetch` and `sluice import URL`, run as the built binary against a JSON:API server on
+/// loopback.
+@Suite("sluice fetch")
+struct FetchCommandTests {
+    typealias Command = ValidateCommandTests
+
+    /// Runs the binary on a thread of its own: `Command.run` blocks while the child runs, and the
+    /// test server's handlers need the cooperative pool meanwhile.
+    static func run(_ arguments: [String]) async throws -> Command.Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try Command.run(arguments) }) }.start()
+        }
+    }
+
+    static func withServer<T>(
+        total: Int = 25,
+        chunkSize: Int = 512,
+        _ body: (JSONAPITestServer) async throws -> T
+    )
+        async throws -> T
+    {
+        let server = try await JSONAPITestServer.start(total: total, chunkSize: chunkSize)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    @Test("--all-pages prints every resource of every page as NDJSON, like flatten")
+    func fetchesAllPages() async throws {
+        try await Self.withServer(chunkSize: 97) { server in
+            let url = server.url("/page/articles?page%5Bsize%5D=10").absoluteString
+            let all = try await Self.run([
+                "fetch", url, "--all-pages", "--include", "author", "-H", "Authorization: Bearer s3cret", "--verbose",
+            ])
+            #expect(all.status == 0, "\(all.standardError)")
+            let lines = all.standardOutput.split(separator: "\n")
+            let articles = lines.filter { $0.hasPrefix(#"{"type":"articles""#) }
+            #expect(articles.count == 25)
+            #expect(
+                articles[0]
+                    == #"{"type":"articles","id":"1","attributes":{"title":"Article 1","words":10},"relationships":{"author":{"type":"people","id":"2"}}}"#
+            )
+            #expect(lines.contains(#"{"type":"people","id":"2","attributes":{"name":"Person 2"},"relationships":{}}"#))
+            #expect(all.standardError.contains("from 3 pages"))
+            #expect(!all.standardError.contains("s3cret"))
+            let requests = server.log.requests
+            #expect(requests.count == 3)
+            #expect(requests[0].rawQuery == "page%5Bsize%5D=10&include=author")
+            #expect(requests.allSatisfy { $0.headers["authorization"] == "Bearer s3cret" })
+            #expect(requests.allSatisfy { $0.headers["accept"] == "application/vnd.api+json" })
+
+            let first = try await Self.run(["fetch", url])
+            #expect(first.status == 0)
+            #expect(
+                first.standardOutput.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"articles""#) }.count == 10
+            )
+        }
+    }
+
+    @Test("server errors, invalid documents and unreachable servers exit 1, 1 and 2 with a clear message")
+    func failures() async throws {
+        try await Self.withServer { server in
+            let missing = try await Self.run(["fetch", server.url("/articles/999").absoluteString])
+            #expect(missing.status == 1)
+            #expect(
+                missing.standardError.contains(
+                    "the server answered 404 Not Found with 1 error: 404 [not_found] Not Found - No article has id 999."
+                )
+            )
+            let malformed = try await Self.run(["fetch", server.url("/malformed/articles").absoluteString])
+            #expect(malformed.status == 1)
+            #expect(malformed.standardError.contains("/malformed/articles:2:"))
+            #expect(malformed.standardError.contains("/data/1/id"))
+            // The resource before the fault was printed.
+            #expect(malformed.standardOutput.split(separator: "\n").count == 1)
+            let login = try await Self.run(["fetch", server.url("/login").absoluteString])
+            #expect(login.status == 1)
+            #expect(login.standardError.contains("expected a JSON:API document, but the body is text/html"))
+        }
+        let refused = try await Self.run(["fetch", "http://127.0.0.1:9/articles", "--timeout", "2"])
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("GET http://127.0.0.1:9/articles: "))
+        let usage = try await Self.run(["fetch", "ftp://example.com/x"])
+        #expect(usage.status == 2)
+    }
+
+    @Test("import URL follows next links into SQLite, one documents row per page")
+    func importsPages() async throws {
+        let directory = try ImportCommandTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("pages.sqlite").path
+        try await Self.withServer(total: 95, chunkSize: 300) { server in
+            let url = server.url("/offset/articles?page%5Blimit%5D=20").absoluteString
+            let run = try await Self.run(["import", url, "--sqlite", database])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardOutput.contains("from 5 pages"))
+            let counts = try ImportCommandTests.read(database) { db throws -> [Int?] in
+                [
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM articles"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM people"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM documents WHERE status = 'complete'"),
+                    try String.fetchOne(
+                        db,
+                        sql: "SELECT target_id FROM relationships WHERE source_id = '95' AND name = 'author'"
+                    ).flatMap { Int($0) },
+                ]
+            }
+            #expect(counts == [95, 7, 5, 5])
+            let failing = try await Self.run([
+                "import", server.url("/malformed/articles").absoluteString, "--sqlite", database, "--quiet",
+            ])
+            #expect(failing.status == 1)
+            #expect(failing.standardError.contains("/data/1/id"))
+        }
+    }
+
+    @Test("--all-pages streams a large collection in memory that does not grow with it")
+    func memoryStaysFlat() async throws {
+        func peak(_ run: Command.Run) throws -> Double {
+            let line = try #require(
+                run.standardError.split(separator: "\n").last { $0.contains("peak memory") },
+                "\(run.status): \(run.standardError.suffix(500))"
+            )
+            let number = line.split(separator: " ").reversed().dropFirst().first.flatMap { Double($0) }
+            return try #require(number)
+        }
+        let small = try await Self.withServer(total: 2_000, chunkSize: 4096) { server in
+            try await Self.run([
+                "fetch", server.url("/page/articles?page%5Bsize%5D=100").absoluteString, "--all-pages", "--verbose",
+            ])
+        }
+        let large = try await Self.withServer(total: 40_000, chunkSize: 4096) { server in
+            try await Self.run([
+                "fetch", server.url("/page/articles?page%5Bsize%5D=100").absoluteString, "--all-pages", "--verbose",
+            ])
+        }
+        #expect(small.status == 0 && large.status == 0)
+        #expect(large.standardOutput.utf8.count > 19 * small.standardOutput.utf8.count)
+        #expect(large.standardError.contains("from 400 pages"))
+        // 20 times the pages and bytes; the peak stays within a few MB of the small run's.
+        #expect(try peak(large) < peak(small) + 8, "\(small.standardError)\n\(large.standardError)")
+    }
+}
