@@ -212,9 +212,18 @@ struct HTTPSource {
 
 /// The process's peak resident memory, as the kernel counts it.
 enum PeakMemory {
+    /// `VmHWM` of /proc/self/status, which starts afresh with each program; `getrusage`'s
+    /// `ru_maxrss` is kept across `execve`, so a child of a large process would report its
+    /// parent's peak. Falls back to `ru_maxrss` where there is no /proc.
     static var megabytes: Double {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        {
+            return kilobytes / 1024
+        }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024  // kilobytes on Linux
+        return Double(usage.ru_maxrss) / 1024
     }
 }

@@ -73,7 +73,7 @@ public final class JSONAPITestServer: Sendable {
                 return logger
             }()
         )
-        let task = Task { try await app.run() }
+        let task = Task(executorPreference: ThreadExecutor.shared) { try await app.run() }
         var port = 0
         for await value in portStream { port = value }
         guard port > 0 else {
@@ -218,7 +218,7 @@ private struct Content: Sendable {
                 headers: [.contentType: Self.mediaType],
                 body: ResponseBody { writer in
                     try await writer.write(ByteBuffer(string: #"{"data":["#))
-                    try await Task.sleep(for: .seconds(30))
+                    try await Task.sleep(for: .seconds(8))
                     try await writer.finish(nil)
                 }
             )
