@@ -84,15 +84,7 @@ struct Import: AsyncParsableCommand {
             try report.add(error, in: name)
             throw ExitCode(report.exitCode)
         }
-        let importer: SQLiteImporter
-        do {
-            var options = SQLiteImporter.Options()
-            options.batchSize = batchSize
-            importer = try SQLiteImporter(path: database, options: options)
-        } catch {
-            Terminal.message("sluice: \(database): cannot open the database: \(error)\n")
-            throw ExitCode(2)
-        }
+        let importer = try openImporter()
         let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
         do {
             let summary = try importer.importDocument(from: input.reader, source: name) { display.update($0) }
@@ -133,6 +125,18 @@ struct Import: AsyncParsableCommand {
 }
 
 extension Import {
+    /// The database, opened with the options given; exit 2 when it cannot be.
+    func openImporter() throws -> SQLiteImporter {
+        do {
+            var options = SQLiteImporter.Options()
+            options.batchSize = batchSize
+            return try SQLiteImporter(path: database, options: options)
+        } catch {
+            Terminal.message("sluice: \(database): cannot open the database: \(error)\n")
+            throw ExitCode(2)
+        }
+    }
+
     /// Imports a paginated collection: each page's body goes through a pipe into the importer
     /// (which parses on its own thread, as for a file) while it arrives, then the page's next link
     /// is followed. One page is in flight at a time, so memory stays that of one import.
@@ -154,15 +158,7 @@ extension Import {
     private func importPages(from source: HTTPSource) async throws {
         var client = source.client
         client.maximumBodyBytes = nil
-        let importer: SQLiteImporter
-        do {
-            var options = SQLiteImporter.Options()
-            options.batchSize = batchSize
-            importer = try SQLiteImporter(path: database, options: options)
-        } catch {
-            Terminal.message("sluice: \(database): cannot open the database: \(error)\n")
-            throw ExitCode(2)
-        }
+        let importer = try openImporter()
         // A write into the pipe after the importer has stopped reading must fail, not kill us.
         signal(SIGPIPE, SIG_IGN)
         let display = ProgressDisplay(quiet: quiet, interval: progressInterval)

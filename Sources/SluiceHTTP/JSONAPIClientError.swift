@@ -36,7 +36,8 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         case transport
         /// Pagination led back to a page already read, which would never end.
         case paginationCycle
-        /// The route or link did not make a valid URL.
+        /// The route or link did not make a valid URL (or, for an update, the model wrote no id
+        /// to route by; ``body`` says which).
         case invalidURL
     }
 
@@ -123,7 +124,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         case .paginationCycle:
             text += "the next link leads back to a page already read"
         case .invalidURL:
-            text += "not a valid URL"
+            text += body ?? "not a valid URL"
         }
         return text
     }

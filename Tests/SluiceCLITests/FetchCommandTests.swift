@@ -17,27 +17,9 @@ struct FetchCommandTests {
         }
     }
 
-    static func withServer<T>(
-        total: Int = 25,
-        chunkSize: Int = 512,
-        _ body: (JSONAPITestServer) async throws -> T
-    )
-        async throws -> T
-    {
-        let server = try await JSONAPITestServer.start(total: total, chunkSize: chunkSize)
-        do {
-            let result = try await body(server)
-            await server.stop()
-            return result
-        } catch {
-            await server.stop()
-            throw error
-        }
-    }
-
     @Test("--all-pages prints every resource of every page as NDJSON, like flatten")
     func fetchesAllPages() async throws {
-        try await Self.withServer(chunkSize: 97) { server in
+        try await JSONAPITestServer.with(chunkSize: 97) { server in
             let url = server.url("/page/articles?page%5Bsize%5D=10").absoluteString
             let all = try await Self.run([
                 "fetch", url, "--all-pages", "--include", "author", "-H", "Authorization: Bearer s3cret", "--verbose",
@@ -69,7 +51,7 @@ struct FetchCommandTests {
 
     @Test("server errors, invalid documents and unreachable servers exit 1, 1 and 2 with a clear message")
     func failures() async throws {
-        try await Self.withServer { server in
+        try await JSONAPITestServer.with { server in
             let missing = try await Self.run(["fetch", server.url("/articles/999").absoluteString])
             #expect(missing.status == 1)
             #expect(
@@ -99,7 +81,7 @@ struct FetchCommandTests {
         let directory = try ImportCommandTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent("pages.sqlite").path
-        try await Self.withServer(total: 95, chunkSize: 300) { server in
+        try await JSONAPITestServer.with(total: 95, chunkSize: 300) { server in
             let url = server.url("/offset/articles?page%5Blimit%5D=20").absoluteString
             let run = try await Self.run(["import", url, "--sqlite", database])
             #expect(run.status == 0, "\(run.standardError)")
@@ -134,12 +116,12 @@ struct FetchCommandTests {
             let number = line.split(separator: " ").reversed().dropFirst().first.flatMap { Double($0) }
             return try #require(number)
         }
-        let small = try await Self.withServer(total: 2_000, chunkSize: 4096) { server in
+        let small = try await JSONAPITestServer.with(total: 2_000, chunkSize: 4096) { server in
             try await Self.run([
                 "fetch", server.url("/page/articles?page%5Bsize%5D=100").absoluteString, "--all-pages", "--verbose",
             ])
         }
-        let large = try await Self.withServer(total: 40_000, chunkSize: 4096) { server in
+        let large = try await JSONAPITestServer.with(total: 40_000, chunkSize: 4096) { server in
             try await Self.run([
                 "fetch", server.url("/page/articles?page%5Bsize%5D=100").absoluteString, "--all-pages", "--verbose",
             ])

@@ -71,14 +71,14 @@ import Testing
             try await withServer { server, client in
                 var client = client
                 client.transport = transport
-                let started = ContinuousClock.now
                 let error = await #expect(throws: JSONAPIClientError.self) {
                     _ = try await client.fetch([Linked<Article>].self, at: server.url("/stall"))
                 }
+                // The stall lasts 8 s and then ends the body, which would be an invalid document:
+                // a timeout is the read timeout (2 s) at work, after the first 9 bytes.
                 #expect(error?.kind == .timedOut)
                 #expect(error?.bytesRead == 9)
-                // The stall lasts 8 s; the read timeout (2 s) ends the wait before.
-                #expect(ContinuousClock.now - started < .seconds(8))
+
             }
         } catch {
             try await transport.shutdown()

@@ -29,22 +29,15 @@ struct ArticlePatch: Resource, Codable {
     var author: ToOne<Person> = .unchanged
 }
 
-/// Runs `body` against a fresh server and stops it afterwards, whatever happens.
+/// Runs `body` against a fresh server, with a client for it.
 func withServer<T>(
     total: Int = 25,
     chunkSize: Int = 512,
     chunkDelay: Duration = .zero,
     _ body: (JSONAPITestServer, JSONAPIClient) async throws -> T
 ) async throws -> T {
-    let server = try await JSONAPITestServer.start(total: total, chunkSize: chunkSize, chunkDelay: chunkDelay)
-    let client = JSONAPIClient(baseURL: server.baseURL, registry: [Article.self, Person.self])
-    do {
-        let result = try await body(server, client)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
+    try await JSONAPITestServer.with(total: total, chunkSize: chunkSize, chunkDelay: chunkDelay) { server in
+        try await body(server, JSONAPIClient(baseURL: server.baseURL, registry: [Article.self, Person.self]))
     }
 }
 
@@ -159,6 +152,14 @@ func withServer<T>(
             // The author was left unchanged: no relationships member at all.
             #expect(!request.body.contains("author"))
             #expect(result.document?.data.title == .value("Renamed"))
+            // A model without an id has nothing to route a PATCH by: refused before sending.
+            let before = server.log.requests.count
+            let error = await #expect(throws: JSONAPIClientError.self) {
+                _ = try await client.update(Article(id: nil, lid: "x", title: "T", words: nil, author: .null))
+            }
+            #expect(error?.kind == .invalidURL)
+            #expect(error?.description.contains("the model wrote none") == true)
+            #expect(server.log.requests.count == before)
         }
     }
 

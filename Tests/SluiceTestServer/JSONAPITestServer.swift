@@ -89,6 +89,24 @@ public final class JSONAPITestServer: Sendable {
         self.task = task
     }
 
+    /// Runs `body` against a fresh server and stops the server afterwards, whatever happens.
+    public static func with<T>(
+        total: Int = 25,
+        chunkSize: Int = 512,
+        chunkDelay: Duration = .zero,
+        _ body: (JSONAPITestServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(total: total, chunkSize: chunkSize, chunkDelay: chunkDelay)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
     /// Stops the server.
     public func stop() async {
         task.cancel()
