@@ -170,20 +170,34 @@ extension Import {
             let name = HTTPSource.redacted(url)
             let summary: SQLiteImporter.Summary
             do {
-                guard let body = try await client.documentBody(at: url) else { break }
+                guard let body = try await client.documentBody(at: url) else {
+                    // 204 or an empty body: nothing to import; on the first page that is a fault.
+                    if totals.pages == 0 {
+                        Terminal.message("\(name): the server returned no document\n")
+                        throw ExitCode(1)
+                    }
+                    break
+                }
                 summary = try await Self.importBody(body, name: name, into: importer, display: display)
             } catch let failure as SQLiteImporter.Failure {
                 var report = FaultReport()
-                do {
-                    try report.add(failure.underlying, in: name)
-                } catch {
-                    Terminal.message("sluice: \(name): \(error)\n")
+                var code: Int32 = 1
+                if failure.underlying is JSONAPIClientError {
+                    code = source.report(failure.underlying)
+                } else {
+                    do {
+                        try report.add(failure.underlying, in: name)
+                    } catch {
+                        Terminal.message("sluice: \(name): \(error)\n")
+                    }
                 }
                 let committed = totals.resources + failure.committedResources
                 Terminal.message(
                     "\(Self.count(committed)) imported before the fault and \(committed == 1 ? "is" : "are") in \(database).\n"
                 )
-                throw ExitCode(max(report.exitCode, 1))
+                throw ExitCode(max(report.exitCode, code))
+            } catch let exit as ExitCode {
+                throw exit
             } catch {
                 let code = source.report(error)
                 Terminal.message(
@@ -249,7 +263,13 @@ extension Import {
         let result = await imported
         // A body that failed mid-way also ends the importer's input early: the network's failure
         // is the cause, not the document's truncation the importer saw.
-        if let feedError { throw feedError }
+        if let feedError {
+            // Keep the importer's count of what it committed before the input stopped.
+            if case .failure(let failure as SQLiteImporter.Failure) = result {
+                throw SQLiteImporter.Failure(underlying: feedError, committedResources: failure.committedResources)
+            }
+            throw feedError
+        }
         return try result.get()
     }
 

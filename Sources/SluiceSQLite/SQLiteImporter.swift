@@ -101,6 +101,12 @@ public final class SQLiteImporter {
         /// Resources committed before the fault (all of them are in the database).
         public var committedResources: Int
 
+        /// Creates a failure (a caller that feeds the importer reports its own faults this way).
+        public init(underlying: any Error, committedResources: Int) {
+            self.underlying = underlying
+            self.committedResources = committedResources
+        }
+
         public var description: String {
             "\(underlying) (\(committedResources) resource\(committedResources == 1 ? "" : "s") imported before it)"
         }

@@ -103,6 +103,14 @@ struct FetchCommandTests {
             ])
             #expect(failing.status == 1)
             #expect(failing.standardError.contains("/data/1/id"))
+            // A body cut off mid-way: the network's failure is reported, not a truncated document.
+            let truncated = try await Self.run([
+                "import", server.url("/truncated").absoluteString, "--sqlite", database, "--quiet",
+            ])
+            #expect(truncated.status == 2)
+            #expect(truncated.standardError.contains("GET http://127.0.0.1:"))
+            #expect(truncated.standardError.contains("/truncated: the request failed"))
+            #expect(truncated.standardError.contains("imported before the fault"))
         }
     }
 
