@@ -63,10 +63,8 @@ struct Fetch: AsyncParsableCommand {
     var verbose = false
 
     func validate() throws {
-        guard HTTPSource.isURL(url) else { throw ValidationError("\(url) is not an http or https URL.") }
-        for header in headers where !header.contains(":") {
-            throw ValidationError("--header \(header) is not of the form 'Name: value'.")
-        }
+        guard HTTPSource.isURL(url) else { throw ValidationError("The URL is not an http or https URL.") }
+        try HTTPSource.checkHeaders(headers)
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1.") }
         guard timeout > 0, readTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive.") }
@@ -126,6 +124,14 @@ struct HTTPSource {
     let start: URL
     private let transport: AsyncHTTPClientTransport
 
+    /// Refuses a header without a colon, naming it by its position only: its text may be a
+    /// credential written wrongly.
+    static func checkHeaders(_ headers: [String]) throws {
+        for (index, header) in headers.enumerated() where !header.contains(":") {
+            throw ValidationError("--header number \(index + 1) is not of the form 'Name: value'.")
+        }
+    }
+
     static func isURL(_ text: String) -> Bool {
         let lower = text.lowercased()
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
@@ -140,7 +146,7 @@ struct HTTPSource {
         maxBodyBytes: Int
     ) throws {
         guard var components = URLComponents(string: text), let base = components.url else {
-            throw ValidationError("\(text) is not a valid URL.")
+            throw ValidationError("The URL is not valid.")
         }
         if let include {
             // Replaces any include already in the URL, keeping the rest of the query as written.
@@ -152,7 +158,7 @@ struct HTTPSource {
             )
             components.percentEncodedQuery = items.joined(separator: "&")
         }
-        guard let start = components.url else { throw ValidationError("\(text) is not a valid URL.") }
+        guard let start = components.url else { throw ValidationError("The URL is not valid.") }
         transport = AsyncHTTPClientTransport(
             connectTimeout: .seconds(timeout),
             readTimeout: .seconds(readTimeout)

@@ -141,9 +141,7 @@ extension Import {
     /// (which parses on its own thread, as for a file) while it arrives, then the page's next link
     /// is followed. One page is in flight at a time, so memory stays that of one import.
     func importURL() async throws {
-        for header in headers where !header.contains(":") {
-            throw ValidationError("--header \(header) is not of the form 'Name: value'.")
-        }
+        try HTTPSource.checkHeaders(headers)
         let source = try HTTPSource(
             url: file,
             include: nil,
@@ -165,8 +163,13 @@ extension Import {
         var next: URL? = source.start
         var totals = (resources: 0, primary: 0, included: 0, relationships: 0, bytes: 0, pages: 0)
         let started = ContinuousClock.now
+        var visited = Set<String>()
         while let url = next {
             if let maxPages, totals.pages >= maxPages { break }
+            guard visited.insert(url.absoluteString).inserted else {
+                Terminal.message("\(HTTPSource.redacted(url)): the next link leads back to a page already imported\n")
+                throw ExitCode(1)
+            }
             let name = HTTPSource.redacted(url)
             let summary: SQLiteImporter.Summary
             do {
@@ -240,20 +243,28 @@ extension Import {
         let pipe = Pipe()
         let reader = try FileChunkReader(path: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
         try pipe.fileHandleForReading.close()
-        let work = ImportWork(importer: importer, reader: reader, name: name, display: display)
+        let work = ImportWork(importer: importer, reader: reader, name: name, display: display, done: ImportDone())
         async let imported = work.run()
         let fd = pipe.fileHandleForWriting.fileDescriptor
+        // Non-blocking: an importer that stopped at a fault keeps its end of the pipe open until
+        // it is released, so a blocking write into a full pipe would wait forever.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var feedError: (any Error)?
         do {
             feed: for try await chunk in body {
                 var offset = 0
                 while offset < chunk.count {
                     let written = chunk[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        break feed  // EPIPE: the importer stopped at a fault it reports itself.
+                    if written >= 0 {
+                        offset += written
+                        continue
                     }
-                    offset += written
+                    if errno == EINTR { continue }
+                    // The pipe is full: wait for room, unless the importer has finished (at a
+                    // fault it reports itself).
+                    guard errno == EAGAIN, !work.done.value else { break feed }
+                    var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&waiting, 1, 50)
                 }
             }
         } catch {
@@ -392,6 +403,8 @@ private struct ImportWork: @unchecked Sendable {
     let reader: FileChunkReader
     let name: String
     let display: ProgressDisplay
+    /// Set when the import has returned, so the feeder stops waiting for room in the pipe.
+    let done: ImportDone
 
     func run() async -> Result<SQLiteImporter.Summary, any Error> {
         await withCheckedContinuation { continuation in
@@ -399,10 +412,19 @@ private struct ImportWork: @unchecked Sendable {
                 let result = Result {
                     try importer.importDocument(from: reader, source: name) { display.update($0) }
                 }
+                done.set()
                 continuation.resume(returning: result)
             }
             thread.name = "sluice-import-page"
             thread.start()
         }
     }
+}
+
+/// A flag one thread sets and another reads.
+final class ImportDone: @unchecked Sendable {
+    private let lock = NSLock()
+    private var finished = false
+    var value: Bool { lock.withLock { finished } }
+    func set() { lock.withLock { finished = true } }
 }

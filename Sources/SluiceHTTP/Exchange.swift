@@ -49,9 +49,14 @@ final class Exchange {
     /// JSON:API error document, else the start of the body.
     func checkStatus() async throws {
         guard !(200..<300).contains(response.status) else { return }
-        try checkDeclaredLength()
-        // An error body is read whole but bounded: 1 MiB holds any sensible error document.
-        let bytes = (try? await body.collect(upTo: min(client.maximumBodyBytes ?? .max, 1 << 20))) ?? []
+        // An error body is read whole but bounded (1 MiB holds any sensible error document); a
+        // body that fails to arrive still leaves the status to report.
+        var bytes: [UInt8] = []
+        do {
+            bytes = try await body.collect(upTo: min(client.maximumBodyBytes ?? .max, 1 << 20))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {}
         var error = failure(.status)
         if !bytes.isEmpty, contentType.isJSON {
             do {

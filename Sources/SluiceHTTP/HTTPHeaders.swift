@@ -89,6 +89,13 @@ enum HTTPRedaction {
         return ["key", "token", "secret", "password", "signature", "auth"].contains { lower.contains($0) }
     }
 
+    /// Text that did not parse as a URL: only what comes before any `@` or `?` is shown.
+    static func text(_ text: String) -> String {
+        if let url = URL(string: text) { return self.url(url) }
+        let cut = text.firstIndex { $0 == "@" || $0 == "?" } ?? text.endIndex
+        return cut == text.endIndex ? text : String(text[..<cut]) + "***"
+    }
+
     /// `url` with any user name and password, and credential-like query values, replaced by `***`.
     static func url(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<url>" }

@@ -204,7 +204,21 @@ public struct JSONAPIClient: Sendable {
         to response: inout JSONAPIResponse<[Element]>,
         options: RequestOptions = RequestOptions()
     ) async throws -> Bool {
-        guard let next = try await page(.next, of: response, options: options) else { return false }
+        // The strategy looks at the last page alone (its count and cursor), not at the pages
+        // appended so far.
+        guard
+            let url = try pageURL(
+                .next,
+                from: response.url,
+                links: response.document.links,
+                summary: response.pageSummary
+            )
+        else { return false }
+        var visited = response.visitedPages
+        guard visited.insert(url.absoluteString).inserted else {
+            throw JSONAPIClientError(kind: .paginationCycle, request: HTTPRequest(method: .get, url: url).description)
+        }
+        let next = try await fetch([Element].self, at: url, options: options)
         let pages = response.pageCount + 1
         let bytes = response.bytesRead + next.bytesRead
         response = JSONAPIResponse(
@@ -215,6 +229,8 @@ public struct JSONAPIClient: Sendable {
             bytesRead: bytes
         )
         response.pageCount = pages
+        response.visitedPages = visited
+        response.lastPage = next.pageSummary
         return true
     }
 
@@ -346,7 +362,7 @@ public struct JSONAPIClient: Sendable {
         relationship: String,
         with target: ResourceIdentifier?,
         options: RequestOptions = RequestOptions()
-    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+    ) async throws -> JSONAPIWriteResult<RelationshipLinkage> {
         try await linkage(.patch, type: type, id: id, relationship: relationship, .one(target), options: options)
     }
 
@@ -358,7 +374,7 @@ public struct JSONAPIClient: Sendable {
         relationship: String,
         with members: [ResourceIdentifier],
         options: RequestOptions = RequestOptions()
-    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+    ) async throws -> JSONAPIWriteResult<RelationshipLinkage> {
         try await linkage(.patch, type: type, id: id, relationship: relationship, .many(members), options: options)
     }
 
@@ -370,7 +386,7 @@ public struct JSONAPIClient: Sendable {
         relationship: String,
         _ members: [ResourceIdentifier],
         options: RequestOptions = RequestOptions()
-    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+    ) async throws -> JSONAPIWriteResult<RelationshipLinkage> {
         try await linkage(.post, type: type, id: id, relationship: relationship, .many(members), options: options)
     }
 
@@ -382,7 +398,7 @@ public struct JSONAPIClient: Sendable {
         relationship: String,
         _ members: [ResourceIdentifier],
         options: RequestOptions = RequestOptions()
-    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+    ) async throws -> JSONAPIWriteResult<RelationshipLinkage> {
         try await linkage(.delete, type: type, id: id, relationship: relationship, .many(members), options: options)
     }
 
@@ -393,10 +409,10 @@ public struct JSONAPIClient: Sendable {
         relationship: String,
         _ data: JSONAPIRequestDocument.Linkage,
         options: RequestOptions
-    ) async throws -> JSONAPIWriteResult<NoPrimaryData> {
+    ) async throws -> JSONAPIWriteResult<RelationshipLinkage> {
         let body = try StreamingJSONEncoder().encode(JSONAPIRequestDocument(data: data))
         let url = try url(for: .relationship(type: type, id: id, name: relationship))
-        return try await write(NoPrimaryData.self, method, url, body: body, options: options)
+        return try await write(RelationshipLinkage.self, method, url, body: body, options: options)
     }
 
     private func write<Primary: PrimaryData>(
@@ -433,7 +449,7 @@ public struct JSONAPIClient: Sendable {
         var text = base + "/" + router.path(for: route)
         if !query.isEmpty { text += "?" + query.percentEncoded }
         guard let url = URL(string: text) else {
-            throw JSONAPIClientError(kind: .invalidURL, request: "GET \(text)")
+            throw JSONAPIClientError(kind: .invalidURL, request: "GET \(HTTPRedaction.text(text))")
         }
         return url
     }
@@ -461,6 +477,10 @@ public struct JSONAPIClient: Sendable {
     /// the server's error objects.
     func send(_ method: HTTPMethod, _ url: URL, body: Data?, options: RequestOptions) async throws -> Exchange {
         var fields = headers
+        if !Self.sameOrigin(url, baseURL) {
+            // A link may lead to another host: the client's credentials stay with its own API.
+            for field in headers where HTTPRedaction.isSensitive(header: field.name) { fields[field.name] = nil }
+        }
         fields["Accept"] = acceptValue
         if body != nil { fields["Content-Type"] = contentTypeValue }
         fields.merge(options.headers)
@@ -497,12 +517,19 @@ public struct JSONAPIClient: Sendable {
         if let links, PageRelation.allCases.contains(where: { links.names.contains($0.rawValue) }) {
             guard let href = links[relation.rawValue]?.href else { return nil }
             guard let target = Self.resolve(href, against: url) else {
-                throw JSONAPIClientError(kind: .invalidURL, request: "GET \(href)")
+                throw JSONAPIClientError(kind: .invalidURL, request: "GET \(HTTPRedaction.text(href))")
             }
             return target
         }
         guard let pagination, let parameters = pagination.parameters(for: relation, of: summary()) else { return nil }
         return Self.replacingPage(of: url, with: parameters)
+    }
+
+    /// Whether two URLs have the same scheme, host and port.
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && port(a) == port(b)
     }
 
     /// A link resolved against the URL of the document it came from (links are usually absolute).
@@ -578,6 +605,10 @@ public struct JSONAPIResponse<Primary: PrimaryData> {
     public var bytesRead: Int
     /// Pages this response holds: 1, plus one per ``JSONAPIClient/appendNextPage(to:options:)``.
     public internal(set) var pageCount = 1
+    /// After appending: what the last page alone held, for a pagination strategy.
+    var lastPage: PageSummary?
+    /// The URLs of the pages this response holds, to refuse a next link back to one of them.
+    var visitedPages: Set<String>
 
     init(document: Document<Primary>, status: Int, headers: HTTPHeaders, url: URL, bytesRead: Int) {
         self.document = document
@@ -585,6 +616,7 @@ public struct JSONAPIResponse<Primary: PrimaryData> {
         self.headers = headers
         self.url = url
         self.bytesRead = bytesRead
+        visitedPages = [url.absoluteString]
     }
 
     /// The extensions the server applied (`ext` of its `Content-Type`).
@@ -594,6 +626,7 @@ public struct JSONAPIResponse<Primary: PrimaryData> {
 
     /// What a pagination strategy knows of this page.
     var pageSummary: PageSummary {
+        if let lastPage { return lastPage }
         let items = document.primaryItems
         func meta(_ item: PrimaryItem?) -> JSONValue? {
             if case .resource(let resource)? = item { return resource.raw?.meta }
@@ -630,6 +663,33 @@ public struct NoPrimaryData: PrimaryData {
     public static var holdsIdentifiers: Bool { false }
     public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
         .success(NoPrimaryData())
+    }
+}
+
+/// What a relationship change may answer with (200): the relationship's linkage as it now is,
+/// read as identifiers whatever models are registered. Empty when the answer has no `data`.
+public struct RelationshipLinkage: PrimaryData {
+    /// The identifiers: none for `null` or an empty to-many, one for a to-one.
+    public var identifiers: [ResourceIdentifier]
+    public static var primaryModelTypes: [any Resource.Type] { [] }
+    public static var holdsIdentifiers: Bool { true }
+    public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
+        let items: [PrimaryItem]
+        switch content {
+        case .absent, .null: items = []
+        case .single(let item): items = [item]
+        case .collection(let all): items = all
+        }
+        return .success(
+            RelationshipLinkage(
+                identifiers: items.compactMap { item in
+                    switch ResourceIdentifier.make(item: item, store: store) {
+                    case .success(let identifier): identifier
+                    case .failure: nil
+                    }
+                }
+            )
+        )
     }
 }
 

@@ -96,6 +96,8 @@ public struct PathTemplateRouter: JSONAPIRouter {
     /// `text` encoded as one path segment: RFC 3986's unreserved characters and the sub-delimiters
     /// a segment may hold pass; `/`, `?`, `#`, `%` and the rest are encoded.
     static func segment(_ text: String) -> String {
+        // "." and ".." would be read as "this" and "parent" directory and normalised away.
+        if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
         var out = ""
         for byte in text.utf8 {
             switch byte {

@@ -118,8 +118,21 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
             self.bufferLimit = bufferLimit
         }
 
+        /// Waits for the head; a task that already ended (cancelled before it started) answers at once.
         func awaitHead(_ continuation: CheckedContinuation<HTTPURLResponse, any Error>) {
-            lock.withLock { head = continuation }
+            let failed: (any Error)? = lock.withLock {
+                if ended { return failure ?? HTTPTransportError(timedOut: false, message: "no response") }
+                head = continuation
+                return nil
+            }
+            if let failed { continuation.resume(throwing: failed) }
+        }
+
+        /// The body was dropped before its end (a limit, an error status, a consumer that stopped):
+        /// the task is cancelled, or a suspended one would hold its connection and buffer forever.
+        func abandon() {
+            let running = lock.withLock { !ended }
+            if running { task.cancel() }
         }
 
         func received(head response: URLResponse) {
@@ -225,11 +238,19 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 
     struct StreamChunks: AsyncSequence, Sendable {
         typealias Element = [UInt8]
-        let stream: Stream
-        func makeAsyncIterator() -> Iterator { Iterator(stream: stream) }
+        let lifetime: Lifetime
+        init(stream: Stream) { lifetime = Lifetime(stream: stream) }
+        func makeAsyncIterator() -> Iterator { Iterator(lifetime: lifetime) }
         struct Iterator: AsyncIteratorProtocol {
-            let stream: Stream
-            mutating func next() async throws -> [UInt8]? { try await stream.next() }
+            let lifetime: Lifetime
+            mutating func next() async throws -> [UInt8]? { try await lifetime.stream.next() }
         }
+    }
+
+    /// Shared by a body and its iterator: when the last of them goes, an unfinished task is cancelled.
+    final class Lifetime: Sendable {
+        let stream: Stream
+        init(stream: Stream) { self.stream = stream }
+        deinit { stream.abandon() }
     }
 }

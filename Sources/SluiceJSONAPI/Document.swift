@@ -70,6 +70,8 @@ extension Document {
             }
             included.append(resource)
         }
+        // A resource that became primary data on the new page is not also listed as included.
+        included.removeAll { resource in resource.identity.map { primaryIdentities.contains($0) } ?? false }
         let content = PrimaryContent.collection(items)
         let data: [Element]
         switch Primary.make(from: content, store: store) {

@@ -99,6 +99,13 @@ func withServer<T>(
             byType: ["people": .init(collection: "users", resource: "users/show/<id>")]
         )
         #expect(try client.url(for: .collection(type: "people")).absoluteString == "https://api.example.com/v1/users")
+        // An id of ".." must not climb out of the collection.
+        #expect(try client.url(for: .resource(type: "articles", id: "..")).absoluteString.hasSuffix("/articles/%2E%2E"))
+        // Credentials set on the client go only to its own origin.
+        let base = try #require(URL(string: "https://api.example.com/v1/"))
+        #expect(JSONAPIClient.sameOrigin(try #require(URL(string: "https://API.example.com:443/x")), base))
+        #expect(!JSONAPIClient.sameOrigin(try #require(URL(string: "https://cdn.example.com/x")), base))
+        #expect(!JSONAPIClient.sameOrigin(try #require(URL(string: "http://api.example.com/x")), base))
         #expect(
             try client.url(for: .resource(type: "people", id: "9")).absoluteString
                 == "https://api.example.com/v1/users/show/9"

@@ -97,6 +97,24 @@ import Testing
         }
     }
 
+    @Test func appendingWithoutLinksAsksTheStrategyAboutTheLastPageAlone() async throws {
+        try await withServer { server, client in
+            var client = client
+            client.pagination = PageNumberPagination(size: 10)
+            var response = try await client.fetch(
+                [Linked<Article>].self,
+                at: server.url("/nolinks/articles?page%5Bnumber%5D=1&page%5Bsize%5D=10")
+            )
+            var appended = 0
+            while try await client.appendNextPage(to: &response) {
+                appended += 1
+                try #require(appended < 10, "paging did not stop")
+            }
+            #expect(response.pageCount == 3)
+            #expect(response.document.data.compactMap(\.id) == (1...25).map(String.init))
+        }
+    }
+
     @Test func aNextLinkBackToAReadPageIsACycleNotAnEndlessLoop() async throws {
         try await withServer { server, client in
             var count = 0
@@ -105,6 +123,11 @@ import Testing
             }
             #expect(error?.kind == .paginationCycle)
             #expect(count == 1)
+            var response = try await client.fetch([Linked<Article>].self, at: server.url("/loop/articles"))
+            let appendError = await #expect(throws: JSONAPIClientError.self) {
+                while try await client.appendNextPage(to: &response) {}
+            }
+            #expect(appendError?.kind == .paginationCycle)
         }
     }
 
