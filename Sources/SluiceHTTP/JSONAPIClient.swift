@@ -423,7 +423,14 @@ public struct JSONAPIClient: Sendable {
         options: RequestOptions
     ) async throws -> JSONAPIWriteResult<Primary> {
         let exchange = try await send(method, url, body: body, options: options)
-        let document = try await exchange.document(primary)
+        let document: Document<Primary>?
+        do {
+            document = try await exchange.document(primary)
+        } catch let error as JSONAPIClientError where error.kind == .invalidDocument && Self.lacksData(error) {
+            // A write may be answered with only `meta` (the specification allows it for an
+            // update): the change was applied, there is just no resource to return.
+            document = nil
+        }
         return JSONAPIWriteResult(
             document: document,
             status: exchange.response.status,
@@ -523,6 +530,13 @@ public struct JSONAPIClient: Sendable {
         }
         guard let pagination, let parameters = pagination.parameters(for: relation, of: summary()) else { return nil }
         return Self.replacingPage(of: url, with: parameters)
+    }
+
+    /// Whether a document failed only for having no `data` member (the one shape mismatch at the
+    /// document's root).
+    static func lacksData(_ error: JSONAPIClientError) -> Bool {
+        guard let decoding = error.underlying as? JSONAPIDecodingError else { return false }
+        return decoding.pointer.isEmpty && decoding.position == nil
     }
 
     /// Whether two URLs have the same scheme, host and port.
@@ -644,7 +658,8 @@ public struct JSONAPIResponse<Primary: PrimaryData> {
     }
 }
 
-/// A write's outcome: the document the server returned, if any (none for 202 or 204).
+/// A write's outcome: the document the server returned, if any (none for 202, 204, or a 200 that
+/// holds only `meta`).
 public struct JSONAPIWriteResult<Primary: PrimaryData> {
     /// The returned document: the resource as the server stored it, with its assigned id.
     public var document: Document<Primary>?

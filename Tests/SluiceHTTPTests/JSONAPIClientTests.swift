@@ -159,6 +159,13 @@ func withServer<T>(
             // The author was left unchanged: no relationships member at all.
             #expect(!request.body.contains("author"))
             #expect(result.document?.data.title == .value("Renamed"))
+            // A 200 with only meta: applied, no resource returned.
+            var metaOnly = client
+            metaOnly.router = PathTemplateRouter(.init(resource: "meta-only/<type>/<id>"))
+            let applied = try await metaOnly.update(patch)
+            #expect(applied.status == 200)
+            #expect(applied.document == nil)
+            #expect(server.log.requests.last?.path == "/meta-only/articles/7")
             // A model without an id has nothing to route a PATCH by: refused before sending.
             let before = server.log.requests.count
             let error = await #expect(throws: JSONAPIClientError.self) {

@@ -171,6 +171,10 @@ private struct Content: Sendable {
             }
             return stream(#"{"data":\#(updated)}"#, status: .ok)
         }
+        router.patch("meta-only/articles/:id") { request, _ in
+            try await record(request)
+            return stream(#"{"meta":{"updated":true}}"#, status: .ok)
+        }
         router.delete("articles/:id") { request, _ in
             try await record(request)
             return Response(status: .noContent)
