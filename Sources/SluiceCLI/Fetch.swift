@@ -143,7 +143,7 @@ struct HTTPSource {
         headers: [String],
         timeout: Double,
         readTimeout: Double,
-        maxBodyBytes: Int
+        maxBodyBytes: Int?
     ) throws {
         guard var components = URLComponents(string: text), let base = components.url else {
             throw ValidationError("The URL is not valid.")
@@ -193,7 +193,7 @@ struct HTTPSource {
 
     /// `url` with credentials hidden.
     static func redacted(_ url: URL?) -> String {
-        url.map { HTTPRequest(method: .get, url: $0).description.dropFirst(4).description } ?? "?"
+        url.map(HTTPRequest.redacted) ?? "?"
     }
 
     /// Prints `error` on standard error and returns the exit code: 1 for an answer that is an

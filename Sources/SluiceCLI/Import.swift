@@ -116,9 +116,7 @@ struct Import: AsyncParsableCommand {
                 Terminal.message("\(Self.count(failure.committedResources)) imported before the fault.\n")
                 throw ExitCode(2)
             }
-            Terminal.message(
-                "\(Self.count(failure.committedResources)) imported before the fault and \(failure.committedResources == 1 ? "is" : "are") in \(database).\n"
-            )
+            reportCommitted(failure.committedResources)
             throw ExitCode(report.exitCode)
         }
     }
@@ -148,14 +146,13 @@ extension Import {
             headers: headers,
             timeout: 30,
             readTimeout: 60,
-            maxBodyBytes: Int.max
+            maxBodyBytes: nil
         )
         try await source.using { source in try await importPages(from: source) }
     }
 
     private func importPages(from source: HTTPSource) async throws {
-        var client = source.client
-        client.maximumBodyBytes = nil
+        let client = source.client
         let importer = try openImporter()
         // A write into the pipe after the importer has stopped reading must fail, not kill us.
         signal(SIGPIPE, SIG_IGN)
@@ -195,17 +192,13 @@ extension Import {
                     }
                 }
                 let committed = totals.resources + failure.committedResources
-                Terminal.message(
-                    "\(Self.count(committed)) imported before the fault and \(committed == 1 ? "is" : "are") in \(database).\n"
-                )
+                reportCommitted(committed)
                 throw ExitCode(max(report.exitCode, code))
             } catch let exit as ExitCode {
                 throw exit
             } catch {
                 let code = source.report(error)
-                Terminal.message(
-                    "\(Self.count(totals.resources)) imported before the fault and \(totals.resources == 1 ? "is" : "are") in \(database).\n"
-                )
+                reportCommitted(totals.resources)
                 throw ExitCode(code)
             }
             totals.pages += 1
@@ -282,6 +275,13 @@ extension Import {
             throw feedError
         }
         return try result.get()
+    }
+
+    /// Says how many resources an import that stopped at a fault left in the database.
+    func reportCommitted(_ resources: Int) {
+        Terminal.message(
+            "\(Self.count(resources)) imported before the fault and \(resources == 1 ? "is" : "are") in \(database).\n"
+        )
     }
 
     /// `1 resource was`, `2 resources were`.

@@ -70,16 +70,24 @@ final class Exchange {
         throw error
     }
 
-    /// The response's document, parsed as its body arrives; `nil` for 204 and for an empty body
-    /// (the caller decides whether that is an error).
-    func document<Primary: PrimaryData>(_ primary: Primary.Type) async throws -> Document<Primary>? {
-        if response.status == 204 { return nil }
+    /// Whether a successful response holds a document to parse: not for 204 or an empty body
+    /// (the caller decides whether that is an error). A body declared over the limit, or one that
+    /// is not JSON (an HTML login page), fails here, before it is parsed.
+    func hasDocument() async throws -> Bool {
+        if response.status == 204 { return false }
         try checkDeclaredLength()
-        guard try await body.peek() != nil else { return nil }
+        guard try await body.peek() != nil else { return false }
         guard contentType.isJSON else {
             let bytes = (try? await body.collect(upTo: 2048)) ?? []
             throw failure(.unsupportedContentType, body: Self.excerpt(bytes))
         }
+        return true
+    }
+
+    /// The response's document, parsed as its body arrives; `nil` when there is none (see
+    /// ``hasDocument()``).
+    func document<Primary: PrimaryData>(_ primary: Primary.Type) async throws -> Document<Primary>? {
+        guard try await hasDocument() else { return nil }
         do {
             return try await client.decoder.decode(primary, from: body.chunks)
         } catch {
@@ -148,9 +156,9 @@ final class Exchange {
     }
 }
 
-/// Reads a response body for the client (public only as the iterator of ``DocumentBody``): counts bytes against the limit, can look at the first
+/// Reads a response body for the client: counts bytes against the limit, can look at the first
 /// chunk without taking it, and reports failures as ``JSONAPIClientError``s.
-public final class BodyReader {
+final class BodyReader {
     private var iterator: HTTPBody.Iterator
     private var peeked: [UInt8]?
     private let limit: Int?
@@ -215,15 +223,14 @@ public final class BodyReader {
     /// The rest of the body as a sequence for the decoder.
     var chunks: Chunks { Chunks(reader: self) }
 
-    /// The chunks of a body, for the decoder and ``DocumentBody``.
-    public struct Chunks: AsyncSequence {
-        public typealias Element = [UInt8]
+    /// The chunks of a body, for the decoder.
+    struct Chunks: AsyncSequence {
+        typealias Element = [UInt8]
         let reader: BodyReader
-        public func makeAsyncIterator() -> Iterator { Iterator(reader: reader) }
-        /// Reads the next chunk.
-        public struct Iterator: AsyncIteratorProtocol {
+        func makeAsyncIterator() -> Iterator { Iterator(reader: reader) }
+        struct Iterator: AsyncIteratorProtocol {
             let reader: BodyReader
-            public mutating func next() async throws -> [UInt8]? { try await reader.next() }
+            mutating func next() async throws -> [UInt8]? { try await reader.next() }
         }
     }
 }

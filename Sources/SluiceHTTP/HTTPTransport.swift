@@ -76,7 +76,11 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
     }
 
     /// `METHOD URL`, with any password in the URL replaced by `***`; safe to log.
-    public var description: String { "\(method) \(HTTPRedaction.url(url))" }
+    public var description: String { "\(method) \(Self.redacted(url))" }
+
+    /// `url` as the client prints it: user name, password and key- or token-like query values
+    /// shown as `***`.
+    public static func redacted(_ url: URL) -> String { HTTPRedaction.url(url) }
 }
 
 /// The head of a response and its body, which arrives as the client reads it.
@@ -117,7 +121,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
 
     /// A body of `bytes`, handed out in one chunk (none when empty).
     public init(bytes: [UInt8]) {
-        self.init(HTTPBodyChunks(chunks: bytes.isEmpty ? [] : [bytes]))
+        self.init(InMemoryBody(bytes: bytes))
     }
 
     /// An empty body.
@@ -132,22 +136,20 @@ public struct HTTPBody: AsyncSequence, Sendable {
     }
 }
 
-/// Chunks already in memory, as an asynchronous sequence.
-struct HTTPBodyChunks: AsyncSequence, Sendable {
+/// Bytes already in memory, handed out as one chunk (none when empty).
+struct InMemoryBody: AsyncSequence, Sendable {
     typealias Element = [UInt8]
-    let chunks: [[UInt8]]
+    let bytes: [UInt8]
 
-    func makeAsyncIterator() -> IndexingIterator<[[UInt8]]>.Async { chunks.makeIterator().async }
-}
+    func makeAsyncIterator() -> Iterator { Iterator(rest: bytes.isEmpty ? nil : bytes) }
 
-extension IndexingIterator {
-    /// An array's iterator seen as an asynchronous one.
-    struct Async: AsyncIteratorProtocol {
-        var base: IndexingIterator<Elements>
-        mutating func next() async -> Element? { base.next() }
+    struct Iterator: AsyncIteratorProtocol {
+        var rest: [UInt8]?
+        mutating func next() async -> [UInt8]? {
+            defer { rest = nil }
+            return rest
+        }
     }
-
-    var async: Async { Async(base: self) }
 }
 
 /// Holds a non-Sendable iterator behind a reference so a `@Sendable` closure can drive it. Only one

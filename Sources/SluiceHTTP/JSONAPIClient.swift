@@ -168,11 +168,11 @@ public struct JSONAPIClient: Sendable {
         options: RequestOptions = RequestOptions()
     ) async throws -> JSONAPIResponse<[Element]>? {
         guard
-            let url = try pageURL(
+            let url = try link(
                 relation,
                 from: response.url,
                 links: response.document.links,
-                summary: response.pageSummary
+                page: response.pageSummary
             )
         else { return nil }
         return try await fetch([Element].self, at: url, options: options)
@@ -207,11 +207,11 @@ public struct JSONAPIClient: Sendable {
         // The strategy looks at the last page alone (its count and cursor), not at the pages
         // appended so far.
         guard
-            let url = try pageURL(
+            let url = try link(
                 .next,
                 from: response.url,
                 links: response.document.links,
-                summary: response.pageSummary
+                page: response.pageSummary
             )
         else { return false }
         var visited = response.visitedPages
@@ -264,20 +264,7 @@ public struct JSONAPIClient: Sendable {
     /// ``maximumBodyBytes``. `nil` for 204 or an empty body.
     public func documentBody(at url: URL, options: RequestOptions = RequestOptions()) async throws -> DocumentBody? {
         let exchange = try await send(.get, url, body: nil, options: options)
-        if exchange.response.status == 204 { return nil }
-        guard try await exchange.body.peek() != nil else { return nil }
-        guard exchange.contentType.isJSON else {
-            let bytes = (try? await exchange.body.collect(upTo: 2048)) ?? []
-            throw exchange.failure(.unsupportedContentType, body: Exchange.excerpt(bytes))
-        }
-        return DocumentBody(exchange: exchange)
-    }
-
-    /// Where `relation` leads from the page at `url` with `links`: the link when the document has
-    /// pagination links (`nil` when that one is missing or `null`), else what ``pagination``
-    /// computes from `page`.
-    public func link(_ relation: PageRelation, from url: URL, links: Links?, page: PageSummary) throws -> URL? {
-        try pageURL(relation, from: url, links: links, summary: page)
+        return try await exchange.hasDocument() ? DocumentBody(exchange: exchange) : nil
     }
 
     /// Every resource of a type's collection, across its pages, decoded to `T`: primary data only.
@@ -511,16 +498,10 @@ public struct JSONAPIClient: Sendable {
         return exchange
     }
 
-    /// Where `relation` leads from a page: its link when the document has pagination links,
-    /// else the strategy's parameters on the page's URL.
-    func pageURL(
-        _ relation: PageRelation,
-        from url: URL,
-        links: Links?,
-        summary: @autoclosure () -> PageSummary
-    ) throws
-        -> URL?
-    {
+    /// Where `relation` leads from the page at `url` with `links`: the link when the document has
+    /// pagination links (`nil` when that one is missing or `null`), else what ``pagination``
+    /// computes from `page` (`nil` without a strategy).
+    public func link(_ relation: PageRelation, from url: URL, links: Links?, page: PageSummary) throws -> URL? {
         if let links, PageRelation.allCases.contains(where: { links.names.contains($0.rawValue) }) {
             guard let href = links[relation.rawValue]?.href else { return nil }
             guard let target = Self.resolve(href, against: url) else {
@@ -528,7 +509,7 @@ public struct JSONAPIClient: Sendable {
             }
             return target
         }
-        guard let pagination, let parameters = pagination.parameters(for: relation, of: summary()) else { return nil }
+        guard let pagination, let parameters = pagination.parameters(for: relation, of: page) else { return nil }
         return Self.replacingPage(of: url, with: parameters)
     }
 
@@ -602,7 +583,13 @@ public struct DocumentBody: AsyncSequence {
     /// Bytes read so far.
     public var bytesRead: Int { exchange.body.bytesRead }
 
-    public func makeAsyncIterator() -> BodyReader.Chunks.Iterator { exchange.body.chunks.makeAsyncIterator() }
+    public func makeAsyncIterator() -> Iterator { Iterator(reader: exchange.body) }
+
+    /// Reads the next chunk.
+    public struct Iterator: AsyncIteratorProtocol {
+        let reader: BodyReader
+        public mutating func next() async throws -> [UInt8]? { try await reader.next() }
+    }
 }
 
 /// A read's outcome: the document, and the response it came in.

@@ -147,22 +147,7 @@ public struct JSONAPIQuery: Sendable, Hashable {
     /// Percent-encodes everything but RFC 3986's unreserved characters, so brackets, commas,
     /// `&`, `=`, `+` and spaces inside a name or value can never be read as structure.
     static func encode(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                out.unicodeScalars.append("%")
-                out.unicodeScalars.append(hex[Int(byte >> 4)])
-                out.unicodeScalars.append(hex[Int(byte & 0xF)])
-            }
-        }
-        return out
+        PercentEncoding.encode(text, keeping: PercentEncoding.isUnreserved)
     }
 
     public static func == (lhs: JSONAPIQuery, rhs: JSONAPIQuery) -> Bool { lhs.percentEncoded == rhs.percentEncoded }

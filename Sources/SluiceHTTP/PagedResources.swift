@@ -25,8 +25,8 @@ public struct PagedResources: AsyncSequence {
         let client: JSONAPIClient
         let options: JSONAPIClient.RequestOptions
         private var nextURL: URL?
-        private var exchange: Exchange?
-        private var page: StreamedResources<BodyReader.Chunks>.Iterator?
+        /// The page being read: its response and the resources decoded from its body.
+        private var page: Page?
         /// Page URLs read so far, to stop a server whose `next` leads back.
         private var visited = Set<String>()
         private var summary = PageSummary(parameters: [:], count: 0)
@@ -68,21 +68,20 @@ public struct PagedResources: AsyncSequence {
                     try await open(url)
                     if page == nil { continue }
                 }
-                guard let exchange, var current = page else { continue }
+                guard var current = page else { continue }
                 let resource: StreamedResource?
                 do {
-                    resource = try await current.next()
+                    resource = try await current.resources.next()
                 } catch {
                     page = nil
-                    self.exchange = nil
-                    throw exchange.wrapDecoding(error)
+                    throw current.exchange.wrapDecoding(error)
                 }
                 page = current
                 if let resource {
                     note(resource)
                     return resource
                 }
-                try finishPage(exchange, summary: current.summary)
+                try finishPage(current)
             }
         }
 
@@ -92,17 +91,14 @@ public struct PagedResources: AsyncSequence {
             pagesRead += 1
             pageURL = url
             summary = PageSummary(parameters: JSONAPIClient.pageParameters(of: url), count: 0)
-            let first = exchange.response.status == 204 ? nil : try await exchange.body.peek()
-            if first == nil {
+            guard try await exchange.hasDocument() else {
                 lastPage = nil
                 return
             }
-            guard exchange.contentType.isJSON else {
-                let bytes = (try? await exchange.body.collect(upTo: 2048)) ?? []
-                throw exchange.failure(.unsupportedContentType, body: Exchange.excerpt(bytes))
-            }
-            self.exchange = exchange
-            page = client.decoder.resources(from: exchange.body.chunks).makeAsyncIterator()
+            page = Page(
+                exchange: exchange,
+                resources: client.decoder.resources(from: exchange.body.chunks).makeAsyncIterator()
+            )
         }
 
         /// Keeps what a pagination strategy needs to know of the page: its primary count and
@@ -121,15 +117,21 @@ public struct PagedResources: AsyncSequence {
         }
 
         /// At the end of a page: where the next one is, from the links or the strategy.
-        private mutating func finishPage(_ exchange: Exchange, summary document: DocumentSummary?) throws {
-            bytesRead += exchange.body.bytesRead
+        private mutating func finishPage(_ finished: Page) throws {
+            bytesRead += finished.exchange.body.bytesRead
             page = nil
-            self.exchange = nil
+            let document = finished.resources.summary
             lastPage = document
             summary.meta = document?.meta
             guard let url = pageURL else { return }
-            nextURL = try client.pageURL(.next, from: url, links: document?.links, summary: summary)
+            nextURL = try client.link(.next, from: url, links: document?.links, page: summary)
         }
+    }
+
+    /// A page being read.
+    struct Page {
+        let exchange: Exchange
+        var resources: StreamedResources<BodyReader.Chunks>.Iterator
     }
 }
 

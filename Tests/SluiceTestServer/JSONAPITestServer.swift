@@ -141,8 +141,8 @@ private struct Content: Sendable {
             try await record(request)
             let id = context.parameters.get("id") ?? ""
             guard let number = Int(id), (1...total).contains(number) else {
-                return errorDocument(
-                    status: .notFound,
+                return whole(
+                    .notFound,
                     #"{"errors":[{"status":"404","code":"not_found","title":"Not Found","detail":"No article has id \#(id).","source":{"parameter":"id"}}],"meta":{"request":"r-1"}}"#
                 )
             }
@@ -206,27 +206,15 @@ private struct Content: Sendable {
         }
         router.get("errors/html") { request, _ in
             try await record(request)
-            return Response(
-                status: .badGateway,
-                headers: [.contentType: "text/html"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: "<html><body>Bad gateway</body></html>"))
-            )
+            return whole(.badGateway, contentType: "text/html", "<html><body>Bad gateway</body></html>")
         }
         router.get("login") { request, _ in
             try await record(request)
-            return Response(
-                status: .ok,
-                headers: [.contentType: "text/html; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: "<html><body>Please sign in</body></html>"))
-            )
+            return whole(.ok, contentType: "text/html; charset=utf-8", "<html><body>Please sign in</body></html>")
         }
         router.get("plain-json/articles") { request, _ in
             try await record(request)
-            return Response(
-                status: .ok,
-                headers: [.contentType: "application/json; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"data":[\#(article(1))]}"#))
-            )
+            return whole(.ok, contentType: "application/json; charset=utf-8", #"{"data":[\#(article(1))]}"#)
         }
         router.get("malformed/articles") { request, _ in
             try await record(request)
@@ -395,10 +383,11 @@ private struct Content: Sendable {
         )
     }
 
-    private func errorDocument(status: HTTPResponse.Status, _ text: String) -> Response {
+    /// A body sent in one piece, with its length.
+    private func whole(_ status: HTTPResponse.Status, contentType: String = mediaType, _ text: String) -> Response {
         Response(
             status: status,
-            headers: [.contentType: Self.mediaType],
+            headers: [.contentType: contentType],
             body: ResponseBody(byteBuffer: ByteBuffer(string: text))
         )
     }
