@@ -242,6 +242,86 @@ package enum JSONDateText {
         }
     }
 
+    /// The HTTP date formats the writer produces.
+    package enum HTTPDateStyle {
+        /// `Sun, 06 Nov 1994 08:49:37 GMT`
+        case rfc1123
+        /// `Sunday, 06-Nov-94 08:49:37 GMT`
+        case rfc850
+        /// `Sun Nov  6 08:49:37 1994`
+        case asctime
+    }
+
+    /// `date` in one of the HTTP date formats, in UTC, whole seconds (fractions dropped, as the
+    /// formats have none). Years 0001-9999 (the caller checks); RFC 850 keeps two digits of the year.
+    package static func httpDateString(_ date: Date, style: HTTPDateStyle) -> String {
+        let total = Int(date.timeIntervalSince1970.rounded(.down))
+        var days = total / 86_400
+        var secondOfDay = total % 86_400
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
+        let (year, month, day) = civil(daysSince1970: days)
+        let weekday = weekday(daysSince1970: days)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        func put(_ value: Int, digits: Int, pad: UInt8 = ASCII.zero) {
+            var divisor = 1
+            for _ in 1..<digits { divisor *= 10 }
+            var leading = true
+            while divisor > 0 {
+                let digit = value / divisor % 10
+                leading = leading && digit == 0 && divisor > 1
+                bytes.append(leading ? pad : ASCII.zero + UInt8(digit))
+                divisor /= 10
+            }
+        }
+        func put(_ text: [UInt8]) { bytes.append(contentsOf: text) }
+        let time = {
+            put(secondOfDay / 3600, digits: 2)
+            bytes.append(ASCII.colon)
+            put(secondOfDay / 60 % 60, digits: 2)
+            bytes.append(ASCII.colon)
+            put(secondOfDay % 60, digits: 2)
+        }
+        switch style {
+        case .rfc1123:
+            put(Names.shortWeekdays[weekday])
+            put([ASCII.comma, ASCII.space])
+            put(day, digits: 2)
+            bytes.append(ASCII.space)
+            put(Names.months[month - 1])
+            bytes.append(ASCII.space)
+            put(year, digits: 4)
+            bytes.append(ASCII.space)
+            time()
+            put([ASCII.space] + Names.gmt)
+        case .rfc850:
+            put(Names.longWeekdays[weekday])
+            put([ASCII.comma, ASCII.space])
+            put(day, digits: 2)
+            bytes.append(ASCII.minus)
+            put(Names.months[month - 1])
+            bytes.append(ASCII.minus)
+            put(year % 100, digits: 2)
+            bytes.append(ASCII.space)
+            time()
+            put([ASCII.space] + Names.gmt)
+        case .asctime:
+            put(Names.shortWeekdays[weekday])
+            bytes.append(ASCII.space)
+            put(Names.months[month - 1])
+            bytes.append(ASCII.space)
+            put(day, digits: 2, pad: ASCII.space)
+            bytes.append(ASCII.space)
+            time()
+            bytes.append(ASCII.space)
+            put(year, digits: 4)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     // MARK: - Private
 
     private typealias Time = (hour: Int, minute: Int, second: Int)

@@ -1,7 +1,7 @@
 /// How a decoder finds the JSON member for a property's coding key.
 ///
 /// Every strategy compares UTF-8 bytes in place: no `String` is made for a member name, except by
-/// ``convertMemberNames(_:)``, whose closure takes coding keys. Where a strategy accepts more than
+/// ``custom(_:)``, whose closure takes coding keys. Where a strategy accepts more than
 /// one spelling, a member spelled exactly as the key wins over the others, wherever it stands.
 public enum JSONKeyStrategy: Sendable {
     /// The member's name is the coding key, byte for byte.
@@ -18,13 +18,15 @@ public enum JSONKeyStrategy: Sendable {
     /// Letter case, `_` and `-` are ignored: `firstName` reads `firstName`, `FirstName`,
     /// `first_name`, `first-name` and `FiRst_NAme`. Comparison ignores ASCII letter case only.
     case loose
-    /// The member's name is what the function returns for the coding key's string value.
-    case custom(@Sendable (String) -> String)
     /// Foundation's `JSONDecoder.KeyDecodingStrategy.custom`: the function turns the coding path
     /// of each member (ending with the member's name as written) into the coding key it stands
     /// for. Calls the function once per member of every object decoded, so it is the slowest
-    /// strategy.
-    case convertMemberNames(@Sendable ([any CodingKey]) -> any CodingKey)
+    /// strategy. The same closure shape as `StreamingJSONEncoder.KeyEncodingStrategy.custom`.
+    case custom(@Sendable ([any CodingKey]) -> any CodingKey)
+    /// The member's name is what the function returns for the coding key's string value: called
+    /// once per key looked up, and no `String` is made per member, so it is much cheaper than
+    /// ``custom(_:)``. The encoder's `memberName` writes the same names.
+    case memberName(@Sendable (String) -> String)
 
     /// Calls `body` with a matcher that tells whether a member name (UTF-8 bytes) stands for `key`.
     /// The key's bytes (or a custom strategy's member name) are prepared once, so a lookup that
@@ -34,8 +36,8 @@ public enum JSONKeyStrategy: Sendable {
         var target: String
         switch self {
         case .useDefaultKeys, .convertFromSnakeCase, .convertFromKebabCase, .loose: target = key
-        case .custom(let transform): target = transform(key)
-        case .convertMemberNames(let transform):
+        case .memberName(let transform): target = transform(key)
+        case .custom(let transform):
             return body { name in
                 transform([AnyCodingKey(String(decoding: name, as: UTF8.self))]).stringValue == key
             }
@@ -79,7 +81,7 @@ public enum JSONKeyStrategy: Sendable {
         case .useDefaultKeys:
             var key = key
             return key.withUTF8 { keyBytes in search { $0.hasSameBytes(as: UnsafeRawBufferPointer(keyBytes)) } }
-        case .custom, .convertMemberNames:
+        case .memberName, .custom:
             return withMatcher(forKey: key, search)
         case .convertFromSnakeCase, .convertFromKebabCase, .loose:
             var key = key
@@ -210,10 +212,10 @@ public enum JSONKeyStrategy: Sendable {
     /// The member name a property's key reads under this strategy: `firstName` → `first_name`.
     package func memberName(forProperty key: String) -> String {
         switch self {
-        case .useDefaultKeys, .loose, .convertMemberNames: return key
+        case .useDefaultKeys, .loose, .custom: return key
         case .convertFromSnakeCase: return Self.separated(key, separator: "_")
         case .convertFromKebabCase: return Self.separated(key, separator: "-")
-        case .custom(let transform): return transform(key)
+        case .memberName(let transform): return transform(key)
         }
     }
 
@@ -222,7 +224,7 @@ public enum JSONKeyStrategy: Sendable {
     /// which the lookup accepts too (`user_2fa` would read as `user2fa`, which looks for
     /// `user2fa`).
     package func keyName(forMember name: String) -> String {
-        if case .convertMemberNames(let transform) = self { return transform([AnyCodingKey(name)]).stringValue }
+        if case .custom(let transform) = self { return transform([AnyCodingKey(name)]).stringValue }
         let property = propertyName(forMember: name)
         return property != name && memberName(forProperty: property) == name ? property : name
     }
@@ -234,7 +236,7 @@ public enum JSONKeyStrategy: Sendable {
         switch self {
         case .convertFromSnakeCase: separator = "_"
         case .convertFromKebabCase: separator = "-"
-        case .useDefaultKeys, .custom, .loose, .convertMemberNames: return name
+        case .useDefaultKeys, .memberName, .loose, .custom: return name
         }
         let parts = name.split(separator: separator, omittingEmptySubsequences: true)
         guard parts.count > 1 else { return name }

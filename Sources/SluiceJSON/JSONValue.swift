@@ -48,6 +48,44 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Whether this is `null`.
     public var isNull: Bool { self == .null }
+
+    /// The number as an `Int`, if this is a number written as an integer that fits (`42`, `-7`;
+    /// not `4.2`, `1e3` or a number past 64 bits).
+    public var intValue: Int? {
+        if case .number(let text) = self { return Int(text) }
+        return nil
+    }
+
+    /// The number as the nearest `Double`, if this is a number.
+    public var doubleValue: Double? {
+        if case .number(let text) = self { return Double(text) }
+        return nil
+    }
+
+    /// The elements, if this is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let elements) = self { return elements }
+        return nil
+    }
+
+    /// The members, if this is an object.
+    public var objectValue: JSONObject? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    /// This value decoded as `T`, the way `decoder` would decode it from its JSON text: a typed
+    /// view of a `meta` object, say.
+    ///
+    /// ```swift
+    /// struct Page: Decodable { var total: Int }
+    /// let total = try meta.decode(Page.self).total
+    /// ```
+    public func decode<T: Decodable>(_ type: T.Type, using decoder: StreamingJSONDecoder = .init()) throws -> T {
+        var bytes: [UInt8] = []
+        write(into: &bytes)
+        return try decoder.decode(T.self, from: bytes)
+    }
 }
 
 /// A JSON object: members in input order, looked up by name.

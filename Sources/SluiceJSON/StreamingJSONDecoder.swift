@@ -35,47 +35,10 @@ public final class StreamingJSONDecoder: Sendable {
 
     private let settings = LockedSettings(Settings())
 
-    /// How member names are matched to coding keys.
-    public enum KeyDecodingStrategy: Sendable {
-        /// Names as written.
-        case useDefaultKeys
-        /// snake_case members for camelCase keys (see ``JSONKeyStrategy/convertFromSnakeCase``).
-        case convertFromSnakeCase
-        /// kebab-case members for camelCase keys.
-        case convertFromKebabCase
-        /// Letter case, `_` and `-` ignored; an exact spelling wins (see ``JSONKeyStrategy/loose``).
-        case loose
-        /// Foundation's custom strategy: the coding path of a member, ending with its name as
-        /// written, mapped to the coding key it stands for. Called once per member decoded.
-        case custom(@Sendable ([any CodingKey]) -> any CodingKey)
-        /// The member name to look for, given a coding key's string value. Cheaper than ``custom(_:)``:
-        /// called once per key looked up, and no `String` is made per member.
-        case memberName(@Sendable (String) -> String)
-
-        /// The strategy standing for `strategy`; the two enums map one to one.
-        init(_ strategy: JSONKeyStrategy) {
-            switch strategy {
-            case .useDefaultKeys: self = .useDefaultKeys
-            case .convertFromSnakeCase: self = .convertFromSnakeCase
-            case .convertFromKebabCase: self = .convertFromKebabCase
-            case .loose: self = .loose
-            case .convertMemberNames(let transform): self = .custom(transform)
-            case .custom(let transform): self = .memberName(transform)
-            }
-        }
-
-        var jsonKeyStrategy: JSONKeyStrategy {
-            switch self {
-            case .useDefaultKeys: return .useDefaultKeys
-            case .convertFromSnakeCase: return .convertFromSnakeCase
-            case .convertFromKebabCase: return .convertFromKebabCase
-            case .loose: return .loose
-            case .custom(let transform): return .convertMemberNames(transform)
-            case .memberName(let transform): return .custom(transform)
-            }
-        }
-    }
-
+    /// Foundation's name for ``JSONKeyStrategy``: the same cases as Foundation's
+    /// (`useDefaultKeys`, `convertFromSnakeCase`, `custom` over coding paths), and Sluice's own
+    /// (`convertFromKebabCase`, `loose`, `memberName`). `JSONAPIDecoder` takes the same type.
+    public typealias KeyDecodingStrategy = JSONKeyStrategy
     /// Foundation's name for ``JSONDateDecodingStrategy``.
     public typealias DateDecodingStrategy = JSONDateDecodingStrategy
     /// Foundation's name for ``JSONDataDecodingStrategy``.
@@ -94,8 +57,8 @@ public final class StreamingJSONDecoder: Sendable {
 
     /// How member names are matched to coding keys. Default: ``KeyDecodingStrategy/useDefaultKeys``.
     public var keyDecodingStrategy: KeyDecodingStrategy {
-        get { KeyDecodingStrategy(settings[\.options.keyStrategy]) }
-        set { settings[\.options.keyStrategy] = newValue.jsonKeyStrategy }
+        get { settings[\.options.keyStrategy] }
+        set { settings[\.options.keyStrategy] = newValue }
     }
 
     /// How dates are read. Default: ``JSONDateDecodingStrategy/deferredToDate``.

@@ -45,8 +45,12 @@ public final class StreamingJSONEncoder: Sendable {
         case convertToSnakeCase
         /// `myURLValue` → `my-url-value`.
         case convertToKebabCase
-        /// The member name for the coding path ending with the key.
+        /// The member name for the coding path ending with the key: the same closure shape as
+        /// Foundation's `JSONEncoder` and as ``JSONKeyStrategy/custom(_:)`` on the decoders.
         case custom(@Sendable ([any CodingKey]) -> any CodingKey)
+        /// The member name for a coding key's string value, the path aside: the counterpart of
+        /// ``JSONKeyStrategy/memberName(_:)``, so one function serves both directions.
+        case memberName(@Sendable (String) -> String)
     }
 
     /// How dates are written.
@@ -65,6 +69,14 @@ public final class StreamingJSONEncoder: Sendable {
         case formatted(DateFormatter)
         /// Written by a closure through the encoder.
         case custom(@Sendable (Date, any Encoder) throws -> Void)
+        /// One of the formats the decoders read (see ``JSONDateFormat``), in UTC: `.iso8601`
+        /// without a fraction, `.iso8601WithFractionalSeconds` with milliseconds, the HTTP date
+        /// formats, epoch numbers, or a `DateFormatter` pattern in `en_US_POSIX`.
+        case format(JSONDateFormat)
+        /// A strategy per coding key (by its string value, as the model names the property), and
+        /// `default` for other keys and for dates that are not object members: the counterpart of
+        /// ``JSONDateDecodingStrategy/perKey(_:default:)``.
+        indirect case perKey([String: DateEncodingStrategy], default: DateEncodingStrategy)
     }
 
     /// How `Data` is written.
@@ -401,23 +413,61 @@ package final class EncodingTree {
     }
 
     private func date(_ date: Date, path: [any CodingKey]) throws -> EncodedNode {
-        switch settings.dateStrategy {
+        try self.date(date, path: path, strategy: settings.dateStrategy)
+    }
+
+    private func date(
+        _ date: Date,
+        path: [any CodingKey],
+        strategy: StreamingJSONEncoder.DateEncodingStrategy
+    ) throws -> EncodedNode {
+        switch strategy {
         case .deferredToDate: return try number(date.timeIntervalSinceReferenceDate, path: path)
-        case .secondsSince1970: return try number(date.timeIntervalSince1970, path: path)
-        case .millisecondsSince1970: return try number(date.timeIntervalSince1970 * 1000, path: path)
-        case .iso8601, .iso8601WithFractionalSeconds:
-            // Years 0001 through 9999, as ISO 8601's basic form writes them.
-            guard date.timeIntervalSince1970 >= -62_135_596_800, date.timeIntervalSince1970 < 253_402_300_800 else {
-                throw invalid(date, path, "\(date) is outside the years 0001-9999 that ISO 8601 dates are written for")
-            }
-            let digits = if case .iso8601 = settings.dateStrategy { 0 } else { 3 }
-            return .string(JSONDateText.iso8601String(date, fractionalDigits: digits))
+        case .secondsSince1970, .format(.secondsSince1970): return try number(date.timeIntervalSince1970, path: path)
+        case .millisecondsSince1970, .format(.millisecondsSince1970):
+            return try number(date.timeIntervalSince1970 * 1000, path: path)
+        case .iso8601, .format(.iso8601):
+            return .string(JSONDateText.iso8601String(try civilYears(date, path), fractionalDigits: 0))
+        case .iso8601WithFractionalSeconds, .format(.iso8601WithFractionalSeconds):
+            return .string(JSONDateText.iso8601String(try civilYears(date, path), fractionalDigits: 3))
+        case .format(.rfc1123):
+            return .string(JSONDateText.httpDateString(try civilYears(date, path), style: .rfc1123))
+        case .format(.rfc850):
+            return .string(JSONDateText.httpDateString(try civilYears(date, path), style: .rfc850))
+        case .format(.asctime):
+            return .string(JSONDateText.httpDateString(try civilYears(date, path), style: .asctime))
+        case .format(.pattern(let pattern)): return .string(formatter(for: pattern).string(from: date))
         case .formatted(let formatter): return .string(formatter.string(from: date))
         case .custom(let write):
             let encoder = TreeEncoder(tree: self, path: path)
             try write(date, encoder)
             return encoder.slot.node ?? .object(EncodedObject())
+        case .perKey(let strategies, let fallback):
+            let chosen = path.last.flatMap { strategies[$0.stringValue] } ?? fallback
+            return try self.date(date, path: path, strategy: chosen)
         }
+    }
+
+    /// `date` when it falls in the years 0001-9999 that the text formats are written for.
+    private func civilYears(_ date: Date, _ path: [any CodingKey]) throws -> Date {
+        guard date.timeIntervalSince1970 >= -62_135_596_800, date.timeIntervalSince1970 < 253_402_300_800 else {
+            throw invalid(date, path, "\(date) is outside the years 0001-9999 that dates are written in as text")
+        }
+        return date
+    }
+
+    /// Formatters made for `.format(.pattern(_:))`, by pattern: one per pattern per encode, as
+    /// the decoder does, since making one costs far more than formatting a date.
+    private var formatters: [String: DateFormatter] = [:]
+
+    private func formatter(for pattern: String) -> DateFormatter {
+        if let formatter = formatters[pattern] { return formatter }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = pattern
+        formatters[pattern] = formatter
+        return formatter
     }
 
     private func data(_ data: Data, path: [any CodingKey]) throws -> EncodedNode {
@@ -445,6 +495,7 @@ package final class EncodingTree {
         case .convertToSnakeCase: return converted(key.stringValue, "_")
         case .convertToKebabCase: return converted(key.stringValue, "-")
         case .custom(let transform): return transform(path + [key]).stringValue
+        case .memberName(let transform): return transform(key.stringValue)
         }
     }
 

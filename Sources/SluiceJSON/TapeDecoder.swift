@@ -297,7 +297,7 @@ final class KeyedLookup {
     init(decoder: TapeDecoder) {
         self.decoder = decoder
         cursor = decoder.value.index + 1
-        guard case .convertMemberNames(let transform) = decoder.options.keyStrategy,
+        guard case .custom(let transform) = decoder.options.keyStrategy,
             let members = try? decoder.value.members()
         else {
             convertedIndex = nil
@@ -327,7 +327,7 @@ final class KeyedLookup {
     private func lookUpFromCursor(_ name: String) -> JSONTape.Value? {
         let strategy = decoder.options.keyStrategy
         // Names converted by the caller's function were indexed once per object (`convertedIndex`).
-        if case .convertMemberNames = strategy { return convertedIndex?[name] }
+        if case .custom = strategy { return convertedIndex?[name] }
         return strategy.member(forKey: name) { scan($0) }
     }
 
@@ -389,25 +389,7 @@ final class KeyedLookup {
 
     /// Applies the ignored keys and the member check to a member found for `key`.
     func check(_ value: JSONTape.Value, for key: any CodingKey) throws -> JSONTape.Value? {
-        let options = decoder.options
-        if options.ignoredKeys.contains(key.stringValue) { return nil }
-        guard let memberCheck = options.memberCheck else { return value }
-        let accepted: Bool
-        do {
-            accepted = try memberCheck(JSONMemberCheck(codingPath: codingPath, key: key, value: value))
-        } catch let error as DecodingError {
-            throw error
-        } catch {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: codingPath + [key],
-                    debugDescription:
-                        "The member for \(String(reflecting: key.stringValue)) \(value.locationPhrase) was rejected: \(error)",
-                    underlyingError: error
-                )
-            )
-        }
-        return accepted ? value : nil
+        try decoder.context.check(value, for: key, at: codingPath)
     }
 
     func contains(_ key: any CodingKey) -> Bool {
@@ -1053,5 +1035,35 @@ extension DecodingError {
         case .dataCorrupted(let context): return .dataCorrupted(prefixed(context))
         @unknown default: return self
         }
+    }
+}
+
+extension TapeDecodingContext {
+    /// Applies the ignored keys and the member check to a member found for `key` in the object at
+    /// `codingPath`: the value, or `nil` when it is to be treated as absent. Shared by every keyed
+    /// container, the JSON:API resource decoder's included.
+    package func check(
+        _ value: JSONTape.Value,
+        for key: any CodingKey,
+        at codingPath: [any CodingKey]
+    ) throws -> JSONTape.Value? {
+        if options.ignoredKeys.contains(key.stringValue) { return nil }
+        guard let memberCheck = options.memberCheck else { return value }
+        let accepted: Bool
+        do {
+            accepted = try memberCheck(JSONMemberCheck(codingPath: codingPath, key: key, value: value))
+        } catch let error as DecodingError {
+            throw error
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: codingPath + [key],
+                    debugDescription:
+                        "The member for \(String(reflecting: key.stringValue)) \(value.locationPhrase) was rejected: \(error)",
+                    underlyingError: error
+                )
+            )
+        }
+        return accepted ? value : nil
     }
 }

@@ -187,7 +187,7 @@ public final class TapeDecodingContext: @unchecked Sendable {
     /// are handled either way).
     let hasTypeHooks: Bool
     /// Whether keyed containers must consult the member check or the ignored keys.
-    let checksMembers: Bool
+    package let checksMembers: Bool
     /// What the decode accumulates, shared with ``withDefaultKeys``.
     let state: DecodeState
     /// When updating a value, its current state encoded, and the context that reads it: members

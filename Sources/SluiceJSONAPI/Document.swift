@@ -27,6 +27,25 @@ public struct Document<Primary: PrimaryData> {
     let content: PrimaryContent
 }
 
+/// A document crosses tasks and actors whole: its models are `Sendable` (see ``Resource``) and its
+/// store locks its own map.
+extension Document: Sendable where Primary: Sendable {}
+
+extension Document {
+    /// The top-level `meta` decoded as `T` (a page count, a cursor), or `nil` when the document
+    /// has none.
+    ///
+    /// ```swift
+    /// struct PageMeta: Decodable { var totalPages: Int }
+    /// let pages = try document.meta(as: PageMeta.self)?.totalPages
+    /// ```
+    ///
+    /// - Throws: The `DecodingError` that decoding `meta` as `T` raised, with its coding path.
+    public func meta<T: Decodable>(as type: T.Type, using decoder: StreamingJSONDecoder = .init()) throws -> T? {
+        try meta.map { try $0.decode(T.self, using: decoder) }
+    }
+}
+
 extension Document {
     /// Primary data as read, element by element, whatever shape it was given: what paging looks
     /// at (how many resources a page held, its first and last).
@@ -102,7 +121,7 @@ extension PrimaryItem {
 }
 
 /// One element of primary data, as the document hands it to ``PrimaryData``.
-public enum PrimaryItem {
+public enum PrimaryItem: Sendable {
     /// A resource object, decoded to its registered model or kept raw.
     case resource(AnyResource)
     /// A resource identifier object.
@@ -110,7 +129,7 @@ public enum PrimaryItem {
 }
 
 /// The primary data of a document as read, before it takes the shape a ``Document`` asks for.
-public enum PrimaryContent {
+public enum PrimaryContent: Sendable {
     /// The document has no `data` member.
     case absent
     /// `"data": null`.

@@ -14,7 +14,7 @@ public enum DocumentSection: Sendable, Hashable {
 }
 
 /// One resource of a document read as a stream.
-public struct StreamedResource {
+public struct StreamedResource: Sendable {
     /// Whether the resource is primary data or included.
     public let section: DocumentSection
     /// Its index in `data` (`nil` when `data` is a single resource) or in `included`.
@@ -30,7 +30,7 @@ public struct StreamedResource {
 }
 
 /// What a document held besides its resources, known once it has been read to the end.
-public struct DocumentSummary {
+public struct DocumentSummary: Sendable {
     /// The top-level `meta`.
     public var meta: JSONValue?
     /// The top-level `links`.

@@ -6,6 +6,7 @@ public import SluiceJSON
 /// ```swift
 /// var decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self])
 /// decoder.keyDecodingStrategy = .convertFromKebabCase
+/// decoder.dateDecodingStrategy = .iso8601
 /// let document = try decoder.decode([Linked<Article>].self, from: data)
 /// print(document.data[0].author?.name ?? "anonymous")
 /// ```
@@ -18,8 +19,57 @@ public import SluiceJSON
 public struct JSONAPIDecoder: Sendable {
     /// The resource models, by type. The primary data's model is added for each decode.
     public var registry: ResourceRegistry
-    /// How model properties find their attributes and relationships.
-    public var keyDecodingStrategy: JSONKeyStrategy = .useDefaultKeys
+    /// How attribute values are read: keys, dates, data, special numbers, conversions, converters
+    /// and member checks, the same options ``StreamingJSONDecoder`` has (see
+    /// `TapeDecodingOptions`). The properties below set them one by one under Foundation's names.
+    public var options = TapeDecodingOptions()
+
+    /// How model properties find their attributes and relationships, and the members of
+    /// attribute values. Default: names as written.
+    ///
+    /// Member names that JSON:API itself defines (`type`, `id`, `attributes`, ...) are always read
+    /// as written.
+    public var keyDecodingStrategy: JSONKeyStrategy {
+        get { options.keyStrategy }
+        set { options.keyStrategy = newValue }
+    }
+    /// How `Date` attributes are read. Default: `.deferredToDate` (seconds since 2001, as
+    /// Foundation); most JSON:API servers send ISO 8601, so `.iso8601` is the usual choice.
+    public var dateDecodingStrategy: JSONDateDecodingStrategy {
+        get { options.dateStrategy }
+        set { options.dateStrategy = newValue }
+    }
+    /// How `Data` attributes are read. Default: Base64 strings.
+    public var dataDecodingStrategy: JSONDataDecodingStrategy {
+        get { options.dataStrategy }
+        set { options.dataStrategy = newValue }
+    }
+    /// How strings standing for infinities and NaN are read. Default: they are refused.
+    public var nonConformingFloatDecodingStrategy: JSONNonConformingFloatStrategy {
+        get { options.nonConformingFloatStrategy }
+        set { options.nonConformingFloatStrategy = newValue }
+    }
+    /// Conversions between JSON types to allow, such as numbers from strings. Default: none.
+    public var conversions: JSONConversions {
+        get { options.conversions }
+        set { options.conversions = newValue }
+    }
+    /// Readers for particular types, used instead of their `Decodable` conformance.
+    public var converters: JSONConverters {
+        get { options.converters }
+        set { options.converters = newValue }
+    }
+    /// Called for each member found for a coding key, attributes and relationships included:
+    /// `false` treats it as absent, an error rejects the document.
+    public var memberCheck: (@Sendable (JSONMemberCheck) throws -> Bool)? {
+        get { options.memberCheck }
+        set { options.memberCheck = newValue }
+    }
+    /// Coding key names whose members are treated as absent everywhere.
+    public var ignoredKeys: Set<String> {
+        get { options.ignoredKeys }
+        set { options.ignoredKeys = newValue }
+    }
     /// Whether a resource of a type with no registered model is an error (naming the type and
     /// where it stands) rather than kept raw. Off by default; turn it on while developing to catch
     /// models you forgot to register.
@@ -27,7 +77,10 @@ public struct JSONAPIDecoder: Sendable {
     /// Limits on the input.
     public var limits = JSONLimits()
     /// Values models can read through `Decoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { options.userInfo }
+        set { options.userInfo = newValue }
+    }
     /// How many bytes the decoder hands the parser at a time when given a whole document in memory.
     /// Resources are decoded and their tokens released as they close, so this bounds the parser's
     /// working memory.
@@ -107,9 +160,6 @@ public struct JSONAPIDecoder: Sendable {
     func makeEngine(primaryModels: [any Resource.Type], holdsIdentifiers: Bool) -> DocumentEngine {
         var registry = self.registry
         for type in primaryModels where !registry.typeNames.contains(type.resourceType) { registry.register(type) }
-        var options = TapeDecodingOptions()
-        options.keyStrategy = keyDecodingStrategy
-        options.userInfo = userInfo
         return DocumentEngine(
             registry: registry,
             options: options,

@@ -33,12 +33,52 @@ public final class JSONAPIEncoder: Sendable {
         var jsonapi: JSONAPIObject?
     }
 
-    /// The encoder that records attribute values: its key, date, data and float strategies and
-    /// output formatting apply.
+    /// The encoder that records attribute values. The strategies below are its own, under the
+    /// names ``JSONAPIDecoder`` uses; set them here or there.
     public let valueEncoder = StreamingJSONEncoder()
 
     /// Creates an encoder.
     public init() {}
+
+    /// How property names become attribute and relationship names (and the members of attribute
+    /// values): `.convertToKebabCase` writes what a decoder with `.convertFromKebabCase` reads.
+    /// The specification's own members (`type`, `id`, `attributes`, ...) keep their names.
+    /// Default: as they are.
+    public var keyEncodingStrategy: StreamingJSONEncoder.KeyEncodingStrategy {
+        get { valueEncoder.keyEncodingStrategy }
+        set { valueEncoder.keyEncodingStrategy = newValue }
+    }
+
+    /// How `Date` attributes are written. Default: `Date`'s own conformance (seconds since 2001,
+    /// as Foundation); `.iso8601` is what JSON:API servers usually expect.
+    public var dateEncodingStrategy: StreamingJSONEncoder.DateEncodingStrategy {
+        get { valueEncoder.dateEncodingStrategy }
+        set { valueEncoder.dateEncodingStrategy = newValue }
+    }
+
+    /// How `Data` attributes are written. Default: Base64.
+    public var dataEncodingStrategy: StreamingJSONEncoder.DataEncodingStrategy {
+        get { valueEncoder.dataEncodingStrategy }
+        set { valueEncoder.dataEncodingStrategy = newValue }
+    }
+
+    /// How infinities and NaN are written. Default: they are errors.
+    public var nonConformingFloatEncodingStrategy: StreamingJSONEncoder.NonConformingFloatEncodingStrategy {
+        get { valueEncoder.nonConformingFloatEncodingStrategy }
+        set { valueEncoder.nonConformingFloatEncodingStrategy = newValue }
+    }
+
+    /// The layout: pretty printing, sorted keys, unescaped slashes. Default: compact.
+    public var outputFormatting: StreamingJSONEncoder.OutputFormatting {
+        get { valueEncoder.outputFormatting }
+        set { valueEncoder.outputFormatting = newValue }
+    }
+
+    /// Values models read through `Encoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] {
+        get { valueEncoder.userInfo }
+        set { valueEncoder.userInfo = newValue }
+    }
 
     /// Sparse fieldsets: for a resource type, the attribute and relationship names to write (as
     /// written in the output). Types not named are written whole.

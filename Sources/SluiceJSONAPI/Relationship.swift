@@ -7,7 +7,10 @@ public import SluiceJSON
 /// `Target` names the model the related resource decodes to. Use ``AnyResource`` for a
 /// polymorphic relationship whose targets are of several types. The identifier stays available
 /// whether or not the document includes the target.
-public struct ToOne<Target: Resource>: RelationshipProtocol {
+///
+/// Two relationships are equal when their linkage, `meta` and `links` are: the related
+/// resources themselves are not compared (they live in the document's store).
+public struct ToOne<Target: Resource>: RelationshipProtocol, Hashable {
     /// The related resource's identifier; `nil` when the linkage is `null` or absent.
     public var identifier: ResourceIdentifier?
     /// Whether the relationship object had a `data` member (a `null` one counts).
@@ -41,7 +44,7 @@ public struct ToOne<Target: Resource>: RelationshipProtocol {
 
 /// A to-many relationship: the identifiers of the related resources, in order, with the
 /// relationship's own `meta` and `links`.
-public struct ToMany<Target: Resource>: RelationshipProtocol {
+public struct ToMany<Target: Resource>: RelationshipProtocol, Hashable {
     /// The related resources' identifiers, in the document's order; empty when absent.
     public var identifiers: [ResourceIdentifier]
     /// Whether the relationship object had a `data` member.

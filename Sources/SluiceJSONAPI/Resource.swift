@@ -19,7 +19,11 @@ public import SluiceJSON
 ///
 /// Besides fields, a model may declare `meta: JSONValue?` and `links: Links?` for the resource
 /// object's own `meta` and `links` (a field of the same name wins over the resource's own).
-public protocol Resource: Decodable {
+///
+/// Models are `Sendable`, so that documents, their resources and their linked graphs can cross
+/// tasks and actors: a struct of `Sendable` fields is one already; a class must be `final` with
+/// `let` fields (or take care of its own synchronization and say `@unchecked Sendable`).
+public protocol Resource: Decodable, Sendable {
     /// The value of `type` for this kind of resource, such as `"articles"`.
     static var resourceType: String { get }
 }

@@ -73,6 +73,15 @@ struct ResourceDecoder: Decoder {
             return nil
         }
     }
+
+    /// The value for `key` after the decode's ignored keys and member check: what the keyed
+    /// container reads.
+    @inline(__always)
+    func member(for key: some CodingKey) throws -> JSONTape.Value? {
+        guard let value = value(for: key.stringValue) else { return nil }
+        guard context.checksMembers else { return value }
+        return try context.check(value, for: key, at: [])
+    }
 }
 
 struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -94,10 +103,14 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return names.compactMap { Key(stringValue: $0) }
     }
 
-    func contains(_ key: Key) -> Bool { decoder.value(for: key.stringValue) != nil }
+    func contains(_ key: Key) -> Bool {
+        // A member the check rejects with an error counts as present: the decode that follows
+        // reports the rejection.
+        do { return try decoder.member(for: key) != nil } catch { return true }
+    }
 
     private func require(_ key: Key) throws -> JSONTape.Value {
-        guard let value = decoder.value(for: key.stringValue) else {
+        guard let value = try decoder.member(for: key) else {
             let place =
                 ["id", "lid", "type"].contains(key.stringValue) ? "resource object" : "attributes or relationships"
             throw DecodingError.keyNotFound(
@@ -123,7 +136,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -138,7 +151,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -147,7 +160,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -156,7 +169,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -165,7 +178,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -174,7 +187,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -183,7 +196,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -192,7 +205,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -201,7 +214,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -210,7 +223,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -219,7 +232,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -228,7 +241,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -237,7 +250,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -246,7 +259,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 
@@ -255,7 +268,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
-        guard let value = decoder.value(for: key.stringValue), !value.isNull else { return nil }
+        guard let value = try decoder.member(for: key), !value.isNull else { return nil }
         return try read(type, from: value, key: key)
     }
 

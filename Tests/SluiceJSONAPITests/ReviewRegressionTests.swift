@@ -34,7 +34,7 @@ struct ReviewRegressionTests {
     @Test("a custom key strategy applies to model properties, not to links, jsonapi or error objects")
     func customStrategyLeavesSpecObjectsAlone() throws {
         var decoder = JSONAPIDecoder(registry: [Tag.self])
-        decoder.keyDecodingStrategy = .custom { "x_" + $0 }
+        decoder.keyDecodingStrategy = .memberName { "x_" + $0 }
         let json = #"""
             {"links": {"self": {"href": "https://example.com/tags/1"}}, "jsonapi": {"version": "1.1"},
              "data": {"type": "tags", "id": "1", "attributes": {"x_title": "T"},
@@ -98,7 +98,7 @@ struct ReviewRegressionTests {
         object += "}"
         let tape = try JSONParser.parse(Array(object.utf8))
         var options = TapeDecodingOptions()
-        options.keyStrategy = .custom { "x_" + $0 }
+        options.keyStrategy = .memberName { "x_" + $0 }
         #expect(try tape.value(at: tape.startIndex).decode(Single.self, options: options).a == 2)
     }
 
