@@ -1,3 +1,4 @@
+public import Foundation
 public import SluiceJSON
 public import SluiceJSONAPI
 
@@ -179,4 +180,14 @@ public struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+/// `localizedDescription` gives the whole description (request, status, the server's errors),
+/// not "The operation could not be completed".
+extension JSONAPIClientError: LocalizedError {
+    public var errorDescription: String? { description }
+}
+
+extension HTTPTransportError: LocalizedError {
+    public var errorDescription: String? { description }
 }

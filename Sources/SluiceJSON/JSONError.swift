@@ -1,3 +1,5 @@
+public import Foundation
+
 /// An error in JSON input: what went wrong, in one sentence, and exactly where.
 ///
 /// Every error Sluice's parser and tape reader raise is a `JSONError`. It carries the byte offset,
@@ -105,4 +107,14 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         return text
     }
+}
+
+/// `localizedDescription` gives the position, message and excerpt, not "The operation could not
+/// be completed".
+extension JSONError: LocalizedError {
+    public var errorDescription: String? { description }
+}
+
+extension FileChunkReader.Failure: LocalizedError {
+    public var errorDescription: String? { description }
 }

@@ -81,6 +81,15 @@ final class ElementStreamer<Element: Decodable> {
 
     /// Parses a chunk and hands over every element it completes; then releases their tokens.
     func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
+        try StreamingJSONDecoder.publicErrors { try feedChunk(chunk, body) }
+    }
+
+    /// Ends the input: checks the document was whole and had an array at the path.
+    func finish(_ body: (Element) throws -> Void) throws {
+        try StreamingJSONDecoder.publicErrors { try finishInput(body) }
+    }
+
+    private func feedChunk(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
         do {
             try StreamingJSONDecoder.parsing { try parser.parse(chunk) }
         } catch {
@@ -92,8 +101,7 @@ final class ElementStreamer<Element: Decodable> {
         try drain(body)
     }
 
-    /// Ends the input: checks the document was whole and had an array at the path.
-    func finish(_ body: (Element) throws -> Void) throws {
+    private func finishInput(_ body: (Element) throws -> Void) throws {
         try StreamingJSONDecoder.parsing { try parser.finish() }
         try drain(body)
         guard let kind = reader.targetKind else {

@@ -42,6 +42,7 @@ extension StreamingJSONDecoder {
         let tape = try Self.parseWhole(limits: limits) { try $0.parse(data) }
         let context = TapeDecodingContext(options: options)
         context.fallback = (try current.value(at: current.startIndex), fallbackContext)
-        value = try TapeDecoder(value: try tape.value(at: tape.startIndex), context: context).decodeValue(T.self)
+        let root = try tape.value(at: tape.startIndex)
+        value = try Self.publicErrors { try TapeDecoder(value: root, context: context).decodeValue(T.self) }
     }
 }

@@ -189,7 +189,25 @@ public final class StreamingJSONDecoder: Sendable {
     /// Decodes from a parsed tape, starting a decode context of its own.
     static func decode<T: Decodable>(_ type: T.Type, from tape: JSONTape, options: TapeDecodingOptions) throws -> T {
         let root = try tape.value(at: tape.startIndex)
-        return try TapeDecoder(value: root, options: options).decodeValue(type)
+        return try publicErrors { try TapeDecoder(value: root, options: options).decodeValue(type) }
+    }
+
+    /// Runs `body`, handing on its `DecodingError`s as the public API throws them: with no final
+    /// period in the debug description, since `DecodingError`'s own description adds one (the
+    /// JSON:API layer, which reads the same messages as sentences, keeps it).
+    static func publicErrors<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as DecodingError {
+            throw error.mappingContext { context in
+                guard context.debugDescription.hasSuffix(".") else { return context }
+                return DecodingError.Context(
+                    codingPath: context.codingPath,
+                    debugDescription: String(context.debugDescription.dropLast()),
+                    underlyingError: context.underlyingError
+                )
+            }
+        }
     }
 
     /// A whole document parsed by `feed` (which hands the parser its input) and checked complete,
@@ -212,7 +230,7 @@ public final class StreamingJSONDecoder: Sendable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: [],
-                    debugDescription: "The given data was not valid JSON: \(error.message) (\(error.position)).",
+                    debugDescription: "The given data was not valid JSON at \(error.position): \(error.message.dropLast(error.message.hasSuffix(".") ? 1 : 0))",
                     underlyingError: error
                 )
             )

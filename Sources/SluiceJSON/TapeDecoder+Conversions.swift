@@ -33,6 +33,15 @@ extension TapeDecoder {
     private func decodeDate(with strategy: JSONDateDecodingStrategy) throws -> Date {
         switch strategy {
         case .deferredToDate:
+            // Date's own conformance reads a Double; a string here nearly always means the
+            // payload's dates are text and no strategy was set, so the error says which to set.
+            if value.kind == .string {
+                throw mismatch(
+                    expected: "a number of seconds since 2001 (dateDecodingStrategy is .deferredToDate; "
+                        + "set .iso8601 or another strategy to read dates written as text)",
+                    type: Date.self
+                )
+            }
             return try Date(from: self)
         case .secondsSince1970:
             return Date(timeIntervalSince1970: try decodeValueSkippingHooks(Double.self))

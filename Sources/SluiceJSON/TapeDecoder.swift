@@ -262,7 +262,7 @@ extension JSONTape.Value {
 
     /// `at line 3, column 7`, or `in the replayed value` for values replayed from Foundation
     /// containers, which have no place in any input.
-    var locationPhrase: String {
+    package var locationPhrase: String {
         let position = self.position
         guard position.line > 0 else { return "in the replayed value" }
         return "at line \(position.line), column \(position.column)"
@@ -1021,18 +1021,22 @@ extension DecodingError {
     /// The same error with `prefix` put before its coding path.
     package func prefixingCodingPath(_ prefix: [any CodingKey]) -> DecodingError {
         guard !prefix.isEmpty else { return self }
-        func prefixed(_ context: Context) -> Context {
+        return mappingContext { context in
             Context(
                 codingPath: prefix + context.codingPath,
                 debugDescription: context.debugDescription,
                 underlyingError: context.underlyingError
             )
         }
+    }
+
+    /// The same error with its context changed by `transform`.
+    package func mappingContext(_ transform: (Context) -> Context) -> DecodingError {
         switch self {
-        case .typeMismatch(let type, let context): return .typeMismatch(type, prefixed(context))
-        case .valueNotFound(let type, let context): return .valueNotFound(type, prefixed(context))
-        case .keyNotFound(let key, let context): return .keyNotFound(key, prefixed(context))
-        case .dataCorrupted(let context): return .dataCorrupted(prefixed(context))
+        case .typeMismatch(let type, let context): return .typeMismatch(type, transform(context))
+        case .valueNotFound(let type, let context): return .valueNotFound(type, transform(context))
+        case .keyNotFound(let key, let context): return .keyNotFound(key, transform(context))
+        case .dataCorrupted(let context): return .dataCorrupted(transform(context))
         @unknown default: return self
         }
     }

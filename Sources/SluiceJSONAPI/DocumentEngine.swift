@@ -241,7 +241,7 @@ final class DocumentEngine {
                 let model = try modelType.init(from: ResourceDecoder(view: view, context: context, fields: fields))
                 return AnyResource(type: typeName, identity: view.identity(type: typeName), model: model, raw: nil)
             } catch let error as DecodingError {
-                throw translate(error, in: view, pointer: pointer)
+                throw translate(error, in: view, pointer: pointer, model: modelType)
             }
         }
         if rejectsUnknownTypes {
@@ -269,8 +269,12 @@ final class DocumentEngine {
 
     /// A model's `DecodingError` as a `JSONAPIDecodingError` whose pointer names the member in the
     /// document: `/data/0/attributes/title`, `/included/2/relationships/author/data`.
-    private func translate(_ error: DecodingError, in view: ResourceObjectView, pointer: String) -> JSONAPIDecodingError
-    {
+    private func translate(
+        _ error: DecodingError,
+        in view: ResourceObjectView,
+        pointer: String,
+        model: any Resource.Type
+    ) -> JSONAPIDecodingError {
         let (path, context) = Self.pathAndContext(of: error)
         var pointer = pointer
         var value = view.value
@@ -295,29 +299,98 @@ final class DocumentEngine {
                 strategy: self.context.options.keyStrategy
             )
         }
-        var message = context?.debugDescription ?? "\(error)"
+        var message = Self.sentence(context?.debugDescription ?? "\(error)", without: value)
         if case .keyNotFound(let key, _) = error, path.count <= 1 {
             message = "The resource has no attribute or relationship \"\(key.stringValue)\"."
             if ["id", "lid", "type"].contains(key.stringValue) {
                 message = "The resource object has no \(key.stringValue) member."
+            } else if let hint = spellingHint(for: key.stringValue, in: view) {
+                message += " " + hint
             }
         }
+        let excerpt = Self.excerpt(of: value)
         return JSONAPIDecodingError(
             pointer: pointer,
             position: value.position,
             message: message,
-            underlyingError: error
+            underlyingError: error,
+            property: Self.swiftName(of: error, path: path, model: model),
+            excerpt: excerpt.text,
+            excerptColumn: excerpt.column
         )
+    }
+
+    /// A decoder message without the position phrase the tape decoder put in it, since the
+    /// error states the position once, first.
+    private static func sentence(_ message: String, without value: JSONTape.Value) -> String {
+        message.replacingOccurrences(of: " " + value.locationPhrase, with: "")
+    }
+
+    /// `Post.publishedAt: Date`: the model type, the coding path in Swift's notation, and the type
+    /// the model asked for when the error names it.
+    private static func swiftName(of error: DecodingError, path: [any CodingKey], model: any Resource.Type) -> String {
+        var name = String(describing: model)
+        for key in path {
+            if let index = key.intValue, key.stringValue == String(index) || key.stringValue.hasPrefix("Index ") {
+                name += "[\(index)]"
+            } else {
+                name += "." + key.stringValue
+            }
+        }
+        switch error {
+        case .typeMismatch(let type, _), .valueNotFound(let type, _): name += ": \(type)"
+        default: break
+        }
+        return name
+    }
+
+    /// When a property's member is missing but one spelled differently is there, the key strategy
+    /// that would find it: `"published-at" is present: set keyDecodingStrategy = .convertFromKebabCase.`
+    private func spellingHint(for key: String, in view: ResourceObjectView) -> String? {
+        let tape = view.value.tape
+        var found: String?
+        JSONKeyStrategy.loose.withMatcher(forKey: key) { matches in
+            view.forEachField { name, _, _ in
+                guard found == nil else { return }
+                tape.withUnsafeText(of: name) { bytes in if matches(bytes) { found = tape.text(of: name) } }
+            }
+        }
+        guard let found else { return nil }
+        let strategy =
+            found.contains("-") ? ".convertFromKebabCase" : found.contains("_") ? ".convertFromSnakeCase" : ".loose"
+        return "\"\(found)\" is present: set keyDecodingStrategy = \(strategy)."
+    }
+
+    /// The value as it reads in the document, member name first, on one line of at most 72
+    /// characters, and the column where the value starts. Rendered from the tape (the input's
+    /// bytes are gone by now), so spacing is the canonical one, not the input's.
+    private static func excerpt(of value: JSONTape.Value) -> (text: String, column: Int) {
+        let tape = value.tape
+        var text = ""
+        if value.index > tape.startIndex, tape[value.index - 1].kind == .key {
+            var bytes: [UInt8] = []
+            JSONValue.writeString(tape.text(of: tape[value.index - 1]), into: &bytes)
+            text = String(decoding: bytes, as: UTF8.self) + ": "
+        }
+        let column = text.count
+        let limit = 72
+        guard column < limit, let rendered = try? value.jsonValue().jsonText else { return ("", 0) }
+        text += rendered
+        if text.count > limit { text = String(text.prefix(limit - 1)) + "\u{2026}" }
+        return (text, column)
     }
 
     private func translate(_ error: DecodingError, at value: JSONTape.Value, pointer: String) -> JSONAPIDecodingError {
         let (path, context) = Self.pathAndContext(of: error)
         let (fullPointer, deepest) = descend(path[...], from: value, pointer: pointer, strategy: .useDefaultKeys)
+        let excerpt = Self.excerpt(of: deepest)
         return JSONAPIDecodingError(
             pointer: fullPointer,
             position: deepest.position,
-            message: context?.debugDescription ?? "\(error)",
-            underlyingError: error
+            message: Self.sentence(context?.debugDescription ?? "\(error)", without: deepest),
+            underlyingError: error,
+            excerpt: excerpt.text,
+            excerptColumn: excerpt.column
         )
     }
 

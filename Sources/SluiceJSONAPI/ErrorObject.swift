@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import SluiceJSON
 
 /// An error object from a JSON:API error document
@@ -81,30 +81,73 @@ public struct JSONAPIErrorDocument: Error, Sendable, Hashable, CustomStringConve
 }
 
 /// A document that Sluice could not turn into the models asked for: what went wrong, in one
-/// sentence, with a JSON Pointer to the value and its position in the input.
+/// sentence, with a JSON Pointer to the value, its position in the input, the model property it
+/// was read for and an excerpt of the value.
+///
+/// ```text
+/// line 1, column 62: /data/attributes/publishedAt (Post.publishedAt: Date): Expected a number, found a string.
+///     "publishedAt": "2024-02-29T12:30:00Z"
+///                    ^
+/// ```
 public struct JSONAPIDecodingError: Error, Sendable, CustomStringConvertible {
     /// A JSON Pointer to the offending value, such as `/data/3/attributes/title`.
     public var pointer: String
     /// Where the offending value starts in the input, when known.
     public var position: JSONPosition?
-    /// One sentence naming the cause.
+    /// One sentence naming the cause (the position is in ``position``, not repeated here).
     public var message: String
     /// The error that caused this one: a `JSONError`, or a `DecodingError` from a model.
     public var underlyingError: (any Error)?
+    /// The model property the value was read for, as Swift names it, with the type it asked for
+    /// when known: `Post.publishedAt: Date`, `Post.tags[2]: String`. `nil` for faults in the
+    /// document's own structure.
+    public var property: String?
+    /// The offending value as it reads in the document (its member name first, when it has one),
+    /// shortened to one line; empty when there is nothing to show.
+    public var excerpt: String
+    /// The column of ``excerpt`` (in characters) where the offending value starts: where the
+    /// caret goes.
+    public var excerptColumn: Int
 
     /// Creates an error.
-    public init(pointer: String, position: JSONPosition?, message: String, underlyingError: (any Error)? = nil) {
+    public init(
+        pointer: String,
+        position: JSONPosition?,
+        message: String,
+        underlyingError: (any Error)? = nil,
+        property: String? = nil,
+        excerpt: String = "",
+        excerptColumn: Int = 0
+    ) {
         self.pointer = pointer
         self.position = position
         self.message = message
         self.underlyingError = underlyingError
+        self.property = property
+        self.excerpt = excerpt
+        self.excerptColumn = excerptColumn
     }
 
-    /// `line 3, column 7: /data/0/attributes/title: message`.
+    /// `line 3, column 7: /data/0/attributes/title (Article.title: String): message`, then the
+    /// excerpt with a caret under the value. The root is named by the empty pointer, as RFC 6901
+    /// writes it, shown as `(root)`.
     public var description: String {
         let place = position.map { "line \($0.line), column \($0.column): " } ?? ""
-        return "\(place)\(pointer.isEmpty ? "/" : pointer): \(message)"
+        var text = "\(place)\(pointer.isEmpty ? "(root)" : pointer)\(property.map { " (\($0))" } ?? ""): \(message)"
+        if !excerpt.isEmpty {
+            text += "\n    \(excerpt)\n    \(String(repeating: " ", count: excerptColumn))^"
+        }
+        return text
     }
+}
+
+/// `localizedDescription` gives the whole description, not "The operation could not be completed".
+extension JSONAPIDecodingError: LocalizedError {
+    public var errorDescription: String? { description }
+}
+
+extension JSONAPIErrorDocument: LocalizedError {
+    public var errorDescription: String? { description }
 }
 
 /// A member name as one reference token of a JSON Pointer (RFC 6901): `~` as `~0`, `/` as `~1`.

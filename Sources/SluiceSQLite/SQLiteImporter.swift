@@ -5,7 +5,7 @@
 // all, so a killed import leaves the resources of every committed batch, each with all its
 // relationship rows, and nothing half-written.
 
-import Foundation
+public import Foundation
 public import GRDB
 public import SluiceJSON
 public import SluiceJSONAPI
@@ -94,7 +94,7 @@ public final class SQLiteImporter {
 
     /// An import stopped by a fault of the input (or of the database): what was committed
     /// before it stays.
-    public struct Failure: Error, CustomStringConvertible {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
         /// The fault: a `JSONError`, a `JSONAPIDecodingError`, a `JSONAPIErrorDocument`, a
         /// `FileChunkReader.Failure` or a database error.
         public var underlying: any Error
@@ -297,4 +297,9 @@ private final class ImportSession {
             links: document?.links
         )
     }
+}
+
+/// `localizedDescription` gives the fault and how much was committed before it.
+extension SQLiteImporter.Failure: LocalizedError {
+    public var errorDescription: String? { description }
 }

@@ -73,8 +73,16 @@ struct ModelDecodingTests {
         }
         #expect(error.pointer == "/data/1/attributes/firstName")
         #expect(error.position == JSONPosition(byteOffset: 155, line: 3, column: 61))
-        #expect(error.message == "Expected a string, found a number at line 3, column 61.")
-        #expect(error.description.hasPrefix("line 3, column 61: /data/1/attributes/firstName: "))
+        #expect(error.message == "Expected a string, found a number.")
+        #expect(error.property == "Person.firstName: String")
+        #expect(
+            error.description == """
+                line 3, column 61: /data/1/attributes/firstName (Person.firstName: String): Expected a string, found a number.
+                    "firstName": 7
+                                 ^
+                """
+        )
+        #expect(error.localizedDescription == error.description)
     }
 
     @Test("a missing attribute is named, with the resource's pointer")

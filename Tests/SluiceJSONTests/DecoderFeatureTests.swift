@@ -184,7 +184,7 @@ struct ConversionTests {
     @Test("off by default: a number in a string is a type mismatch, as in Foundation")
     func strictByDefault() {
         let description = errorDescription { _ = try decode(Record.self, Self.loose) }
-        #expect(description == #"count: Expected a number, found a string at line 1, column 11."#)
+        #expect(description == #"count: Expected a number, found a string at line 1, column 11"#)
     }
 
     @Test("on when asked: numbers from strings, strings from numbers, booleans from strings")
@@ -216,14 +216,14 @@ struct ConversionTests {
         arguments: [
             (
                 #"{"v": "12x"}"#, JSONConversions.numberFromString,
-                #"v: Expected a number or a string holding one, found the string "12x" at line 1, column 7."#
+                #"v: Expected a number or a string holding one, found the string "12x" at line 1, column 7"#
             ),
-            (#"{"v": "300"}"#, .numberFromString, "v: The number 300 does not fit in UInt8 at line 1, column 7."),
+            (#"{"v": "300"}"#, .numberFromString, "v: The number 300 does not fit in UInt8 at line 1, column 7"),
             (
                 #"{"v": " 1"}"#, .numberFromString,
-                #"v: Expected a number or a string holding one, found the string " 1" at line 1, column 7."#
+                #"v: Expected a number or a string holding one, found the string " 1" at line 1, column 7"#
             ),
-            (#"{"v": "1"}"#, .stringFromNumber, "v: Expected a number, found a string at line 1, column 7."),
+            (#"{"v": "1"}"#, .stringFromNumber, "v: Expected a number, found a string at line 1, column 7"),
         ] as [(String, JSONConversions, String)]
     )
     func conversionErrors(json: String, conversions: JSONConversions, expected: String) {
@@ -240,7 +240,7 @@ struct ConversionTests {
                 == [true, false, true, false]
         )
         let description = errorDescription { _ = try decode([Bool].self, "[2]") { $0.conversions = .boolFromNumber } }
-        #expect(description == "0: Expected a Boolean, 0 or 1, found the number 2 at line 1, column 2.")
+        #expect(description == "0: Expected a Boolean, 0 or 1, found the number 2 at line 1, column 2")
         #expect(throws: DecodingError.self) { try decode([Bool].self, "[1]") { $0.conversions = .boolFromString } }
     }
 
@@ -271,7 +271,7 @@ struct ConversionTests {
         let description = errorDescription {
             _ = try decode(Invoice.self, #"{"total": "$1", "lines": [7]}"#) { $0.converters = converters }
         }
-        #expect(description == "lines.0: Expected a string, found a number at line 1, column 27.")
+        #expect(description == "lines.0: Expected a string, found a number at line 1, column 27")
     }
 
     @Test("a converter can replace how a standard type reads")
@@ -313,12 +313,12 @@ struct KeyPathAndCheckTests {
         let missing = errorDescription { _ = try decode(Place.self, #"{"name": "x", "location": {"lat": 1}}"#) }
         #expect(
             missing
-                == #"location: Step 2 of the key path "location.latitude", "latitude", is missing from the object at line 1, column 27."#
+                == #"location: Step 2 of the key path "location.latitude", "latitude", is missing from the object at line 1, column 27"#
         )
         let notObject = errorDescription { _ = try decode(Place.self, #"{"name": "x", "location": [1]}"#) }
         #expect(
             notObject
-                == #": Step 1 of the key path "location.latitude", "location", is an array at line 1, column 27, not an object."#
+                == #": Step 1 of the key path "location.latitude", "location", is an array at line 1, column 27, not an object"#
         )
     }
 
@@ -637,7 +637,7 @@ struct FoundationContainerTests {
         let description = errorDescription {
             _ = try StreamingJSONDecoder().decode([Sample].self, fromJSONObject: [["name": 1]])
         }
-        #expect(description == "0.name: Expected a string, found a number in the replayed value.")
+        #expect(description == "0.name: Expected a string, found a number in the replayed value")
         let infinite = errorDescription {
             _ = try StreamingJSONDecoder().decode([Double].self, fromJSONObject: [Double.infinity])
         }

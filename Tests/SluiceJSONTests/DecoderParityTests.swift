@@ -158,7 +158,7 @@ struct DecoderParityTests {
         } catch DecodingError.dataCorrupted(let context) {
             let underlying = try #require(context.underlyingError as? JSONError)
             #expect(underlying.position.column == 7)
-            #expect(context.debugDescription.hasPrefix("The given data was not valid JSON:"))
+            #expect(context.debugDescription.hasPrefix("The given data was not valid JSON at line"))
             #expect(context.debugDescription.contains("line 1, column 7"))
         }
     }
@@ -188,7 +188,7 @@ struct DecoderParityTests {
             )
             Issue.record("no error")
         } catch DecodingError.typeMismatch(_, let context) {
-            #expect(context.debugDescription == "Expected a string, found a number at line 2, column 13.")
+            #expect(context.debugDescription == "Expected a string, found a number at line 2, column 13")
         } catch {
             Issue.record("unexpected \(error)")
         }

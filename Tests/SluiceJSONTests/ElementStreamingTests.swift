@@ -80,14 +80,14 @@ struct ElementStreamingTests {
             _ = try Self.collect(Int.self, at: "missing", "{}")
             Issue.record("no error")
         } catch DecodingError.valueNotFound(_, let context) {
-            #expect(context.debugDescription == "The document has no value at /missing.")
+            #expect(context.debugDescription == "The document has no value at /missing")
         }
         do {
             _ = try Self.collect(Int.self, at: "a", #"{"a": {"b": 1}}"#)
             Issue.record("no error")
         } catch DecodingError.typeMismatch(_, let context) {
             #expect(
-                context.debugDescription == "Expected an array at /a but found an object at line 1, column 7 (byte 6)."
+                context.debugDescription == "Expected an array at /a but found an object at line 1, column 7 (byte 6)"
             )
         }
         #expect(throws: DecodingError.self) { try Self.collect(Int.self, at: "a", #"{"a": [1, 2"#) }
