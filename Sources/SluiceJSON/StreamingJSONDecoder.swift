@@ -230,7 +230,8 @@ public final class StreamingJSONDecoder: Sendable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: [],
-                    debugDescription: "The given data was not valid JSON at \(error.position): \(error.message.dropLast(error.message.hasSuffix(".") ? 1 : 0))",
+                    debugDescription:
+                        "The given data was not valid JSON at \(error.position): \(error.message.dropLast(error.message.hasSuffix(".") ? 1 : 0))",
                     underlyingError: error
                 )
             )

@@ -19,7 +19,10 @@ struct ErrorMessageTests {
         var b: [Int]
     }
 
-    static func jsonAPIError(_ json: String, _ configure: (inout JSONAPIDecoder) -> Void = { _ in }) throws
+    static func jsonAPIError(
+        _ json: String,
+        _ configure: (inout JSONAPIDecoder) -> Void = { _ in }
+    ) throws
         -> JSONAPIDecodingError
     {
         var decoder = JSONAPIDecoder()
@@ -52,11 +55,14 @@ struct ErrorMessageTests {
         #expect(error.localizedDescription == error.description)
     }
 
-    @Test("a member spelled another way is pointed out with the strategy that reads it", arguments: [
-        ("published-at", ".convertFromKebabCase"),
-        ("published_at", ".convertFromSnakeCase"),
-        ("PublishedAt", ".loose"),
-    ])
+    @Test(
+        "a member spelled another way is pointed out with the strategy that reads it",
+        arguments: [
+            ("published-at", ".convertFromKebabCase"),
+            ("published_at", ".convertFromSnakeCase"),
+            ("PublishedAt", ".loose"),
+        ]
+    )
     func spellingHint(written: String, strategy: String) throws {
         let error = try Self.jsonAPIError(
             #"{"data":{"type":"posts","id":"1","attributes":{"\#(written)":"2024-02-29T12:30:00Z"}}}"#
@@ -103,9 +109,13 @@ struct ErrorMessageTests {
         #expect(!decoding.localizedDescription.contains("could not be completed"))
     }
 
-    @Test("the plain decoder's messages have no doubled periods", arguments: [
-        #"{"a":"x","b":[]}"#, #"{"b":[]}"#, #"{"a":1,"b":[1,"2"]}"#, #"{"a":1,"b":[1,2"#, #"{"a":1.5,"b":[]}"#, "[]",
-    ])
+    @Test(
+        "the plain decoder's messages have no doubled periods",
+        arguments: [
+            #"{"a":"x","b":[]}"#, #"{"b":[]}"#, #"{"a":1,"b":[1,"2"]}"#, #"{"a":1,"b":[1,2"#, #"{"a":1.5,"b":[]}"#,
+            "[]",
+        ]
+    )
     func noDoubledPeriods(json: String) throws {
         let error = try #require(throws: DecodingError.self) {
             try StreamingJSONDecoder().decode(Plain.self, from: Data(json.utf8))
