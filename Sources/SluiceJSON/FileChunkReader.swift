@@ -97,8 +97,84 @@ public final class FileChunkReader {
         }
     }
 
+    /// Reads the next chunk into a new array, or returns `nil` at the end of the input: the
+    /// pull-style counterpart of ``forEachChunk(_:)``, for callers that keep chunks.
+    ///
+    /// - Throws: ``Failure`` when reading fails.
+    public func nextChunk() throws(Failure) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkSize) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure(path: path, reason: Self.describe(errno))
+            }
+            if count == 0 { return nil }
+            bytesRead += count
+            if count < chunkSize { chunk.removeLast(chunkSize - count) }
+            return chunk
+        }
+    }
+
+    /// The chunks of the file at `path` (`-` for standard input) as an asynchronous sequence:
+    /// what the streaming decoders' `from:` parameters take, with no glue.
+    ///
+    /// ```swift
+    /// for try await streamed in decoder.resources(from: FileChunkReader.chunks(ofFileAt: "export.json")) {
+    ///     ...
+    /// }
+    /// ```
+    ///
+    /// The file is opened when iteration starts; each chunk is read when the consumer asks for
+    /// it, so a slow consumer holds one chunk, not the file. A read blocks its thread until data
+    /// comes: immediate for files, as long as the writer takes for a pipe or standard input.
+    public static func chunks(ofFileAt path: String, chunkSize: Int = 64 * 1024) -> FileChunks {
+        FileChunks(path: path, chunkSize: chunkSize)
+    }
+
     private static func describe(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "error \(code)" }
         return String(cString: text)
+    }
+}
+
+/// The chunks of a file as an asynchronous sequence of byte arrays; see
+/// ``FileChunkReader/chunks(ofFileAt:chunkSize:)``.
+public struct FileChunks: AsyncSequence, Sendable {
+    public typealias Element = [UInt8]
+
+    /// The path as given; `-` means standard input.
+    public let path: String
+    /// The most bytes in one chunk.
+    public let chunkSize: Int
+
+    public func makeAsyncIterator() -> Iterator { Iterator(path: path, chunkSize: chunkSize) }
+
+    /// Opens the file on the first call to ``next()``, and reads one chunk per call.
+    public struct Iterator: AsyncIteratorProtocol {
+        let path: String
+        let chunkSize: Int
+        private var reader: FileChunkReader?
+        private var finished = false
+
+        init(path: String, chunkSize: Int) {
+            self.path = path
+            self.chunkSize = chunkSize
+        }
+
+        /// The next chunk, or `nil` at the end of the file.
+        ///
+        /// - Throws: ``FileChunkReader/Failure`` when the file cannot be opened or read.
+        public mutating func next() async throws -> [UInt8]? {
+            guard !finished else { return nil }
+            let reader = try self.reader ?? FileChunkReader(path: path, chunkSize: chunkSize)
+            self.reader = reader
+            guard let chunk = try reader.nextChunk() else {
+                finished = true
+                self.reader = nil
+                return nil
+            }
+            return chunk
+        }
     }
 }

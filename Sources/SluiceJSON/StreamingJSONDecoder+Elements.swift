@@ -24,6 +24,22 @@ extension StreamingJSONDecoder {
         return JSONElementSequence(chunks: chunks, path: path, options: options, limits: limits)
     }
 
+    /// The elements of the array at `path` in the file at `file` (`-` for standard input), as an
+    /// asynchronous sequence: ``elements(of:at:from:)`` over the file's chunks.
+    ///
+    /// ```swift
+    /// for try await status in decoder.elements(of: Status.self, at: "statuses", fromFileAt: "twitter.json") {
+    ///     print(status.text)
+    /// }
+    /// ```
+    public func elements<Element: Decodable>(
+        of type: Element.Type,
+        at path: JSONPath,
+        fromFileAt file: String
+    ) -> JSONElementSequence<Element, FileChunks> {
+        elements(of: type, at: path, from: FileChunkReader.chunks(ofFileAt: file))
+    }
+
     /// Decodes the elements of the array at `path` in the file at `path` (`-` for standard input),
     /// calling `body` with each as soon as it is complete, in memory the size of one element.
     ///

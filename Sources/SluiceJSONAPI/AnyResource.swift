@@ -28,6 +28,18 @@ public struct AnyResource: Resource {
         self.raw = raw
     }
 
+    /// The resource's `id`, if it has one.
+    public var id: String? {
+        guard let identity, !identity.isLocal else { return nil }
+        return identity.key
+    }
+
+    /// The resource's `lid`, when it has no `id` but a local identifier.
+    public var lid: String? {
+        guard let identity, identity.isLocal else { return nil }
+        return identity.key
+    }
+
     /// The model as `T`, if it is one.
     public func `as`<T: Resource>(_ type: T.Type) -> T? {
         if T.self == AnyResource.self { return self as? T }

@@ -157,6 +157,19 @@ public struct JSONAPIDecoder: Sendable {
         StreamedResources(chunks: chunks, decoder: self)
     }
 
+    /// The resources of the document in the file at `path` (`-` for standard input), each
+    /// delivered as soon as its object closes: ``resources(from:)`` over the file's chunks, in
+    /// memory bounded by the largest resource.
+    ///
+    /// ```swift
+    /// for try await streamed in decoder.resources(fromFileAt: "export.json") {
+    ///     print(streamed.pointer, streamed.resource.type, streamed.resource.id ?? "-")
+    /// }
+    /// ```
+    public func resources(fromFileAt path: String) -> StreamedResources<FileChunks> {
+        resources(from: FileChunkReader.chunks(ofFileAt: path))
+    }
+
     func makeEngine(primaryModels: [any Resource.Type], holdsIdentifiers: Bool) -> DocumentEngine {
         var registry = self.registry
         for type in primaryModels where !registry.typeNames.contains(type.resourceType) { registry.register(type) }

@@ -152,6 +152,29 @@ public final class JSONAPIEncoder: Sendable {
         try session.finish(meta: meta, links: links)
     }
 
+    /// A collection document of `resources` (an array, a lazy sequence over a database cursor,
+    /// anything iterable) written to `sink` in chunks: constant memory whatever the number of
+    /// resources (the included resources are held until the end).
+    ///
+    /// ```swift
+    /// let output = try FileHandle(forWritingTo: url)
+    /// try encoder.encodeCollection(articles) { chunk in output.write(Data(chunk)) }
+    /// ```
+    public func encodeCollection<Resources: Sequence>(
+        _ resources: Resources,
+        included: [any Resource & Encodable] = [],
+        meta: JSONValue? = nil,
+        links: Links? = nil,
+        chunkSize: Int = 64 * 1024,
+        to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws where Resources.Element: Resource & Encodable {
+        let session = try Session(encoder: self, included: included, chunkSize: chunkSize, sink: sink)
+        try session.writer.beginArray()
+        for resource in resources { try session.writePrimary(resource) }
+        try session.writer.endArray()
+        try session.finish(meta: meta, links: links)
+    }
+
     /// One document being written: opened up to the primary data when made, closed by `finish`.
     final class Session {
         let writer: JSONWriter
