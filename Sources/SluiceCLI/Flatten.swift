@@ -11,7 +11,10 @@ struct Flatten: AsyncParsableCommand {
             object with exactly type, id (or lid when the resource has no id), attributes as written \
             (numbers keep their digits; {} when absent) and relationships, each relationship that has \
             data reduced to its linkage: an identifier with type and id (or lid), an array of them, or \
-            null. The document is read as a stream, so memory stays constant whatever its size.
+            null. When relationships carry meta, a fifth member, relationshipMeta, holds each one's meta \
+            by relationship name. The document is read as a stream, so memory stays constant whatever \
+            its size. When the reader of the output goes away (sluice flatten big.json | head), the \
+            command stops quietly with exit code 0.
 
             Faults are printed to standard error as FILE:LINE:COLUMN: [POINTER: ]message. The exit code \
             is 0 on success, 1 when the input is invalid, and 2 when it cannot be read or the command is \
@@ -33,6 +36,8 @@ struct Flatten: AsyncParsableCommand {
         do {
             let reader = try FileChunkReader(path: file)
             try JSONAPIFlattener().flatten(reader) { try output.write($0) }
+        } catch let failure as OutputFailure {
+            throw failure
         } catch {
             // The lines written before a fault stay valid output: print them, then the fault.
             try output.flush()

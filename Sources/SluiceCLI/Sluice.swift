@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `sluice` command.
 @main
@@ -27,6 +28,9 @@ struct Sluice: AsyncParsableCommand {
     /// Runs the command, with usage errors exiting 2 (argument parser's default is 64) so that
     /// scripts can tell "invalid input" (1) from "called wrongly" (2).
     static func main() async {
+        // A closed pipe must reach the write as EPIPE (and end the command quietly, below), not
+        // kill the process before it can say anything or clean up.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -34,6 +38,9 @@ struct Sluice: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let failure as OutputFailure where failure.isClosedPipe {
+            // `sluice flatten big.json | head`: the reader has what it wanted.
+            exit(withError: ExitCode(0))
         } catch let failure as OutputFailure {
             // One place for every command: output that could not be written is not success.
             Terminal.message("sluice: cannot write: \(failure.reason)\n")

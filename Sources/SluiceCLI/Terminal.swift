@@ -7,13 +7,19 @@ import Glibc
 import Musl
 #endif
 
-/// Output that could not be written (a full disk, a closed pipe): the command stops with exit 2
-/// rather than report success over truncated output.
+/// Output that could not be written (a full disk, a closed file): the command stops with exit 2
+/// rather than report success over truncated output. A closed pipe is the exception (see
+/// ``isClosedPipe``).
 struct OutputFailure: Error {
     let reason: String
+    /// Whether the reader of a pipe went away (`EPIPE`), as `head` does once it has its lines:
+    /// the command then stops quietly with exit 0, which is what a pipeline's user expects.
+    var isClosedPipe = false
 
     /// The failure the last system call reported.
-    static var last: OutputFailure { OutputFailure(reason: String(cString: strerror(errno))) }
+    static var last: OutputFailure {
+        OutputFailure(reason: String(cString: strerror(errno)), isClosedPipe: errno == EPIPE)
+    }
 }
 
 /// How a command prints its results: lines for people, or JSON for scripts.
@@ -26,6 +32,9 @@ struct Terminal {
     let descriptor: Int32
 
     static let standardOutput = Terminal(descriptor: STDOUT_FILENO)
+
+    /// Whether this is a terminal (a person reading), not a pipe or a file (a script).
+    var isTerminal: Bool { isatty(descriptor) == 1 }
     static let standardError = Terminal(descriptor: STDERR_FILENO)
 
     /// Writes a message to standard error. A failure there has nowhere to be reported, so it is

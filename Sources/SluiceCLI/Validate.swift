@@ -14,6 +14,10 @@ struct Validate: AsyncParsableCommand {
             make a file invalid (sparse fieldsets can cause them). With --syntax only JSON syntax is \
             checked, and faults read FILE:LINE:COLUMN: message. Columns count UTF-8 bytes.
 
+            A valid file prints nothing, so scripts need only the exit code; --verbose prints NAME: valid \
+            for each valid file and a closing summary on standard output, and on a terminal the summary \
+            is printed anyway.
+
             The exit code is 0 when every file is valid, 1 when any file is invalid, and 2 when a \
             file cannot be read or the command is called wrongly.
 
@@ -39,6 +43,9 @@ struct Validate: AsyncParsableCommand {
     )
     var stats = false
 
+    @Flag(name: .shortAndLong, help: "Print NAME: valid for each valid file, and a summary at the end.")
+    var verbose = false
+
     @Option(help: "The deepest nesting of arrays and objects accepted.")
     var maxDepth = JSONLimits.default.maxDepth
 
@@ -58,6 +65,7 @@ struct Validate: AsyncParsableCommand {
         var report = FaultReport(format: format)
         // With --format json, standard output carries the one JSON array and nothing else.
         let statistics = format == .json ? Terminal.standardError : Terminal.standardOutput
+        var validFiles = 0
         for path in files {
             let name = Input.displayName(of: path)
             let started = ContinuousClock.now
@@ -75,6 +83,10 @@ struct Validate: AsyncParsableCommand {
                     isValid = !violations.contains { $0.severity == .error }
                     bytes = reader.bytesRead
                 }
+                if isValid { validFiles += 1 }
+                if verbose && !stats && isValid && format == .text {
+                    try Terminal.standardOutput.write("\(name): valid\n")
+                }
                 if stats && isValid {
                     let seconds = (ContinuousClock.now - started).seconds
                     try statistics.write(
@@ -87,6 +99,15 @@ struct Validate: AsyncParsableCommand {
             }
         }
         try report.finish()
+        if format == .text && (verbose || Terminal.standardOutput.isTerminal) {
+            let invalid = files.count - validFiles
+            let noun = files.count == 1 ? "file" : "files"
+            try Terminal.standardOutput.write(
+                invalid == 0
+                    ? "\(files.count) \(noun) checked: all valid.\n"
+                    : "\(files.count) \(noun) checked: \(invalid) invalid or unreadable.\n"
+            )
+        }
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }
 }

@@ -4,7 +4,9 @@ extension RawResource {
     /// The resource as one line of `sluice flatten` output (without the line feed): an object with
     /// exactly `type`, `id` (or `lid` when there is no `id`), `attributes` as in the input (`{}`
     /// when absent, numbers with the input's digits) and `relationships`, each relationship that
-    /// has `data` reduced to its linkage.
+    /// has `data` reduced to its linkage; then, only when some relationship has a `meta` object,
+    /// `relationshipMeta` with each such relationship's `meta` by name (so lines without it keep
+    /// the four members, and no relationship's meta is lost).
     public func writeFlattened(into bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"type":"#.utf8)
         JSONValue.writeString(type, into: &bytes)
@@ -40,7 +42,18 @@ extension RawResource {
                 bytes.append(UInt8(ascii: "]"))
             }
         }
-        bytes.append(contentsOf: "}}".utf8)
+        bytes.append(UInt8(ascii: "}"))
+        var wroteMeta = false
+        for (name, relationship) in zip(relationshipNames, relationshipValues) {
+            guard let meta = relationship.meta else { continue }
+            bytes.append(contentsOf: wroteMeta ? #","#.utf8 : #","relationshipMeta":{"#.utf8)
+            wroteMeta = true
+            JSONValue.writeString(name, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            meta.write(into: &bytes)
+        }
+        if wroteMeta { bytes.append(UInt8(ascii: "}")) }
+        bytes.append(UInt8(ascii: "}"))
     }
 
     private static func writeLinkage(_ identifier: ResourceIdentifier, into bytes: inout [UInt8]) {

@@ -129,6 +129,7 @@ public final class SQLiteImporter {
             // well under the import's 64 MB bound.
             try db.execute(sql: "PRAGMA cache_size = -8192")
             try SQLiteSchema.createFixedTables(db)
+            try SQLiteSchema.upgradeFixedTables(db)
         }
     }
 

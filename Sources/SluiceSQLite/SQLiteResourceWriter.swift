@@ -146,9 +146,10 @@ final class SQLiteResourceWriter {
         )
         insertRelationship = try db.makeStatement(
             sql: """
-                INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id)
-                VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO UPDATE SET target_type = excluded.target_type, target_id = excluded.target_id
+                INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id, meta)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO UPDATE SET target_type = excluded.target_type, target_id = excluded.target_id,
+                    meta = excluded.meta
                 """
         )
         // The names earlier imports chose.
@@ -200,12 +201,15 @@ final class SQLiteResourceWriter {
             guard let linkage = relationship.data else { continue }
             // The linkage replaces what an earlier import wrote for this relationship.
             if replacesLinks { try deleteRelationship.run([.text(resource.type), .text(key), .text(name)], on: db) }
+            // The relationship's meta rides on each of its rows, so a join on the links sees it
+            // without a second table.
+            let meta = relationship.meta.map { BoundValue.text($0.jsonText) } ?? .null
             switch linkage {
             case .null: break
-            case .one(let identifier): try writeLink(resource.type, key, name, 0, identifier)
+            case .one(let identifier): try writeLink(resource.type, key, name, 0, identifier, meta)
             case .many(let identifiers):
                 for (position, identifier) in identifiers.enumerated() {
-                    try writeLink(resource.type, key, name, position, identifier)
+                    try writeLink(resource.type, key, name, position, identifier, meta)
                 }
             }
         }
@@ -217,11 +221,15 @@ final class SQLiteResourceWriter {
         _ key: String,
         _ name: String,
         _ position: Int,
-        _ identifier: ResourceIdentifier
+        _ identifier: ResourceIdentifier,
+        _ meta: BoundValue
     ) throws {
         guard let target = identifier.id ?? identifier.lid else { return }
         try insertRelationship.run(
-            [.text(type), .text(key), .text(name), .integer(Int64(position)), .text(identifier.type), .text(target)],
+            [
+                .text(type), .text(key), .text(name), .integer(Int64(position)), .text(identifier.type), .text(target),
+                meta,
+            ],
             on: db
         )
         relationshipRows += 1

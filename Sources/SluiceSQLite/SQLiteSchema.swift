@@ -32,6 +32,7 @@ enum SQLiteSchema {
                     position INTEGER NOT NULL,
                     target_type TEXT NOT NULL,
                     target_id TEXT NOT NULL,
+                    meta TEXT,
                     PRIMARY KEY (source_type, source_id, name, position)
                 ) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS sluice_tables (
@@ -47,6 +48,15 @@ enum SQLiteSchema {
                 );
                 """
         )
+    }
+
+    /// Adds what later versions added to the fixed tables of a database an earlier version made:
+    /// `relationships.meta` (relationship meta used to be dropped).
+    static func upgradeFixedTables(_ db: Database) throws {
+        let columns = try db.columns(in: "relationships").map { $0.name.lowercased() }
+        if !columns.contains("meta") {
+            try db.execute(sql: "ALTER TABLE relationships ADD COLUMN meta TEXT")
+        }
     }
 
     /// The index for reverse lookups (who links to a resource), made at the end of the first
