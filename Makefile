@@ -6,7 +6,7 @@ SHARED ?= ../shared
 CORPORA ?= $(SHARED)/corpora
 RELEASE_BIN = .build/release/sluice
 
-.PHONY: demo test build lint deps clean
+.PHONY: demo test build lint deps clean docs check-install
 
 # Installs what the build and the demo need through apt-get, as root or through sudo, when
 # missing: libyajl-dev (Sluice's C parser), libsqlite3-dev (GRDB's SQLite) and the sqlite3 shell
@@ -67,8 +67,27 @@ demo: build
 test: deps
 	$(SWIFT) test --parallel
 
+# The DocC documentation of every library, built from its catalog; fails on any warning.
+docs: deps
+	scripts/check-docs.sh
+
+# A package that depends on Sluice by path, as the README's "Adding Sluice to a package" says:
+# it must resolve none of Sluice's test-only packages, and its tests compile and run the README's
+# examples verbatim.
+TEST_ONLY_PACKAGES = hummingbird swift-metrics
+check-install: deps
+	cd Examples/FirstHour && $(SWIFT) package resolve
+	@resolved=$$(sed -n 's/.*"identity" : "\(.*\)".*/\1/p' Examples/FirstHour/Package.resolved | sort); \
+	echo "Examples/FirstHour resolved $$(echo "$$resolved" | wc -l) packages: $$(echo $$resolved)"; \
+	for name in $(TEST_ONLY_PACKAGES); do \
+		if echo "$$resolved" | grep -qx "$$name"; then \
+			echo "check-install: a dependent resolved the test-only package $$name" >&2; exit 1; \
+		fi; \
+	done
+	cd Examples/FirstHour && $(SWIFT) test
+
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift Examples/FirstHour
 
 clean:
 	rm -rf .build

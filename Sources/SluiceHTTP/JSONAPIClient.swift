@@ -45,7 +45,7 @@ public struct JSONAPIClient: Sendable {
     /// How long to wait for a response head; `nil` leaves it to the transport.
     public var timeout: Duration? = .seconds(30)
     /// The largest response body read, in bytes; `nil` for no limit. Bodies streamed through
-    /// ``resources(at:)`` are limited per page.
+    /// ``resources(at:maximumPages:options:)`` are limited per page.
     public var maximumBodyBytes: Int? = 256 * 1024 * 1024
     /// How collections are paged when ``fetchCollection(_:query:options:)`` is given no `page`
     /// parameters, and where pages lead when a server gives no pagination links.
@@ -239,7 +239,10 @@ public struct JSONAPIClient: Sendable {
     /// before is used up, so memory holds one resource, not a page; the sequence ends after the
     /// last page and stops when the task is cancelled.
     ///
-    /// - Parameter maximumPages: Stop after this many pages (`1` reads just the page at `url`).
+    /// - Parameters:
+    ///   - url: The collection's first page.
+    ///   - maximumPages: Stop after this many pages (`1` reads just the page at `url`).
+    ///   - options: Headers, `userInfo` and a timeout for each page's request.
     public func resources(
         at url: URL,
         maximumPages: Int? = nil,

@@ -3,7 +3,7 @@ import SluiceJSON
 public import SluiceJSONAPI
 
 /// Every resource of every page of a collection, each delivered as soon as its object has
-/// arrived; see ``JSONAPIClient/resources(at:options:)``.
+/// arrived; see ``JSONAPIClient/resources(at:maximumPages:options:)``.
 ///
 /// One page is in flight at a time and the next is requested only when the last resource of the
 /// current one has been taken, so a consumer that stops (or a cancelled task) stops the paging.

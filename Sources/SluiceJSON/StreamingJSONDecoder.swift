@@ -55,7 +55,7 @@ public final class StreamingJSONDecoder: Sendable {
         return (snapshot.options, snapshot.limits)
     }
 
-    /// How member names are matched to coding keys. Default: ``KeyDecodingStrategy/useDefaultKeys``.
+    /// How member names are matched to coding keys. Default: ``JSONKeyStrategy/useDefaultKeys``.
     public var keyDecodingStrategy: KeyDecodingStrategy {
         get { settings[\.options.keyStrategy] }
         set { settings[\.options.keyStrategy] = newValue }

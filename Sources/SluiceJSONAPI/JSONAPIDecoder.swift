@@ -20,7 +20,7 @@ public struct JSONAPIDecoder: Sendable {
     /// The resource models, by type. The primary data's model is added for each decode.
     public var registry: ResourceRegistry
     /// How attribute values are read: keys, dates, data, special numbers, conversions, converters
-    /// and member checks, the same options ``StreamingJSONDecoder`` has (see
+    /// and member checks, the same options `StreamingJSONDecoder` has (see
     /// `TapeDecodingOptions`). The properties below set them one by one under Foundation's names.
     public var options = TapeDecodingOptions()
 

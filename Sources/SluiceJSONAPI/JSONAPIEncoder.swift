@@ -24,7 +24,7 @@ public import SluiceJSON
 /// - ``ToOne`` and ``ToMany`` properties become relationships with linkage and their own `meta`
 ///   and `links`; `.unchanged` leaves a relationship out, `.null` writes `null` linkage.
 /// - ``Field`` properties tell an absent member from an explicit `null`.
-/// - ``fields`` writes sparse fieldsets; ``included`` resources are deduplicated by type and id.
+/// - ``fields`` writes sparse fieldsets; `included` resources are deduplicated by type and id.
 public final class JSONAPIEncoder: Sendable {
     private let settings = LockedSettings(Settings())
 

@@ -138,8 +138,12 @@ public final class SQLiteImporter {
     /// The document is parsed on a thread of its own while this one writes to SQLite; `reader`
     /// must not be used elsewhere until the call returns.
     ///
-    /// - Parameter progress: Called on the calling thread after every block of a few hundred
-    ///   resources and once at the end; cheap calls only (the importer does not throttle it).
+    /// - Parameters:
+    ///   - reader: The document, read in chunks (a file, or standard input).
+    ///   - source: The name the import is recorded under in `documents` (a path or a URL); a
+    ///     second import of the same source replaces its row.
+    ///   - progress: Called on the calling thread after every block of a few hundred resources and
+    ///     once at the end; cheap calls only (the importer does not throttle it).
     /// - Throws: ``Failure`` with the fault and how many resources were committed before it.
     @discardableResult
     public func importDocument(

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// The README's examples are this app's code: every Swift block the README marks with
+/// `<!-- compiled in Examples/FirstHour -->` must appear in the app's sources, line for line
+/// (indentation aside), so the README cannot drift from code that compiles and passes.
+@Suite("README examples")
+struct ReadmeTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The marked blocks of the README, each as its lines without leading spaces.
+    static func markedBlocks() throws -> [[String]] {
+        let readme = try String(contentsOf: root.appendingPathComponent("../../README.md"), encoding: .utf8)
+        var blocks: [[String]] = []
+        var lines = readme.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        while let line = lines.popFirst() {
+            guard line.contains("<!-- compiled in Examples/FirstHour -->") else { continue }
+            guard lines.popFirst()?.hasPrefix("```swift") == true else { continue }
+            var block: [String] = []
+            while let code = lines.popFirst(), !code.hasPrefix("```") { block.append(Self.trimmed(code)) }
+            blocks.append(block)
+        }
+        return blocks
+    }
+
+    static func trimmed(_ line: Substring) -> String { String(line.drop { $0 == " " }) }
+
+    static func sourceLines() throws -> [String] {
+        var lines: [String] = []
+        for folder in ["Sources/FirstHour", "Tests/FirstHourTests"] {
+            let directory = root.appendingPathComponent(folder)
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            where name.hasSuffix(".swift") {
+                let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+                lines += text.split(separator: "\n", omittingEmptySubsequences: false).map(Self.trimmed)
+            }
+        }
+        return lines
+    }
+
+    @Test("every marked README block is in the app's sources, verbatim")
+    func blocksAreCompiled() throws {
+        let blocks = try Self.markedBlocks()
+        #expect(blocks.count >= 7, "the README's marked blocks were not found")
+        let source = try Self.sourceLines()
+        for block in blocks {
+            let found = source.indices.contains { start in
+                start + block.count <= source.count && Array(source[start..<start + block.count]) == block
+            }
+            #expect(found, "README block not in the app's sources:\n\(block.joined(separator: "\n"))")
+        }
+    }
+}
