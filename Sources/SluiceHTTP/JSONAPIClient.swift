@@ -648,6 +648,9 @@ public struct JSONAPIResponse<Primary: PrimaryData> {
     }
 }
 
+/// A response crosses tasks and actors whole when its primary data can.
+extension JSONAPIResponse: Sendable where Primary: Sendable {}
+
 /// A write's outcome: the document the server returned, if any (none for 202, 204, or a 200 that
 /// holds only `meta`).
 public struct JSONAPIWriteResult<Primary: PrimaryData> {
@@ -661,9 +664,11 @@ public struct JSONAPIWriteResult<Primary: PrimaryData> {
     public var url: URL
 }
 
+extension JSONAPIWriteResult: Sendable where Primary: Sendable {}
+
 /// Primary data of any shape, or none: for responses whose `meta` is what matters (a delete
 /// that returns meta, a relationship change).
-public struct NoPrimaryData: PrimaryData {
+public struct NoPrimaryData: PrimaryData, Sendable {
     public static var primaryModelTypes: [any Resource.Type] { [] }
     public static var holdsIdentifiers: Bool { false }
     public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
@@ -673,7 +678,7 @@ public struct NoPrimaryData: PrimaryData {
 
 /// What a relationship change may answer with (200): the relationship's linkage as it now is,
 /// read as identifiers whatever models are registered. Empty when the answer has no `data`.
-public struct RelationshipLinkage: PrimaryData {
+public struct RelationshipLinkage: PrimaryData, Sendable {
     /// The identifiers: none for `null` or an empty to-many, one for a to-one.
     public var identifiers: [ResourceIdentifier]
     public static var primaryModelTypes: [any Resource.Type] { [] }

@@ -266,10 +266,10 @@ final class DocumentAssembly<Primary: PrimaryData> {
         case .primaryNull:
             content = .null
         case .primary(let item, let position):
-            if case .resource(let resource) = item { store.add(resource) }
+            if case .resource(let resource) = item { store.addBeforePublishing(resource) }
             if position == nil { content = .single(item) } else { items.append(item) }
         case .included(let resource, _):
-            store.add(resource)
+            store.addBeforePublishing(resource)
             included.append(resource)
         }
     }

@@ -34,6 +34,14 @@ public final class ResourceStore: @unchecked Sendable {
         }
     }
 
+    /// `add(_:)` without the lock, for the decoder filling a store that no other thread can see
+    /// yet (it is published with the document when the decode returns): a decode adds every
+    /// resource of the document, and the lock was a measurable share of linking.
+    func addBeforePublishing(_ resource: AnyResource) {
+        guard let identity = resource.identity, resources[identity] == nil else { return }
+        resources[identity] = resource
+    }
+
     /// The resource with `identity`.
     public subscript(identity: ResourceIdentity) -> AnyResource? { lock.withLock { resources[identity] } }
 
