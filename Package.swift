@@ -1,4 +1,5 @@
 // swift-tools-version:6.2
+import CompilerPluginSupport
 import PackageDescription
 
 /// Upcoming language features turned on for every regular target: explicit `any` for existentials,
@@ -19,6 +20,7 @@ let package = Package(
         .library(name: "SluiceJSONAPI", targets: ["SluiceJSONAPI"]),
         .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
         .library(name: "SluiceHTTP", targets: ["SluiceHTTP"]),
+        .library(name: "SluiceMacros", targets: ["SluiceMacros"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
     ],
     dependencies: [
@@ -26,6 +28,9 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // @JSONModel only (SluiceMacros and its tests); the CLI and the other libraries never
+        // build it. 600 through 603 all serve: 603 matches Swift 6.3.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         // For the test server only (both already come with Hummingbird).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -68,6 +73,24 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The @JSONModel macro's implementation, run by the compiler; on swift-syntax.
+        .macro(
+            name: "SluiceMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        // `import SluiceMacros`: the @JSONModel declaration, and SluiceJSON re-exported.
+        .target(
+            name: "SluiceMacros",
+            dependencies: ["SluiceJSON", "SluiceMacrosPlugin"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "SluiceCLI",
             dependencies: [
@@ -83,6 +106,19 @@ let package = Package(
             name: "SluiceJSONTests",
             dependencies: ["SluiceJSON"],
             exclude: ["Resources"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SluiceMacrosTests",
+            dependencies: [
+                "SluiceMacros",
+                "SluiceMacrosPlugin",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -230,6 +230,25 @@ public struct TapeDecoder: Decoder {
         _identityCast(try U.read(from: self), to: T.self)
     }
 
+    /// A member's value read as `T` the way the keyed container reads it (scalars straight from
+    /// the tape, the rest through a nested decoder), for a container whose own path is empty:
+    /// a type that reads tapes itself restarts the path, and its caller puts the rest in front.
+    static func readMember<T: Decodable>(
+        _ type: T.Type,
+        from value: JSONTape.Value,
+        key: any CodingKey,
+        context: TapeDecodingContext
+    ) throws -> T {
+        do {
+            if !context.hasTypeHooks, let scalar = TapeScalar(T.self) {
+                return try readScalar(scalar, from: value, context: context, as: T.self)
+            }
+        } catch {
+            throw TapeDecoder(value: value, context: context, parentPath: [], key: key).convert(error, type: type)
+        }
+        return try TapeDecoder(value: value, context: context, parentPath: [], key: key).decodeValue(type)
+    }
+
     static func decodeFloat(_ value: JSONTape.Value) throws(JSONError) -> Float {
         let double = try value.double()
         let float = Float(double)

@@ -34,6 +34,11 @@ public struct TapeDecodingOptions: Sendable {
     /// A store that keeps uniqued instances across decodes. Default: `nil`, one map per decode.
     public var identityStore: JSONIdentityStore?
 
+    /// Whether `@JSONModel` types may be read by their generated readers (when the other options
+    /// allow it). Off: every model goes through its Codable conformance; the differential tests
+    /// compare the two paths this way.
+    package var usesGeneratedReaders = true
+
     /// Creates default options.
     public init() {}
 }
@@ -188,6 +193,14 @@ public final class TapeDecodingContext: @unchecked Sendable {
     let hasTypeHooks: Bool
     /// Whether keyed containers must consult the member check or the ignored keys.
     package let checksMembers: Bool
+    /// Whether the options leave `@JSONModel`'s generated readers free to read objects: they match
+    /// member names as written, and apply no member check, ignored keys or update fallback.
+    /// Every other option (dates, data, conversions, converters, uniquing) they honour, since
+    /// they read values through the same functions as the general path.
+    var allowsGeneratedReaders: Bool {
+        usesDefaultKeys && !checksMembers && fallback == nil && options.usesGeneratedReaders
+    }
+    private let usesDefaultKeys: Bool
     /// What the decode accumulates, shared with ``withDefaultKeys``.
     let state: DecodeState
     /// When updating a value, its current state encoded, and the context that reads it: members
@@ -217,6 +230,7 @@ public final class TapeDecodingContext: @unchecked Sendable {
         readsScalarsLeniently = !options.conversions.isEmpty || options.nonConformingFloatStrategy != .throw
         hasTypeHooks = !options.converters.isEmpty || !options.uniquing.isEmpty
         checksMembers = options.memberCheck != nil || !options.ignoredKeys.isEmpty
+        if case .useDefaultKeys = options.keyStrategy { usesDefaultKeys = true } else { usesDefaultKeys = false }
     }
 }
 

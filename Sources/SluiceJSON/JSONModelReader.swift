@@ -1,0 +1,219 @@
+// What `@JSONModel` (SluiceMacros) generates code against: a reader that walks an object's members
+// once, files each under the property it stands for, and reads the properties in declaration order.
+//
+// Why this shape: the general path (a synthesized `init(from:)` over TapeDecoder's keyed container)
+// pays for Codable's boxes, a key lookup per property and a class per object. The generated reader
+// matches each member's key once against a table made from the model's own names, then reads each
+// property straight from its member. It reads values with the very functions the general path uses
+// (scalars, strategies, nested decoders), so the two give the same values and the same errors, with
+// the same coding paths. Where the general path's result depends on more than one member (a
+// repeated key: which copy a property gets depends on the order the properties are asked for), or
+// an option needs it (key strategies, member checks, ignored keys, updates), the reader hands the
+// whole object to the general path instead.
+
+import Foundation
+
+/// The member names a `@JSONModel` type reads, in the order of its properties: the table the
+/// generated reader matches keys against. Made once per type (a `static let` the macro writes).
+///
+/// Lookup is by length first, then the first byte, then the remaining bytes: most keys are
+/// told apart by their length and first byte without a comparison of the rest.
+public struct JSONModelMembers: Sendable {
+    /// The names, by property index.
+    public let names: [String]
+    /// For each length up to the longest name, the (property index, bytes) of the names that long.
+    private let byLength: [[(index: Int, bytes: [UInt8])]]
+
+    /// A table of the member names of a model's properties, in property order.
+    public init(_ names: [String]) {
+        self.names = names
+        var byLength: [[(index: Int, bytes: [UInt8])]] = Array(
+            repeating: [],
+            count: (names.map(\.utf8.count).max() ?? 0) + 1
+        )
+        for (index, name) in names.enumerated() {
+            let bytes = Array(name.utf8)
+            // A name given twice (two properties under one key) keeps its first property: the
+            // macro refuses such models, and the table stays well defined all the same.
+            guard !byLength[bytes.count].contains(where: { $0.bytes == bytes }) else { continue }
+            byLength[bytes.count].append((index, bytes))
+        }
+        self.byLength = byLength
+    }
+
+    /// The property index of the member named `name` (UTF-8 bytes), or -1.
+    @inline(__always)
+    func index(of name: UnsafeRawBufferPointer) -> Int {
+        guard name.count < byLength.count else { return -1 }
+        let candidates = byLength[name.count]
+        guard !candidates.isEmpty else { return -1 }
+        guard let first = name.first else { return candidates[0].index }
+        for candidate in candidates where candidate.bytes[0] == first {
+            let matches = candidate.bytes.withUnsafeBytes { $0.elementsEqual(name) }
+            if matches { return candidate.index }
+        }
+        return -1
+    }
+}
+
+/// One object being read by a `@JSONModel` type's generated initializer. Not for use by hand: the
+/// macro writes the calls.
+///
+/// ```swift
+/// var reader = try JSONModelReader(value, context: context, members: Self.jsonModelMembers)
+/// if reader.needsGeneralPath { ... every property from `reader.decodeGenerally(Self.self)` ... }
+/// self.id = try reader.decode(Int.self, at: 0)
+/// self.note = try reader.decodeIfPresent(String.self, at: 1)
+/// reader.finish(self)
+/// ```
+public struct JSONModelReader {
+    /// The most properties a generated reader files members for; a model with more reads through
+    /// the general path (the macro says so where it expands).
+    public static let maximumProperties = 64
+
+    private let value: JSONTape.Value
+    private let context: TapeDecodingContext
+    private let members: JSONModelMembers
+    /// For each property, the tape index of its member's value, or -1 when the object has none.
+    private var slots: InlineArray<64, Int32>
+    /// Where pending parent links stood when this object began (see `Decoder.linkToParent`).
+    private let pendingMark: Int
+    /// Whether this object is read by the general path: an option needs it, or a key repeats.
+    public private(set) var needsGeneralPath: Bool
+
+    /// Starts reading `value` as a model whose members `members` names: checks it is an object and
+    /// files each member under its property.
+    ///
+    /// - Throws: The `DecodingError` the general path throws for a value that is not an object.
+    public init(_ value: JSONTape.Value, context: TapeDecodingContext, members: JSONModelMembers) throws {
+        self.value = value
+        self.context = context
+        self.members = members
+        slots = InlineArray(repeating: -1)
+        pendingMark = context.state.pendingChildren.count
+        needsGeneralPath = !context.allowsGeneratedReaders || members.names.count > Self.maximumProperties
+        if needsGeneralPath { return }
+        guard value.kind == .objectStart else {
+            throw TapeDecoder(value: value, context: context).mismatch(expected: "an object", type: [String: Any].self)
+        }
+        let tape = value.tape
+        var position = value.index + 1
+        let end = value.endIndex - 1
+        while position < end {
+            let valueIndex = position + 1
+            let field = tape.withUnsafeText(of: tape[position]) { members.index(of: $0) }
+            if field >= 0 {
+                // A repeated key: the general path decides which copy each property gets.
+                guard slots[field] < 0 else {
+                    needsGeneralPath = true
+                    return
+                }
+                slots[field] = Int32(truncatingIfNeeded: valueIndex)
+            }
+            position = tape.endOfValue(at: valueIndex) ?? end
+        }
+        // Nested values may ask for this one as their parent, as they do under the general path.
+        context.state.nesting += 1
+    }
+
+    /// The whole object decoded by the general path: the model's own `init(from:)` over
+    /// `TapeDecoder`, with the same results and errors as a model without the macro.
+    public func decodeGenerally<T: Decodable>(_ type: T.Type) throws -> T {
+        try TapeDecoder(value: value, context: context).decodeGenerally(type)
+    }
+
+    /// The member value filed for property `field`, if there is one.
+    @inline(__always)
+    private func member(_ field: Int) -> JSONTape.Value? {
+        let index = Int(slots[field])
+        guard index >= 0 else { return nil }
+        return JSONTape.Value(tape: value.tape, index: index, endIndex: value.tape.endOfValue(at: index) ?? index + 1)
+    }
+
+    /// Reads the required property `field` as `T`.
+    ///
+    /// - Throws: `keyNotFound` when the object has no member for it, else what reading it throws:
+    ///   the general path's errors, with the same coding path and message.
+    ///
+    /// The type is the property's, inferred from the assignment: the generated code names no
+    /// type, so that a property's type resolves where the property declares it.
+    public func decode<T: Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
+        guard let member = member(field) else {
+            abandon()
+            throw TapeDecoder(value: value, context: context).missingMember(members.names[field])
+        }
+        return try read(type, from: member, field: field)
+    }
+
+    /// Reads the optional property `field`: `nil` when the object has no member for it or the
+    /// member is `null`.
+    public func decodeIfPresent<T: Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try read(type, from: member, field: field)
+    }
+
+    /// A member's value read as `T`: scalars straight from the tape, anything else through a
+    /// nested decoder, exactly as the general path's keyed container reads them.
+    private func read<T: Decodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
+        do {
+            return try TapeDecoder.readMember(
+                type,
+                from: member,
+                key: AnyCodingKey(members.names[field]),
+                context: context
+            )
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    /// Ends the object: hands `model` to the values decoded inside it that asked for their parent.
+    public func finish<T>(_ model: T) {
+        guard !needsGeneralPath else { return }
+        let state = context.state
+        state.nesting -= 1
+        if state.pendingChildren.count > pendingMark {
+            state.attachChildren(since: pendingMark, to: model, depth: state.nesting + 1)
+        }
+    }
+
+    /// Undoes what `init` began, for an object whose reading failed.
+    private func abandon() {
+        guard !needsGeneralPath else { return }
+        let state = context.state
+        state.nesting -= 1
+        // Children of a value that failed never get their parent.
+        if state.pendingChildren.count > pendingMark { state.pendingChildren.removeSubrange(pendingMark...) }
+    }
+}
+
+extension TapeDecoder {
+    /// The general path for a model: its `init(from:)` over this decoder, with parent links
+    /// attached as for any Codable value.
+    func decodeGenerally<T: Decodable>(_ type: T.Type) throws -> T {
+        let state = context.state
+        let mark = state.pendingChildren.count
+        state.nesting += 1
+        defer { state.nesting -= 1 }
+        let decoded: T
+        do {
+            decoded = try T(from: self)
+        } catch let error as JSONError {
+            if state.pendingChildren.count > mark { state.pendingChildren.removeSubrange(mark...) }
+            throw convert(error, type: type)
+        } catch {
+            if state.pendingChildren.count > mark { state.pendingChildren.removeSubrange(mark...) }
+            throw error
+        }
+        if state.pendingChildren.count > mark {
+            state.attachChildren(since: mark, to: decoded, depth: state.nesting)
+        }
+        return decoded
+    }
+
+    /// The keyed container's `keyNotFound` for a member this object lacks.
+    func missingMember(_ name: String) -> DecodingError {
+        KeyedLookup(decoder: self).missing(AnyCodingKey(name))
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import SluiceMacros
+import Testing
+
+/// The generated readers against the general path (the same types, read through their Codable
+/// conformance): the same values for every corpus, cut into chunks of every size, and the same
+/// errors, coding paths and messages for inputs broken in every way a reader can meet.
+@Suite("@JSONModel: the generated path against the general path")
+struct DifferentialTests {
+    static let corpora = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("../shared/corpora").standardizedFileURL
+
+    static func corpus(_ name: String) throws -> Data {
+        try Data(contentsOf: corpora.appendingPathComponent(name))
+    }
+
+    static func decoder(generated: Bool) -> StreamingJSONDecoder {
+        let decoder = StreamingJSONDecoder()
+        decoder.options.usesGeneratedReaders = generated
+        return decoder
+    }
+
+    /// What a decode gave: the value, or the error reduced to what a user sees of it.
+    enum Outcome<T: Equatable>: Equatable, CustomStringConvertible {
+        case value(T)
+        case failure(String)
+
+        var description: String {
+            switch self {
+            case .value: "a value"
+            case .failure(let text): text
+            }
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(type(of: error)): \(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return "typeMismatch(\(type)) \(path(context)): \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            return "valueNotFound(\(type)) \(path(context)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "keyNotFound(\(key.stringValue)) \(path(context)): \(context.debugDescription)"
+        case .dataCorrupted(let context): return "dataCorrupted \(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    static func outcome<T: Decodable & Equatable>(_ type: T.Type, _ data: Data, generated: Bool) -> Outcome<T> {
+        do {
+            return .value(try decoder(generated: generated).decode(type, from: data))
+        } catch {
+            return .failure(describe(error))
+        }
+    }
+
+    static func expectSame<T: Decodable & Equatable>(
+        _ type: T.Type,
+        _ data: Data,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let general = outcome(type, data, generated: false)
+        let generated = outcome(type, data, generated: true)
+        #expect(generated == general, sourceLocation: sourceLocation)
+    }
+
+    @Test("the three corpora decode to equal values on both paths, and equal Foundation's")
+    func corpora() throws {
+        let twitter = try Self.corpus("twitter.json")
+        let citm = try Self.corpus("citm_catalog.json")
+        let canada = try Self.corpus("canada.json")
+        let generatedTwitter = try Self.decoder(generated: true).decode(Twitter.self, from: twitter)
+        #expect(generatedTwitter == (try Self.decoder(generated: false).decode(Twitter.self, from: twitter)))
+        #expect(generatedTwitter == (try JSONDecoder().decode(Twitter.self, from: twitter)))
+        #expect(generatedTwitter.statuses.count == 100)
+        let generatedCitm = try Self.decoder(generated: true).decode(CitmCatalog.self, from: citm)
+        #expect(generatedCitm == (try JSONDecoder().decode(CitmCatalog.self, from: citm)))
+        let generatedCanada = try Self.decoder(generated: true).decode(Canada.self, from: canada)
+        #expect(generatedCanada == (try JSONDecoder().decode(Canada.self, from: canada)))
+    }
+
+    struct Chunks: AsyncSequence {
+        typealias Element = [UInt8]
+        let bytes: [UInt8]
+        let size: Int
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let bytes: [UInt8]
+            let size: Int
+            var offset = 0
+            mutating func next() async -> [UInt8]? {
+                guard offset < bytes.count else { return nil }
+                let end = Swift.min(offset + size, bytes.count)
+                defer { offset = end }
+                return Array(bytes[offset..<end])
+            }
+        }
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(bytes: bytes, size: size) }
+    }
+
+    @Test("cut into chunks of any size, the generated path reads what it reads whole", arguments: [1, 7, 64, 4096])
+    func chunked(size: Int) async throws {
+        let bytes = Array(try Self.corpus("twitter.json"))
+        let whole = try Self.decoder(generated: true).decode(Twitter.self, from: bytes)
+        let chunked = try await Self.decoder(generated: true).decode(
+            Twitter.self,
+            from: Chunks(bytes: bytes, size: size)
+        )
+        #expect(chunked == whole)
+        var count = 0
+        for try await status in Self.decoder(generated: true).elements(
+            of: Twitter.Status.self,
+            at: "statuses",
+            from: Chunks(bytes: bytes, size: size)
+        ) {
+            #expect(status == whole.statuses[count])
+            count += 1
+        }
+        #expect(count == 100)
+    }
+
+    @JSONModel
+    struct Small: Codable, Equatable {
+        var id: Int
+        var name: String
+        var score: Double?
+        var tags: [String]
+        var nested: Inner?
+        var created: Date?
+
+        @JSONModel
+        struct Inner: Codable, Equatable {
+            var flag: Bool
+            var count: UInt8
+        }
+    }
+
+    static let broken: [String] = [
+        #"{"id": 1, "name": "a", "tags": []}"#,
+        #"{"id": 1, "name": "a", "tags": [], "fixed": 3, "extra": {"x": [1, 2]}}"#,
+        #"{"name": "a", "tags": []}"#,
+        #"{"id": "1", "name": "a", "tags": []}"#,
+        #"{"id": 1.5, "name": "a", "tags": []}"#,
+        #"{"id": 1e3, "name": "a", "tags": []}"#,
+        #"{"id": 99999999999999999999, "name": "a", "tags": []}"#,
+        #"{"id": null, "name": "a", "tags": []}"#,
+        #"{"id": 1, "name": null, "tags": []}"#,
+        #"{"id": 1, "name": "a", "tags": [1]}"#,
+        #"{"id": 1, "name": "a", "tags": ["x", null]}"#,
+        #"{"id": 1, "name": "a", "tags": {}}"#,
+        #"{"id": 1, "name": "a", "tags": [], "score": "high"}"#,
+        #"{"id": 1, "name": "a", "tags": [], "score": null}"#,
+        #"{"id": 1, "name": "a", "tags": [], "nested": {"flag": true}}"#,
+        #"{"id": 1, "name": "a", "tags": [], "nested": {"flag": 1, "count": 1}}"#,
+        #"{"id": 1, "name": "a", "tags": [], "nested": {"flag": true, "count": 300}}"#,
+        #"{"id": 1, "name": "a", "tags": [], "nested": []}"#,
+        #"{"id": 1, "name": "a", "tags": [], "created": "yesterday"}"#,
+        #"{"id": 1, "id": 2, "name": "a", "tags": []}"#,
+        #"{"name": "a", "id": "x", "tags": [], "id": 2}"#,
+        #"{"tags": [], "name": "b", "id": 3, "name": 4}"#,
+        #"[1, 2]"#,
+        #""text""#,
+        #"null"#,
+    ]
+
+    @Test("broken inputs give the same error on both paths", arguments: broken)
+    func sameErrors(json: String) {
+        Self.expectSame(Small.self, Data(json.utf8))
+        Self.expectSame([Small].self, Data("[\(json), \(json)]".utf8))
+        Self.expectSame([String: Small].self, Data(#"{"k": \#(json)}"#.utf8))
+    }
+
+    @Test("every member of a twitter status removed or retyped in turn gives the same outcome on both paths")
+    func mutatedStatuses() throws {
+        let twitter = try Self.corpus("twitter.json")
+        let object = try #require(try JSONSerialization.jsonObject(with: twitter) as? [String: Any])
+        let statuses = try #require(object["statuses"] as? [[String: Any]])
+        var checked = 0
+        for status in statuses.prefix(5) {
+            for key in status.keys.sorted() {
+                var removed = status
+                removed[key] = nil
+                var retyped = status
+                retyped[key] = status[key] is String ? 17 : "text"
+                var nulled = status
+                nulled[key] = NSNull()
+                for variant in [removed, retyped, nulled] {
+                    let data = try JSONSerialization.data(withJSONObject: variant)
+                    Self.expectSame(Twitter.Status.self, data)
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 300)
+    }
+
+    @Test("options that need the general path are honoured: key strategies, member checks, ignored keys, updates")
+    func optionsTakeTheGeneralPath() throws {
+        let snake = Data(#"{"id": 1, "name": "a", "tags": [], "score": 2}"#.utf8)
+        let decoder = StreamingJSONDecoder()
+        decoder.ignoredKeys = ["score"]
+        #expect(try decoder.decode(Small.self, from: snake).score == nil)
+        decoder.ignoredKeys = []
+        decoder.keyDecodingStrategy = .memberName { $0.uppercased() }
+        #expect(throws: DecodingError.self) { try decoder.decode(Small.self, from: snake) }
+        #expect(
+            try decoder.decode(Small.self, from: Data(#"{"ID": 1, "NAME": "a", "TAGS": []}"#.utf8)).name == "a"
+        )
+        var small = try StreamingJSONDecoder().decode(Small.self, from: snake)
+        try StreamingJSONDecoder().update(&small, from: Data(#"{"name": "b"}"#.utf8))
+        #expect(small.name == "b")
+        #expect(small.id == 1)
+    }
+
+    @Test("dates, data and conversions apply to generated readers as to the general path")
+    func valueOptions() throws {
+        let decoder = StreamingJSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        decoder.conversions = [.numberFromString]
+        let json = Data(#"{"id": "42", "name": "a", "tags": [], "created": "2024-02-29T12:30:00Z"}"#.utf8)
+        let small = try decoder.decode(Small.self, from: json)
+        #expect(small.id == 42)
+        #expect(small.created == Date(timeIntervalSince1970: 1_709_209_800))
+        decoder.options.usesGeneratedReaders = false
+        #expect(try decoder.decode(Small.self, from: json) == small)
+    }
+
+    @JSONModel
+    final class Node: Codable {
+        let name: String
+        let children: [Node]?
+        var weight: Double = 1
+
+        init(name: String, children: [Node]?) {
+            self.name = name
+            self.children = children
+        }
+    }
+
+    @Test("a final class reads the same way, nested in itself")
+    func finalClass() throws {
+        let json = Data(#"{"name": "root", "weight": 2, "children": [{"name": "leaf", "weight": 3}]}"#.utf8)
+        let node = try StreamingJSONDecoder().decode(Node.self, from: json)
+        #expect(node.name == "root")
+        #expect(node.weight == 2)
+        #expect(node.children?.first?.name == "leaf")
+        #expect(node.children?.first?.children == nil)
+        let broken = Data(#"{"name": "root", "children": [{"weight": 3}]}"#.utf8)
+        #expect(
+            Self.describe(
+                try #require(throws: DecodingError.self) {
+                    try Self.decoder(generated: true).decode(Node.self, from: broken)
+                }
+            )
+                == Self.describe(
+                    try #require(throws: DecodingError.self) {
+                        try Self.decoder(generated: false).decode(Node.self, from: broken)
+                    }
+                )
+        )
+    }
+}

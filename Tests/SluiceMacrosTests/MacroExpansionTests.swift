@@ -1,0 +1,248 @@
+import SluiceMacrosPlugin
+import SwiftDiagnostics
+import SwiftParser
+import SwiftSyntax
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacros
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+@testable import SluiceJSON
+@testable import SluiceMacros
+
+/// What `@JSONModel` writes for each shape of model, and what it refuses, with the message a user
+/// sees.
+@Suite("@JSONModel expansion")
+struct MacroExpansionTests {
+    static let macros: [String: MacroSpec] = ["JSONModel": MacroSpec(type: JSONModelMacro.self)]
+
+    /// swift-syntax's expansion check, its failures recorded as this test's issues.
+    static func expect(
+        _ source: String,
+        expands expanded: String,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
+        assertMacroExpansion(
+            source,
+            expandedSource: expanded,
+            macroSpecs: macros,
+            indentationWidth: .spaces(4),
+            failureHandler: { failure in
+                Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
+            }
+        )
+    }
+
+    @Test("a struct: a table of member names and one read per decoded property, in declaration order")
+    func structure() {
+        Self.expect(
+            """
+            @JSONModel
+            public struct Status: Codable {
+                public var id: Int
+                public var text: String?
+                let kind = "status"
+                var count: Int { 1 }
+                static var shared = 0
+            }
+            """,
+            expands: """
+                public struct Status: Codable {
+                    public var id: Int
+                    public var text: String?
+                    let kind = "status"
+                    var count: Int { 1 }
+                    static var shared = 0
+                }
+
+                extension Status: SluiceJSON.JSONTapeDecodable {
+                    public static let jsonModelMembers = SluiceJSON.JSONModelMembers(["id", "text"])
+
+                    public init(from jsonValue: SluiceJSON.JSONTape.Value, context jsonContext: SluiceJSON.TapeDecodingContext) throws {
+                        let jsonModelReader = try SluiceJSON.JSONModelReader(jsonValue, context: jsonContext, members: Self.jsonModelMembers)
+                        if jsonModelReader.needsGeneralPath {
+                            self = try jsonModelReader.decodeGenerally(Self.self)
+                            return
+                        }
+                        self.id = try jsonModelReader.decode(at: 0)
+                        self.text = try jsonModelReader.decodeIfPresent(at: 1)
+                        jsonModelReader.finish(self)
+                    }
+                }
+                """
+        )
+    }
+
+    @Test("a final class with CodingKeys: members by raw value, the initializer in the class")
+    func finalClass() {
+        Self.expect(
+            """
+            @JSONModel
+            final class User: Codable {
+                let screenName: String
+                var followers: Int?
+                var local = 0
+                enum CodingKeys: String, CodingKey {
+                    case screenName = "screen_name"
+                    case followers
+                }
+            }
+            """,
+            expands: """
+                final class User: Codable {
+                    let screenName: String
+                    var followers: Int?
+                    var local = 0
+                    enum CodingKeys: String, CodingKey {
+                        case screenName = "screen_name"
+                        case followers
+                    }
+
+                    init(from jsonValue: SluiceJSON.JSONTape.Value, context jsonContext: SluiceJSON.TapeDecodingContext) throws {
+                        let jsonModelReader = try SluiceJSON.JSONModelReader(jsonValue, context: jsonContext, members: Self.jsonModelMembers)
+                        if jsonModelReader.needsGeneralPath {
+                            let jsonModel = try jsonModelReader.decodeGenerally(Self.self)
+                            self.screenName = jsonModel.screenName
+                            self.followers = jsonModel.followers
+                            return
+                        }
+                        self.screenName = try jsonModelReader.decode(at: 0)
+                        self.followers = try jsonModelReader.decodeIfPresent(at: 1)
+                        jsonModelReader.finish(self)
+                    }
+                }
+
+                extension User: SluiceJSON.JSONTapeDecodable {
+                    static let jsonModelMembers = SluiceJSON.JSONModelMembers(["screen_name", "followers"])
+                }
+                """
+        )
+    }
+
+    @Test("a generic struct gets a computed table (generic types have no stored statics)")
+    func generic() {
+        Self.expect(
+            """
+            @JSONModel
+            struct Page<Item: Decodable>: Decodable {
+                var items: [Item]
+            }
+            """,
+            expands: """
+                struct Page<Item: Decodable>: Decodable {
+                    var items: [Item]
+                }
+
+                extension Page: SluiceJSON.JSONTapeDecodable {
+                    static var jsonModelMembers: SluiceJSON.JSONModelMembers {
+                        SluiceJSON.JSONModelMembers(["items"])
+                    }
+
+                    init(from jsonValue: SluiceJSON.JSONTape.Value, context jsonContext: SluiceJSON.TapeDecodingContext) throws {
+                        let jsonModelReader = try SluiceJSON.JSONModelReader(jsonValue, context: jsonContext, members: Self.jsonModelMembers)
+                        if jsonModelReader.needsGeneralPath {
+                            self = try jsonModelReader.decodeGenerally(Self.self)
+                            return
+                        }
+                        self.items = try jsonModelReader.decode(at: 0)
+                        jsonModelReader.finish(self)
+                    }
+                }
+                """
+        )
+    }
+
+    @Test(
+        "models the macro cannot serve are refused with what to change",
+        arguments: [
+            (
+                "@JSONModel\nclass A: Codable { var x: Int }",
+                "@JSONModel needs a final class: a subclass would inherit a reader that knows only this class's properties. Mark 'A' final."
+            ),
+            (
+                "@JSONModel\nenum E: Codable { case a }",
+                "@JSONModel applies to a struct or a final class."
+            ),
+            (
+                "@JSONModel\nstruct S: Decodable { var x: Int\n init(from decoder: any Decoder) throws { x = 1 } }",
+                "This type decodes itself with its own init(from:), which the generated reader would bypass; remove @JSONModel, or the custom init(from:)."
+            ),
+            (
+                "@JSONModel\nstruct S: Decodable { var x: Int\n enum CodingKeys: JSONKeyPathCodingKey { case x } }",
+                "@JSONModel reads CodingKeys with String raw values ('enum CodingKeys: String, CodingKey'); key path keys and other kinds need the general path, so remove @JSONModel."
+            ),
+        ]
+    )
+    func refusals(source: String, message: String) {
+        let expanded = expansionDiagnostics(source)
+        #expect(expanded == [message])
+    }
+
+    /// The messages of the diagnostics `@JSONModel` reports for `source`, a declaration carrying
+    /// the attribute: both roles expanded, as the compiler does.
+    func expansionDiagnostics(_ source: String) -> [String] {
+        let file = Parser.parse(source: source)
+        guard let item = file.statements.first?.item, let declaration = item.asProtocol((any DeclGroupSyntax).self),
+            let attribute = declaration.attributes.first?.as(AttributeSyntax.self)
+        else {
+            Issue.record("no declaration with an attribute in \(source)")
+            return []
+        }
+        let name =
+            declaration.as(StructDeclSyntax.self)?.name ?? declaration.as(ClassDeclSyntax.self)?.name
+            ?? declaration.as(EnumDeclSyntax.self)?.name ?? .identifier("T")
+        let context = BasicMacroExpansionContext()
+        _ = try? JSONModelMacro.expansion(
+            of: attribute,
+            providingMembersOf: declaration,
+            conformingTo: [],
+            in: context
+        )
+        _ = try? JSONModelMacro.expansion(
+            of: attribute,
+            attachedTo: declaration,
+            providingExtensionsOf: IdentifierTypeSyntax(name: name),
+            conformingTo: [],
+            in: context
+        )
+        return context.diagnostics.map(\.message)
+    }
+
+    @Test("a reader hands an object with a repeated member, or options that need it, to the general path")
+    func generalPathWhenNeeded() throws {
+        let members = JSONModelMembers(["id", "name"])
+        func reader(_ json: String, _ options: TapeDecodingOptions = TapeDecodingOptions()) throws -> JSONModelReader {
+            let tape = try JSONParser.parse(Array(json.utf8))
+            return try JSONModelReader(
+                try tape.value(at: tape.startIndex),
+                context: TapeDecodingContext(options: options),
+                members: members
+            )
+        }
+        #expect(try !reader(#"{"id": 1, "name": "a", "other": {"id": 2}}"#).needsGeneralPath)
+        #expect(try reader(#"{"id": 1, "name": "a", "id": 2}"#).needsGeneralPath)
+        var snake = TapeDecodingOptions()
+        snake.keyStrategy = .convertFromSnakeCase
+        #expect(try reader(#"{"id": 1}"#, snake).needsGeneralPath)
+        var ignoring = TapeDecodingOptions()
+        ignoring.ignoredKeys = ["x"]
+        #expect(try reader(#"{"id": 1}"#, ignoring).needsGeneralPath)
+        var dates = TapeDecodingOptions()
+        dates.dateStrategy = .iso8601
+        #expect(try !reader(#"{"id": 1}"#, dates).needsGeneralPath)
+    }
+
+    @Test("the member table finds names by length and bytes, and nothing else")
+    func memberTable() {
+        let members = JSONModelMembers(["id", "idStr", "text", "", "télé"])
+        func index(_ name: String) -> Int { Array(name.utf8).withUnsafeBytes { members.index(of: $0) } }
+        #expect(index("id") == 0)
+        #expect(index("idStr") == 1)
+        #expect(index("text") == 2)
+        #expect(index("") == 3)
+        #expect(index("télé") == 4)
+        #expect(index("ix") == -1)
+        #expect(index("texts") == -1)
+        #expect(index("a very long name indeed") == -1)
+    }
+}
