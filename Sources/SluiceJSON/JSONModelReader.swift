@@ -21,12 +21,17 @@ import Foundation
 public struct JSONModelMembers: Sendable {
     /// The names, by property index.
     public let names: [String]
+    /// The names as coding keys, boxed once: a nested decoder's path needs a key, and boxing an
+    /// `AnyCodingKey` (too big for an existential's inline buffer) allocated once per property
+    /// read.
+    let keys: [any CodingKey]
     /// For each length up to the longest name, the (property index, bytes) of the names that long.
     private let byLength: [[(index: Int, bytes: [UInt8])]]
 
     /// A table of the member names of a model's properties, in property order.
     public init(_ names: [String]) {
         self.names = names
+        keys = names.map { AnyCodingKey($0) }
         var byLength: [[(index: Int, bytes: [UInt8])]] = Array(
             repeating: [],
             count: (names.map(\.utf8.count).max() ?? 0) + 1
@@ -159,12 +164,93 @@ public struct JSONModelReader {
             return try TapeDecoder.readMember(
                 type,
                 from: member,
-                key: AnyCodingKey(members.names[field]),
+                key: members.keys[field],
                 context: context
             )
         } catch {
             abandon()
             throw error
+        }
+    }
+
+    // MARK: Scalars
+    //
+    // Overloads for the scalar types models hold most: chosen by the compiler from the property's
+    // type, they skip the generic dispatch (a type switch on metadata, per property) that the
+    // generic reads pay when called from another module. Same values and errors: the same
+    // scalar readers, the same conversion of their errors.
+
+    /// Reads the required `String` property `field`.
+    public func decode(_ type: String.Type = String.self, at field: Int) throws -> String {
+        try scalar(.string, at: field)
+    }
+    /// Reads the optional `String` property `field`.
+    public func decodeIfPresent(_ type: String.Type = String.self, at field: Int) throws -> String? {
+        try scalarIfPresent(.string, at: field)
+    }
+    /// Reads the required `Int` property `field`.
+    public func decode(_ type: Int.Type = Int.self, at field: Int) throws -> Int { try scalar(.int, at: field) }
+    /// Reads the optional `Int` property `field`.
+    public func decodeIfPresent(_ type: Int.Type = Int.self, at field: Int) throws -> Int? {
+        try scalarIfPresent(.int, at: field)
+    }
+    /// Reads the required `Double` property `field`.
+    public func decode(_ type: Double.Type = Double.self, at field: Int) throws -> Double {
+        try scalar(.double, at: field)
+    }
+    /// Reads the optional `Double` property `field`.
+    public func decodeIfPresent(_ type: Double.Type = Double.self, at field: Int) throws -> Double? {
+        try scalarIfPresent(.double, at: field)
+    }
+    /// Reads the required `Bool` property `field`.
+    public func decode(_ type: Bool.Type = Bool.self, at field: Int) throws -> Bool { try scalar(.bool, at: field) }
+    /// Reads the optional `Bool` property `field`.
+    public func decodeIfPresent(_ type: Bool.Type = Bool.self, at field: Int) throws -> Bool? {
+        try scalarIfPresent(.bool, at: field)
+    }
+    /// Reads the required `Int64` property `field`.
+    public func decode(_ type: Int64.Type = Int64.self, at field: Int) throws -> Int64 {
+        try scalar(.int64, at: field)
+    }
+    /// Reads the optional `Int64` property `field`.
+    public func decodeIfPresent(_ type: Int64.Type = Int64.self, at field: Int) throws -> Int64? {
+        try scalarIfPresent(.int64, at: field)
+    }
+    /// Reads the required `UInt64` property `field`.
+    public func decode(_ type: UInt64.Type = UInt64.self, at field: Int) throws -> UInt64 {
+        try scalar(.uint64, at: field)
+    }
+    /// Reads the optional `UInt64` property `field`.
+    public func decodeIfPresent(_ type: UInt64.Type = UInt64.self, at field: Int) throws -> UInt64? {
+        try scalarIfPresent(.uint64, at: field)
+    }
+
+    @inline(__always)
+    private func scalar<T: Decodable>(_ scalar: TapeScalar, at field: Int) throws -> T {
+        guard let member = member(field) else {
+            abandon()
+            throw TapeDecoder(value: value, context: context).missingMember(members.names[field])
+        }
+        return try readScalar(scalar, from: member, field: field)
+    }
+
+    @inline(__always)
+    private func scalarIfPresent<T: Decodable>(_ scalar: TapeScalar, at field: Int) throws -> T? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try readScalar(scalar, from: member, field: field) as T
+    }
+
+    /// A scalar member read as the keyed container reads it (converters, when any are registered,
+    /// go first there too).
+    @inline(__always)
+    private func readScalar<T: Decodable>(_ scalar: TapeScalar, from member: JSONTape.Value, field: Int) throws -> T {
+        if context.hasTypeHooks { return try read(T.self, from: member, field: field) }
+        do {
+            return try TapeDecoder.readScalar(scalar, from: member, context: context, as: T.self)
+        } catch {
+            abandon()
+            throw TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
+                .convert(error, type: T.self)
         }
     }
 

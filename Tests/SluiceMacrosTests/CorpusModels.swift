@@ -80,7 +80,7 @@ struct Twitter: Codable, Equatable, Sendable {
 
     /// The retweeted status, boxed: a struct cannot hold a value of its own type. It is coded as
     /// the status itself, with no wrapping level in the JSON.
-    indirect enum Retweeted: Codable, Equatable, Sendable {
+    indirect enum Retweeted: Codable, Equatable, Sendable, JSONTapeDecodable {
         case status(Status)
 
         var status: Status {
@@ -91,6 +91,12 @@ struct Twitter: Codable, Equatable, Sendable {
 
         init(from decoder: any Decoder) throws {
             self = .status(try Status(from: decoder))
+        }
+
+        // A custom Codable type can read tapes itself too: the retweeted status then takes its
+        // generated reader, as the status holding it does.
+        init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
+            self = .status(try Status(from: value, context: context))
         }
 
         func encode(to encoder: any Encoder) throws {
