@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import SluiceJSON
+
+/// The Eisel-Lemire conversion against the standard library's correctly rounded one, over the
+/// inputs it is likeliest to get wrong: 17-digit doubles as serializers write them, halfway cases,
+/// subnormals, the edges of the range and every power of ten the table holds.
+@Suite("Double conversion")
+struct DoubleConversionTests {
+    static func converted(_ text: String) throws -> Double {
+        var text = text
+        return try text.withUTF8 { try JSONNumberText.double(UnsafeRawBufferPointer($0)) }
+    }
+
+    static func expectSame(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let expected = Double(text)
+        let actual = try? converted(text)
+        if let expected, expected.isFinite {
+            #expect(actual?.bitPattern == expected.bitPattern, "\(text)", sourceLocation: sourceLocation)
+        } else {
+            #expect(actual == nil, "\(text) is out of range", sourceLocation: sourceLocation)
+        }
+    }
+
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test("200 000 random doubles, written shortest and with 17 digits, convert back bit for bit")
+    func randomDoubles() {
+        var generator = Generator(state: 42)
+        for _ in 0..<100_000 {
+            let value = Double(bitPattern: generator.next())
+            guard value.isFinite else { continue }
+            Self.expectSame("\(value)")
+            Self.expectSame(String(format: "%.17g", value))
+        }
+    }
+
+    @Test("random significands of 1 to 19 digits times every power of ten from 1e-360 to 1e330")
+    func randomDecimals() {
+        var generator = Generator(state: 7)
+        for exponent in -360...330 {
+            for digits in [1, 5, 15, 16, 17, 18, 19] {
+                var significand = UInt64.random(in: 1...9, using: &generator)
+                for _ in 1..<digits { significand = significand * 10 + UInt64.random(in: 0...9, using: &generator) }
+                Self.expectSame("\(significand)e\(exponent)")
+                Self.expectSame("-\(significand)e\(exponent)")
+            }
+        }
+    }
+
+    @Test(
+        "edges: halfway cases, subnormals, the largest and smallest doubles, zeros, 20 digits",
+        arguments: [
+            "9007199254740993", "9007199254740995", "9007199254740992.5", "2.2250738585072011e-308",
+            "2.2250738585072014e-308", "4.9406564584124654e-324", "2.4703282292062327e-324",
+            "2.4703282292062328e-324", "1.7976931348623157e308", "1.7976931348623158e308", "1.7976931348623159e308",
+            "0", "-0", "0.0e400", "1e-400", "1e400", "123456789012345678901234567890", "0.30000000000000004",
+            "1.00000000000000011102230246251565404236316680908203125", "7.2057594037927933e16", "8.98846567431158e307",
+            "1.1754943508222875e-38", "3.4028234663852886e38", "0.1", "1e23", "8.5e-322", "5e-324",
+        ]
+    )
+    func edges(text: String) {
+        Self.expectSame(text)
+    }
+}
