@@ -258,13 +258,19 @@ enum JSONNumberText {
     static func eiselLemire(_ parts: Parts, in text: UnsafeRawBufferPointer, scale: Int) -> Double? {
         var significand: UInt64 = 0
         var significant = 0
-        for position in 0..<parts.digitCount {
-            let digit = parts.digit(position, in: text)
-            if significant == 0 && digit == 0 { continue }
-            significant += 1
-            if significant > 19 { return nil }
-            significand = significand &* 10 &+ UInt64(digit)
+        // Two plain loops over the digit ranges: per-digit position arithmetic cost as much as
+        // the conversion itself.
+        @inline(__always) func accumulate(_ digits: Range<Int>) -> Bool {
+            for index in digits {
+                let digit = text[index] &- zero
+                if significant == 0 && digit == 0 { continue }
+                significant += 1
+                if significant > 19 { return false }
+                significand = significand &* 10 &+ UInt64(digit)
+            }
+            return true
         }
+        guard accumulate(parts.integerDigits), accumulate(parts.fractionDigits) else { return nil }
         if significand == 0 || scale < -342 { return 0 }
         if scale > 308 { return .infinity }
         let mantissaBits = 52
