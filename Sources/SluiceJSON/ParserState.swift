@@ -49,6 +49,17 @@ struct ParserState {
     /// The raw bytes, opening quote included, of a string that began in an earlier chunk: yajl
     /// hands over strings unescaped, and the UTF-8 and surrogate checks need them as written.
     var carry: [UInt8] = []
+    /// The absolute offset of `carry`'s first byte. The copy stays after its token completes (it
+    /// is replaced by the next string cut by a chunk's end), so a message about a byte of it can
+    /// still name the byte.
+    var carryStart = 0
+    /// Up to `tokenWindowBefore` bytes before a token cut by a chunk's end and `tokenWindowAfter`
+    /// of the token itself, from `tokenWindowStart`: what a message about the token names (its first
+    /// byte) and what its excerpt shows, however far back it began when yajl reports it.
+    var tokenWindow: [UInt8] = []
+    var tokenWindowStart = 0
+    static let tokenWindowBefore = 24
+    static let tokenWindowAfter = 16
 
     // Structure.
     var containers = ContainerStack()
@@ -419,7 +430,36 @@ extension ParserState {
             return !chunkIsVirtual && index < chunk.count ? chunk[index] : nil
         }
         let index = recent.count - (chunkBase - offset)
-        return index >= 0 ? recent[index] : nil
+        if index >= 0 { return recent[index] }
+        // Bytes of earlier chunks kept for a token that spanned them: still the input's bytes.
+        if offset >= carryStart, offset - carryStart < carry.count { return carry[offset - carryStart] }
+        if offset >= tokenWindowStart, offset - tokenWindowStart < tokenWindow.count {
+            return tokenWindow[offset - tokenWindowStart]
+        }
+        return nil
+    }
+
+    /// Keeps the bytes around the start of a token that the chunk's end cut: from up to
+    /// `tokenWindowBefore` bytes before it (still at hand: they are in this chunk or in `recent`)
+    /// to as much of the token as this chunk holds.
+    private mutating func rememberTokenStart(_ start: Int) {
+        tokenWindow.removeAll(keepingCapacity: true)
+        tokenWindowStart = max(start - Self.tokenWindowBefore, 0)
+        var offset = tokenWindowStart
+        while offset < start + Self.tokenWindowAfter, let byte = byte(at: offset) {
+            tokenWindow.append(byte)
+            offset += 1
+        }
+    }
+
+    /// Adds what this chunk holds of the first `tokenWindowAfter` bytes of the pending token.
+    private mutating func extendTokenWindow() {
+        let end = min(pendingStart + Self.tokenWindowAfter, chunkBase + chunk.count)
+        var offset = tokenWindowStart + tokenWindow.count
+        while offset < end, offset >= chunkBase {
+            tokenWindow.append(chunk[offset - chunkBase])
+            offset += 1
+        }
     }
 
     /// Starts a parse call over `bytes`.
@@ -437,12 +477,15 @@ extension ParserState {
         if pendingStart < 0, let start = skipGap(until: chunkEnd) {
             pendingStart = start
             pendingFirstByte = chunk[start - chunkBase]
+            rememberTokenStart(start)
             if pendingFirstByte == Self.quote {
                 carry.removeAll(keepingCapacity: true)
+                carryStart = start
                 carry.append(contentsOf: chunk[(start - chunkBase)...])
             }
-        } else if pendingStart >= 0, pendingFirstByte == Self.quote {
-            carry.append(contentsOf: chunk)
+        } else if pendingStart >= 0 {
+            extendTokenWindow()
+            if pendingFirstByte == Self.quote { carry.append(contentsOf: chunk) }
         }
         scanOffset = chunkEnd
         var fault: JSONError?
@@ -490,9 +533,8 @@ extension ParserState {
             return body(UnsafeRawBufferPointer(rebasing: chunk[(start - chunkBase)..<endInChunk]))
         }
         if endInChunk > 0 { carry.append(contentsOf: chunk[..<endInChunk]) }
-        let result = carry.withUnsafeBytes(body)
-        carry.removeAll(keepingCapacity: true)
-        return result
+        // Kept, not cleared: a fault found in it is described from it (`byte(at:)`).
+        return carry.withUnsafeBytes(body)
     }
 
     /// Runs the checks yajl does not do on the raw bytes of a string that has escapes.
@@ -538,17 +580,23 @@ extension ParserState {
         return JSONError(kind: kind, message: message, position: position, excerpt: excerpt, excerptColumn: column)
     }
 
-    /// The fault's line, from at most 24 bytes before it to at most 16 after, as far as the input
-    /// is still at hand; and the fault's index in it, in characters.
+    /// The fault's line, from at most 24 bytes before it up to the fault itself; and the fault's
+    /// index in it, in characters.
+    ///
+    /// Why it ends at the fault: the bytes after it are at hand only when the chunk that brought
+    /// the fault happens to hold them, and an excerpt, like the message, must not depend on where
+    /// the input was cut. The bytes before it are: the chunk, `recent`, the string being read and
+    /// the window kept around a token cut by a chunk's end hold them.
     private func excerpt(around offset: Int, lineStart: Int) -> (String, Int) {
-        let available = chunkBase + (chunkIsVirtual ? 0 : chunk.count)
-        var from = min(max(offset - 24, lineStart, chunkBase - recent.count, 0), offset)
+        var from = offset
+        let lowest = max(offset - 24, lineStart, 0)
+        while from > lowest, byte(at: from - 1) != nil { from -= 1 }
         // Start on a character boundary: skip UTF-8 continuation bytes.
         while from < offset, let byte = byte(at: from), byte & 0xC0 == 0x80 { from += 1 }
         var bytes: [UInt8] = []
         var to = from
-        while to < min(offset + 16, available), let byte = byte(at: to) {
-            if to >= offset && (byte == 0x0A || byte == 0x0D) { break }
+        while to <= offset, let byte = byte(at: to) {
+            if to == offset && (byte == 0x0A || byte == 0x0D) { break }
             bytes.append(byte)
             to += 1
         }

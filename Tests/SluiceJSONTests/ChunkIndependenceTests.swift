@@ -66,6 +66,75 @@ struct ChunkIndependenceTests {
         verify(Array("[[[[1]]]]".utf8), limits: limits)
     }
 
+    @Test("issue 21's reproducers: a fault reported after a long token names its byte, cut anywhere")
+    func faultsAfterLongTokens() {
+        let first = Array(#""""#.utf8) + Array(repeating: UInt8(ascii: "2"), count: 40) + Array(#"""#.utf8)
+        verify(first)
+        let whole = ChunkingVerifier.transcript(of: first, split: .whole, releasing: false)
+        #expect(whole.outcome.contains("Unexpected '2' after the end of the JSON value."))
+        let second =
+            [UInt8(ascii: "\""), 0xC0, 0xAF, UInt8(ascii: "w")] + Array(repeating: UInt8(ascii: "("), count: 40)
+            + Array("tail".utf8) + [0xFF]
+        verify(second)
+        #expect(
+            ChunkingVerifier.transcript(of: second, split: .byteByByte, releasing: true).outcome.contains(
+                "the sequence starting with byte 0xC0 is ill-formed."
+            )
+        )
+    }
+
+    /// Long keys, strings and numbers (past the 32 bytes kept from earlier chunks) before each
+    /// kind of fault that is reported at or after them.
+    static let longTokenFaults: [String] = {
+        let key = "k" + String(repeating: "e", count: 45)
+        let text = "s" + String(repeating: "x", count: 45)
+        let number = "1" + String(repeating: "2", count: 45)
+        return [
+            #"{"\#(key)" 1}"#,  // Expected ':'
+            #"{"\#(key)": 1 2}"#,  // Expected ',' or '}'
+            #"{"\#(key)": "\#(text)" "x"}"#,
+            #"["\#(text)" 1]"#,  // Expected ',' or ']'
+            #"[\#(number) 1]"#,
+            #"{\#(number): 1}"#,  // Expected a string as the object key
+            #"{"a": 1, \#(number)}"#,
+            #""\#(text)" \#(number)"#,  // after the end of the JSON value
+            #"\#(number) "\#(text)""#,
+            #"[\#(number)x]"#,
+            #"["\#(text)\u12"]"#,
+            "[\"\(text)\u{01}\"]",
+        ]
+    }()
+
+    @Test(
+        "a fault after a long token: every split in two and three gives the whole input's error",
+        arguments: longTokenFaults
+    )
+    func longTokenFaultsAtEverySplit(text: String) {
+        let bytes = Array(text.utf8)
+        let whole = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true)
+        #expect(whole.outcome != "ok")
+        for cut in 1..<bytes.count {
+            for second in [cut + 1, bytes.count] where second <= bytes.count {
+                let parser = JSONParser()
+                var outcome = "ok"
+                do {
+                    for range in [0..<cut, cut..<second, second..<bytes.count] where !range.isEmpty {
+                        try bytes[range].withUnsafeBytes { try parser.parse($0) }
+                        parser.removeAllTokens()
+                    }
+                    try parser.finish()
+                } catch let error as JSONError {
+                    outcome =
+                        "\(error.kind) \(error.position): \(error.message) | \(error.excerpt) | ^\(error.excerptColumn)"
+                } catch {
+                    outcome = "\(error)"
+                }
+                #expect(outcome == whole.outcome, "cut at \(cut) and \(second)")
+            }
+        }
+        verify(bytes)
+    }
+
     private func verify(
         _ bytes: [UInt8],
         name: String = "",

@@ -77,7 +77,9 @@ enum ChunkingVerifier {
             transcript.outcome = "ok"
         } catch let error as JSONError {
             drain()
-            transcript.outcome = "\(error.kind) \(error.position): \(error.message)"
+            // The whole error as a user sees it: message, position, excerpt and caret.
+            transcript.outcome =
+                "\(error.kind) \(error.position): \(error.message) | \(error.excerpt) | ^\(error.excerptColumn)"
         } catch {
             transcript.outcome = "unexpected error \(error)"
         }
