@@ -198,13 +198,7 @@ package enum JSONDateText {
             milliseconds -= 1000
             seconds += 1
         }
-        let total = Int(seconds)
-        var days = total / 86_400
-        var secondOfDay = total % 86_400
-        if secondOfDay < 0 {
-            secondOfDay += 86_400
-            days -= 1
-        }
+        let (days, secondOfDay) = dayAndSecond(ofWholeSeconds: Int(seconds))
         let (year, month, day) = civil(daysSince1970: days)
         let length = fractionalDigits > 0 ? 24 : 20
         return String(unsafeUninitializedCapacity: length) { buffer in
@@ -242,6 +236,14 @@ package enum JSONDateText {
         }
     }
 
+    /// Whole seconds since 1970 as a day since 1970 and a second of that day (0..<86 400),
+    /// flooring for instants before 1970.
+    static func dayAndSecond(ofWholeSeconds total: Int) -> (day: Int, second: Int) {
+        let day = total / 86_400
+        let second = total % 86_400
+        return second < 0 ? (day - 1, second + 86_400) : (day, second)
+    }
+
     /// The HTTP date formats the writer produces.
     package enum HTTPDateStyle {
         /// `Sun, 06 Nov 1994 08:49:37 GMT`
@@ -255,13 +257,7 @@ package enum JSONDateText {
     /// `date` in one of the HTTP date formats, in UTC, whole seconds (fractions dropped, as the
     /// formats have none). Years 0001-9999 (the caller checks); RFC 850 keeps two digits of the year.
     package static func httpDateString(_ date: Date, style: HTTPDateStyle) -> String {
-        let total = Int(date.timeIntervalSince1970.rounded(.down))
-        var days = total / 86_400
-        var secondOfDay = total % 86_400
-        if secondOfDay < 0 {
-            secondOfDay += 86_400
-            days -= 1
-        }
+        let (days, secondOfDay) = dayAndSecond(ofWholeSeconds: Int(date.timeIntervalSince1970.rounded(.down)))
         let (year, month, day) = civil(daysSince1970: days)
         let weekday = weekday(daysSince1970: days)
         var bytes: [UInt8] = []

@@ -277,6 +277,10 @@ public struct JSONModelReader {
 extension TapeDecoder {
     /// The general path for a model: its `init(from:)` over this decoder, with parent links
     /// attached as for any Codable value.
+    ///
+    /// A child decoded inside this value may wait for it as its parent (`linkToParent`). Nesting
+    /// counts these calls, not coding path length: a decode started by a tape reader restarts its
+    /// path but not this count.
     func decodeGenerally<T: Decodable>(_ type: T.Type) throws -> T {
         let state = context.state
         let mark = state.pendingChildren.count
@@ -285,11 +289,10 @@ extension TapeDecoder {
         let decoded: T
         do {
             decoded = try T(from: self)
-        } catch let error as JSONError {
-            if state.pendingChildren.count > mark { state.pendingChildren.removeSubrange(mark...) }
-            throw convert(error, type: type)
         } catch {
+            // Children of a value that failed never get their parent.
             if state.pendingChildren.count > mark { state.pendingChildren.removeSubrange(mark...) }
+            if let error = error as? JSONError { throw convert(error, type: type) }
             throw error
         }
         if state.pendingChildren.count > mark {

@@ -160,25 +160,7 @@ public struct TapeDecoder: Decoder {
             case .codable:
                 break
             }
-            // A child decoded inside this value may wait for it as its parent (`linkToParent`).
-            // Nesting counts decodeValue calls, not coding path length: a decode started by a
-            // tape reader restarts its path but not this count.
-            let state = context.state
-            let mark = state.pendingChildren.count
-            state.nesting += 1
-            defer { state.nesting -= 1 }
-            let decoded: T
-            do {
-                decoded = try T(from: self)
-            } catch {
-                // Children of a value that failed never get their parent.
-                if state.pendingChildren.count > mark { state.pendingChildren.removeSubrange(mark...) }
-                throw error
-            }
-            if state.pendingChildren.count > mark {
-                state.attachChildren(since: mark, to: decoded, depth: state.nesting)
-            }
-            return decoded
+            return try decodeGenerally(type)
         } catch let error as JSONError {
             throw convert(error, type: type)
         }
