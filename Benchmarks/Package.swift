@@ -39,6 +39,7 @@ let package = Package(
             name: "PlainDecode",
             dependencies: [
                 .product(name: "SluiceJSON", package: "Sluice"),
+                .product(name: "SluiceMacros", package: "Sluice"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/PlainDecode",

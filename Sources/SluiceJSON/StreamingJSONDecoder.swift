@@ -122,6 +122,13 @@ public final class StreamingJSONDecoder: Sendable {
         set { settings[\.options.identityStore] = newValue }
     }
 
+    /// Whether `@JSONModel` types are read by their generated readers. Default: on; see
+    /// ``TapeDecodingOptions/usesGeneratedReaders``.
+    public var usesGeneratedReaders: Bool {
+        get { settings[\.options.usesGeneratedReaders] }
+        set { settings[\.options.usesGeneratedReaders] = newValue }
+    }
+
     /// The parser's limits: depth, string and document sizes.
     public var limits: JSONLimits {
         get { settings[\.limits] }

@@ -35,9 +35,10 @@ public struct TapeDecodingOptions: Sendable {
     public var identityStore: JSONIdentityStore?
 
     /// Whether `@JSONModel` types may be read by their generated readers (when the other options
-    /// allow it). Off: every model goes through its Codable conformance; the differential tests
-    /// compare the two paths this way.
-    package var usesGeneratedReaders = true
+    /// allow it). Default: on. Off, every model goes through its Codable conformance: to compare
+    /// the two paths (the differential tests and benchmarks do), or to rule the generated one out
+    /// while tracking a problem down. Results and errors are the same either way.
+    public var usesGeneratedReaders = true
 
     /// Creates default options.
     public init() {}

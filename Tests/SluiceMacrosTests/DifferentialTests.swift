@@ -17,7 +17,7 @@ struct DifferentialTests {
 
     static func decoder(generated: Bool) -> StreamingJSONDecoder {
         let decoder = StreamingJSONDecoder()
-        decoder.options.usesGeneratedReaders = generated
+        decoder.usesGeneratedReaders = generated
         return decoder
     }
 
@@ -225,7 +225,7 @@ struct DifferentialTests {
         let small = try decoder.decode(Small.self, from: json)
         #expect(small.id == 42)
         #expect(small.created == Date(timeIntervalSince1970: 1_709_209_800))
-        decoder.options.usesGeneratedReaders = false
+        decoder.usesGeneratedReaders = false
         #expect(try decoder.decode(Small.self, from: json) == small)
     }
 

@@ -1,6 +1,8 @@
 import Foundation
+import SluiceMacros
 
-// Codable models of the three benchmark corpora (twitter.json, citm_catalog.json, canada.json), for
+// The benchmark suite's Codable models of the three corpora, each struct with @JSONModel (the
+// enum keeps its own Codable conformance and is read through the bridge). Codable models of the three benchmark corpora (twitter.json, citm_catalog.json, canada.json), for
 // the plain-decode suite: every contender decodes the same file into these types and the results
 // are compared with `==`. Field names and types follow the files themselves; snake_case JSON keys
 // are mapped by explicit `CodingKeys`, so every decoder can run on its default settings. A field
@@ -8,6 +10,7 @@ import Foundation
 // throughout but would hold an object (geo, place, ...) when present.
 
 /// twitter.json: the answer of a Twitter v1.1 search, 100 statuses and the search's metadata.
+@JSONModel
 struct Twitter: Codable, Equatable, Sendable {
     var statuses: [Status]
     var searchMetadata: SearchMetadata
@@ -18,6 +21,7 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// One tweet. A retweet carries the original tweet in `retweetedStatus`.
+    @JSONModel
     struct Status: Codable, Equatable, Sendable {
         var metadata: StatusMetadata
         var createdAt: String
@@ -76,7 +80,7 @@ struct Twitter: Codable, Equatable, Sendable {
 
     /// The retweeted status, boxed: a struct cannot hold a value of its own type. It is coded as
     /// the status itself, with no wrapping level in the JSON.
-    indirect enum Retweeted: Codable, Equatable, Sendable {
+    indirect enum Retweeted: Codable, Equatable, Sendable, JSONTapeDecodable {
         case status(Status)
 
         var status: Status {
@@ -89,12 +93,19 @@ struct Twitter: Codable, Equatable, Sendable {
             self = .status(try Status(from: decoder))
         }
 
+        // A custom Codable type can read tapes itself too: the retweeted status then takes its
+        // generated reader, as the status holding it does.
+        init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
+            self = .status(try Status(from: value, context: context))
+        }
+
         func encode(to encoder: any Encoder) throws {
             try status.encode(to: encoder)
         }
     }
 
     /// Why the search returned the status.
+    @JSONModel
     struct StatusMetadata: Codable, Equatable, Sendable {
         var resultType: String
         var isoLanguageCode: String
@@ -106,6 +117,7 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// The author of a status.
+    @JSONModel
     struct User: Codable, Equatable, Sendable {
         var id: UInt64
         var idStr: String
@@ -193,17 +205,20 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// The links found in a user's profile: `url` only when the profile has a URL.
+    @JSONModel
     struct UserEntities: Codable, Equatable, Sendable {
         var url: URLList?
         var description: URLList
     }
 
     /// A list of links, as in a user's `entities.url` and `entities.description`.
+    @JSONModel
     struct URLList: Codable, Equatable, Sendable {
         var urls: [URLEntity]
     }
 
     /// What Twitter found in a status's text.
+    @JSONModel
     struct Entities: Codable, Equatable, Sendable {
         var hashtags: [Hashtag]
         var symbols: [Symbol]
@@ -221,18 +236,21 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// A hashtag, `indices` being its start and end offsets in the text.
+    @JSONModel
     struct Hashtag: Codable, Equatable, Sendable {
         var text: String
         var indices: [Int]
     }
 
     /// A cashtag ("$TWTR"): shaped like a hashtag.
+    @JSONModel
     struct Symbol: Codable, Equatable, Sendable {
         var text: String
         var indices: [Int]
     }
 
     /// A shortened link and what it stands for.
+    @JSONModel
     struct URLEntity: Codable, Equatable, Sendable {
         var url: String
         var expandedUrl: String
@@ -248,6 +266,7 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// An "@name" in the text.
+    @JSONModel
     struct UserMention: Codable, Equatable, Sendable {
         var screenName: String
         var name: String
@@ -265,6 +284,7 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// A photo attached to the status; `sourceStatus*` when it comes from another status.
+    @JSONModel
     struct Media: Codable, Equatable, Sendable {
         var id: UInt64
         var idStr: String
@@ -296,6 +316,7 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// The sizes a photo is served in.
+    @JSONModel
     struct MediaSizes: Codable, Equatable, Sendable {
         var medium: MediaSize
         var small: MediaSize
@@ -304,6 +325,7 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// One served size: width, height and how it was resized ("fit", "crop").
+    @JSONModel
     struct MediaSize: Codable, Equatable, Sendable {
         var w: Int
         var h: Int
@@ -311,12 +333,14 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// A GeoJSON point, for `geo` (latitude first) and `coordinates` (longitude first).
+    @JSONModel
     struct Point: Codable, Equatable, Sendable {
         var type: String
         var coordinates: [Double]
     }
 
     /// A named place the status is associated with.
+    @JSONModel
     struct Place: Codable, Equatable, Sendable {
         var id: String
         var url: String
@@ -342,12 +366,14 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// A place's outline: a GeoJSON polygon.
+    @JSONModel
     struct BoundingBox: Codable, Equatable, Sendable {
         var type: String
         var coordinates: [[[Double]]]
     }
 
     /// A user who contributed to the status.
+    @JSONModel
     struct Contributor: Codable, Equatable, Sendable {
         var id: UInt64
         var idStr: String
@@ -361,6 +387,7 @@ struct Twitter: Codable, Equatable, Sendable {
     }
 
     /// How the search ran and how to page on.
+    @JSONModel
     struct SearchMetadata: Codable, Equatable, Sendable {
         var completedIn: Double
         var maxId: UInt64
@@ -388,6 +415,7 @@ struct Twitter: Codable, Equatable, Sendable {
 
 /// citm_catalog.json: a ticketing catalogue, events and their performances with prices per seat
 /// category, and the names of areas, seat categories, topics and venues keyed by numeric strings.
+@JSONModel
 struct CitmCatalog: Codable, Equatable, Sendable {
     var areaNames: [String: String]
     var audienceSubCategoryNames: [String: String]
@@ -402,6 +430,7 @@ struct CitmCatalog: Codable, Equatable, Sendable {
     var venueNames: [String: String]
 
     /// An event, keyed in `events` by its id.
+    @JSONModel
     struct Event: Codable, Equatable, Sendable {
         var description: String?
         var id: Int
@@ -414,6 +443,7 @@ struct CitmCatalog: Codable, Equatable, Sendable {
     }
 
     /// One performance of an event; `start` in milliseconds since 1970.
+    @JSONModel
     struct Performance: Codable, Equatable, Sendable {
         var eventId: Int
         var id: Int
@@ -427,6 +457,7 @@ struct CitmCatalog: Codable, Equatable, Sendable {
     }
 
     /// The price of a seat category for an audience sub-category.
+    @JSONModel
     struct Price: Codable, Equatable, Sendable {
         var amount: Int
         var audienceSubCategoryId: Int
@@ -434,12 +465,14 @@ struct CitmCatalog: Codable, Equatable, Sendable {
     }
 
     /// A seat category of a performance and the areas it covers.
+    @JSONModel
     struct SeatCategory: Codable, Equatable, Sendable {
         var areas: [Area]
         var seatCategoryId: Int
     }
 
     /// An area of the venue and its blocks.
+    @JSONModel
     struct Area: Codable, Equatable, Sendable {
         var areaId: Int
         var blockIds: [Int]
@@ -447,11 +480,13 @@ struct CitmCatalog: Codable, Equatable, Sendable {
 }
 
 /// canada.json: a GeoJSON FeatureCollection, the outline of Canada as one polygon of 480 rings.
+@JSONModel
 struct Canada: Codable, Equatable, Sendable {
     var type: String
     var features: [Feature]
 
     /// A GeoJSON feature: its properties (here only "name") and its geometry.
+    @JSONModel
     struct Feature: Codable, Equatable, Sendable {
         var type: String
         var properties: [String: String]
@@ -459,6 +494,7 @@ struct Canada: Codable, Equatable, Sendable {
     }
 
     /// A polygon: rings of [longitude, latitude] positions.
+    @JSONModel
     struct Geometry: Codable, Equatable, Sendable {
         var type: String
         var coordinates: [[[Double]]]

@@ -1,5 +1,6 @@
-// PlainDecode suite: plain JSON into Codable models and back. Sluice's StreamingJSONDecoder
-// against Foundation's JSONDecoder, and Sluice's StreamingJSONEncoder against JSONEncoder, on the
+// PlainDecode suite: plain JSON into Codable models and back. Sluice's StreamingJSONDecoder (the
+// models' @JSONModel generated readers, and their Codable conformance: the general path) against
+// Foundation's JSONDecoder, and Sluice's StreamingJSONEncoder against JSONEncoder, on the
 // three corpora (twitter.json, citm_catalog.json, canada.json) and the same models
 // (CorpusModels.swift). Every coder runs on default settings; before any timing, the decoders'
 // results are checked equal, and so are the encoders' bytes, so each contest is between equal
@@ -10,6 +11,7 @@
 import Benchmark
 import Foundation
 import SluiceJSON
+import SluiceMacros
 
 /// The corpora: `SLUICE_CORPORA` or `../shared/corpora` beside the repository.
 let corpora: URL = {
@@ -22,7 +24,7 @@ let corpora: URL = {
 
 let mallocOnly = ProcessInfo.processInfo.environment["SLUICE_METRICS"] == "malloc"
 
-/// Registers the two contenders for one corpus, after checking they agree on it.
+/// Registers the three decoders for one corpus, after checking they agree on it.
 func register<Model: Decodable & Equatable>(_ model: Model.Type, corpus name: String) {
     guard let data = try? Data(contentsOf: corpora.appendingPathComponent("\(name).json")) else {
         print("PlainDecode: \(name).json not found under \(corpora.path); set SLUICE_CORPORA")
@@ -32,12 +34,22 @@ func register<Model: Decodable & Equatable>(_ model: Model.Type, corpus name: St
         let expected = try JSONDecoder().decode(Model.self, from: data)
         let actual = try StreamingJSONDecoder().decode(Model.self, from: data)
         precondition(actual == expected, "PlainDecode: the decoders disagree on \(name).json")
+        let general = StreamingJSONDecoder()
+        general.usesGeneratedReaders = false
+        let generally = try general.decode(Model.self, from: data)
+        precondition(generally == expected, "PlainDecode: the two paths disagree on \(name).json")
     } catch {
         fatalError("PlainDecode: \(name).json does not decode: \(error)")
     }
-    // Names without spaces: see the Parse suite.
+    // Names without spaces: see the Parse suite. The general path keeps its earlier name, so its
+    // thresholds stay comparable.
+    Benchmark("Sluice-JSONModel-\(name)") { benchmark in
+        let decoder = StreamingJSONDecoder()
+        for _ in benchmark.scaledIterations { blackHole(try decoder.decode(Model.self, from: data)) }
+    }
     Benchmark("Sluice-StreamingJSONDecoder-\(name)") { benchmark in
         let decoder = StreamingJSONDecoder()
+        decoder.usesGeneratedReaders = false
         for _ in benchmark.scaledIterations { blackHole(try decoder.decode(Model.self, from: data)) }
     }
     Benchmark("Foundation-JSONDecoder-\(name)") { benchmark in
