@@ -72,8 +72,8 @@ public struct JSONModelMembers: Sendable {
 /// reader.finish(self)
 /// ```
 public struct JSONModelReader {
-    /// The most properties a generated reader files members for; a model with more reads through
-    /// the general path (the macro says so where it expands).
+    /// The most properties a generated reader files members for; every object of a model with
+    /// more is read by the general path (same results, without the generated reader's speed).
     public static let maximumProperties = 64
 
     private let value: JSONTape.Value

@@ -331,7 +331,9 @@ final class DocumentEngine {
     private static func swiftName(of error: DecodingError, path: [any CodingKey], model: any Resource.Type) -> String {
         var name = String(describing: model)
         for key in path {
-            if let index = key.intValue, key.stringValue == String(index) || key.stringValue.hasPrefix("Index ") {
+            // An element key's name is its index; a member key's is its name, even when it has
+            // an integer value too (CodingKeys with Int raw values).
+            if let index = key.intValue, key.stringValue == String(index) {
                 name += "[\(index)]"
             } else {
                 name += "." + key.stringValue

@@ -30,8 +30,9 @@
 /// a member name repeats in the object (which copy a property gets then depends on the order the
 /// general path asks for them).
 ///
-/// Not for models with their own `init(from:)` (the macro refuses them), computed or `lazy`
-/// properties aside; a final class must not have a superclass.
+/// The macro refuses enums, classes that are not final and models with their own `init(from:)`.
+/// Computed, `static` and `lazy` properties are skipped, as Codable skips them. A final class must
+/// not have a superclass (the generated initializer does not call one).
 @attached(member, names: named(init(from:context:)))
 @attached(extension, conformances: JSONTapeDecodable, names: named(init(from:context:)), named(jsonModelMembers))
 public macro JSONModel() = #externalMacro(module: "SluiceMacrosPlugin", type: "JSONModelMacro")
