@@ -112,6 +112,7 @@ let package = Package(
             name: "SluiceMacrosTests",
             dependencies: [
                 "SluiceMacros",
+                "SluiceJSONAPI",
                 "SluiceMacrosPlugin",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),

@@ -181,6 +181,103 @@ public enum JSONKeyStrategy: Sendable {
         return keyIndex == key.count
     }
 
+    // MARK: Spellings, for the generated readers' tables
+    //
+    // The generated readers look a member's name up in tables of spellings made once per type,
+    // rather than running a matcher per property. Each function below gives the one spelling
+    // that the matcher above accepts, so both paths find the same member: the tests check each
+    // against its matcher.
+
+    /// The only name `matchesSeparated` accepts for `key`: `myURLValue` → `my_url_value`.
+    package static func separatedSpelling(of key: [UInt8], separator: UInt8) -> [UInt8] {
+        func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+        func isLower(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        var spelling: [UInt8] = []
+        spelling.reserveCapacity(key.count + 4)
+        for (offset, byte) in key.enumerated() {
+            guard isUpper(byte) else {
+                spelling.append(byte)
+                continue
+            }
+            if offset > 0 {
+                let previous = key[offset - 1]
+                let nextIsLower = offset + 1 < key.count && isLower(key[offset + 1])
+                if isLower(previous) || isDigit(previous) || (isUpper(previous) && nextIsLower) {
+                    spelling.append(separator)
+                }
+            }
+            spelling.append(byte + 32)
+        }
+        return spelling
+    }
+
+    /// `name` as `looselyEquals` compares it: ASCII letters lowercased, `_` and `-` dropped. Two
+    /// names are loosely equal exactly when their loose spellings are the same.
+    package static func looseSpelling(of name: [UInt8]) -> [UInt8] {
+        name.filter { !isLooseSeparator($0) }.map(lowercased)
+    }
+
+    /// Calls `body` with the loose spelling of `name`, made in temporary storage.
+    package static func withLooseSpelling<R>(
+        of name: UnsafeRawBufferPointer,
+        _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
+        withUnsafeTemporaryAllocation(byteCount: max(name.count, 1), alignment: 1) { buffer in
+            var count = 0
+            for byte in name where !isLooseSeparator(byte) {
+                buffer[count] = lowercased(byte)
+                count += 1
+            }
+            return body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// Calls `body` with Foundation's camel-case conversion of `name` (what `camelCaseEquals`
+    /// compares keys with), or with `nil` for a name it leaves as it is (a single word).
+    package static func withCamelCaseConversion<R>(
+        of name: UnsafeRawBufferPointer,
+        separator: UInt8,
+        _ body: (UnsafeRawBufferPointer?) -> R
+    ) -> R {
+        var start = 0
+        while start < name.count && name[start] == separator { start += 1 }
+        var end = name.count
+        while end > start && name[end - 1] == separator { end -= 1 }
+        guard (start..<end).contains(where: { name[$0] == separator }) else { return body(nil) }
+        return withUnsafeTemporaryAllocation(byteCount: name.count, alignment: 1) { buffer in
+            var count = 0
+            for _ in 0..<start {
+                buffer[count] = separator
+                count += 1
+            }
+            var firstWord = true
+            var atWordStart = true
+            for index in start..<end {
+                let byte = name[index]
+                if byte == separator {
+                    if !atWordStart { firstWord = false }
+                    atWordStart = true
+                    continue
+                }
+                buffer[count] = atWordStart && !firstWord ? uppercased(byte) : lowercased(byte)
+                count += 1
+                atWordStart = false
+            }
+            for _ in end..<name.count {
+                buffer[count] = separator
+                count += 1
+            }
+            return body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// Whether `name` stands for `key` under this strategy: the matcher both paths agree with,
+    /// for tests of the spelling tables.
+    package func matches(_ name: [UInt8], key: String) -> Bool {
+        name.withUnsafeBytes { name in withMatcher(forKey: key) { $0(name) } }
+    }
+
     /// Equality ignoring ASCII letter case, `_` and `-`.
     static func looselyEquals(_ name: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer) -> Bool {
         var nameIndex = 0

@@ -18,6 +18,11 @@ import Foundation
 ///
 /// Lookup is by length first, then the first byte, then the remaining bytes: most keys are
 /// told apart by their length and first byte without a comparison of the rest.
+///
+/// Besides the names as written, the table holds every spelling the built-in key strategies
+/// accept (snake_case, kebab-case, loose), so that a decode under those strategies keeps the
+/// generated reader: each member is matched once, against a table made once per type, instead
+/// of every property running the strategy's matcher over every member.
 public struct JSONModelMembers: Sendable {
     /// The names, by property index.
     public let names: [String]
@@ -25,28 +30,136 @@ public struct JSONModelMembers: Sendable {
     /// `AnyCodingKey` (too big for an existential's inline buffer) allocated once per property
     /// read.
     let keys: [any CodingKey]
-    /// For each length up to the longest name, the (property index, bytes) of the names that long.
-    private let byLength: [[(index: Int, bytes: [UInt8])]]
+    /// The names as written.
+    private let exact: SpellingTable
+    /// `firstName` as `first_name` and as `first-name` (the spelling `convertFromSnakeCase`'s
+    /// matcher accepts besides the name itself and Foundation's conversion).
+    private let snake: SpellingTable
+    private let kebab: SpellingTable
+    /// The names lowercased, without `_` and `-`.
+    private let loose: SpellingTable
+    /// Per key mode, whether two properties share a spelling that mode accepts: then which
+    /// property a member stands for depends on the order the general path asks, so objects of
+    /// this type take the general path under that mode.
+    private let ambiguous: [Bool]
+    /// The properties named exactly `id`, `lid`, `type`, `meta` and `links`, or -1: a JSON:API
+    /// resource reads those from the resource object rather than from its fields.
+    package let resourceFields: (id: Int, lid: Int, type: Int, meta: Int, links: Int)
 
     /// A table of the member names of a model's properties, in property order.
     public init(_ names: [String]) {
         self.names = names
         keys = names.map { AnyCodingKey($0) }
+        let exactNames = names.map { Array($0.utf8) }
+        let snakeNames = exactNames.map { JSONKeyStrategy.separatedSpelling(of: $0, separator: UInt8(ascii: "_")) }
+        let kebabNames = exactNames.map { JSONKeyStrategy.separatedSpelling(of: $0, separator: UInt8(ascii: "-")) }
+        let looseNames = exactNames.map { JSONKeyStrategy.looseSpelling(of: $0) }
+        exact = SpellingTable(exactNames)
+        snake = SpellingTable(snakeNames)
+        kebab = SpellingTable(kebabNames)
+        loose = SpellingTable(looseNames)
+        /// Whether some spelling in `spellings` (each property's accepted spellings) belongs to
+        /// two properties.
+        func overlaps(_ spellings: [[[UInt8]]]) -> Bool {
+            var owner: [[UInt8]: Int] = [:]
+            for (index, forms) in spellings.enumerated() {
+                for form in forms {
+                    if let other = owner[form], other != index { return true }
+                    owner[form] = index
+                }
+            }
+            return false
+        }
+        let indices = exactNames.indices
+        ambiguous = [
+            false,
+            overlaps(indices.map { [exactNames[$0], snakeNames[$0]] }),
+            overlaps(indices.map { [exactNames[$0], kebabNames[$0]] }),
+            overlaps(indices.map { [looseNames[$0]] }),
+        ]
+        func position(_ name: String) -> Int { names.firstIndex(of: name) ?? -1 }
+        resourceFields = (position("id"), position("lid"), position("type"), position("meta"), position("links"))
+    }
+
+    /// The property index of the member named `name` (UTF-8 bytes), as written.
+    @inline(__always)
+    func index(of name: UnsafeRawBufferPointer) -> Int { exact.index(of: name) }
+
+    /// The property index of the member named `name` under `mode`; -1 for none, and
+    /// ``ambiguousMember`` when the name could stand for more than one property (the general
+    /// path decides then).
+    @inline(__always)
+    package func index(of name: UnsafeRawBufferPointer, mode: GeneratedKeyMode) -> Int {
+        if mode == .exact { return exact.index(of: name) }
+        return strategyIndex(of: name, mode: mode)
+    }
+
+    /// What ``index(of:mode:)`` answers for a member that stands for more than one property.
+    package static let ambiguousMember = -2
+
+    private func strategyIndex(of name: UnsafeRawBufferPointer, mode: GeneratedKeyMode) -> Int {
+        if ambiguous[Int(mode.rawValue)] { return Self.ambiguousMember }
+        switch mode {
+        case .exact:
+            return exact.index(of: name)
+        case .loose:
+            return JSONKeyStrategy.withLooseSpelling(of: name) { loose.index(of: $0) }
+        case .snake, .kebab:
+            let separator = mode == .snake ? UInt8(ascii: "_") : UInt8(ascii: "-")
+            // The strategy's matcher accepts three spellings: the name itself, the separated
+            // spelling of the key, and Foundation's conversion of the name to camel case. The
+            // first two cannot disagree (checked once, in `ambiguous`); the third can.
+            var found = exact.index(of: name)
+            if found < 0 { found = (mode == .snake ? snake : kebab).index(of: name) }
+            guard name.contains(separator) else { return found }
+            let converted =
+                JSONKeyStrategy.withCamelCaseConversion(of: name, separator: separator) { converted in
+                    converted.map { exact.index(of: $0) } ?? -1
+                }
+            if converted < 0 { return found }
+            if found >= 0 && found != converted { return Self.ambiguousMember }
+            return converted
+        }
+    }
+}
+
+/// How a generated reader matches member names: the key strategies it has tables for.
+package enum GeneratedKeyMode: UInt8, Sendable {
+    case exact, snake, kebab, loose
+
+    /// The mode for `strategy`, or `nil` for a strategy only the general path applies (custom
+    /// functions, whose names are known only per key asked).
+    init?(_ strategy: JSONKeyStrategy) {
+        switch strategy {
+        case .useDefaultKeys: self = .exact
+        case .convertFromSnakeCase: self = .snake
+        case .convertFromKebabCase: self = .kebab
+        case .loose: self = .loose
+        case .custom, .memberName: return nil
+        }
+    }
+}
+
+/// Byte spellings by length, then first byte (see ``JSONModelMembers``).
+private struct SpellingTable: Sendable {
+    /// For each length up to the longest spelling, the (property index, bytes) of the spellings
+    /// that long.
+    private let byLength: [[(index: Int, bytes: [UInt8])]]
+
+    init(_ spellings: [[UInt8]]) {
         var byLength: [[(index: Int, bytes: [UInt8])]] = Array(
             repeating: [],
-            count: (names.map(\.utf8.count).max() ?? 0) + 1
+            count: (spellings.map(\.count).max() ?? 0) + 1
         )
-        for (index, name) in names.enumerated() {
-            let bytes = Array(name.utf8)
-            // A name given twice (two properties under one key) keeps its first property: the
-            // macro refuses such models, and the table stays well defined all the same.
+        for (index, bytes) in spellings.enumerated() {
+            // A spelling given twice keeps its first property: the macro refuses two properties
+            // under one name, and `ambiguous` sends other overlaps to the general path.
             guard !byLength[bytes.count].contains(where: { $0.bytes == bytes }) else { continue }
             byLength[bytes.count].append((index, bytes))
         }
         self.byLength = byLength
     }
 
-    /// The property index of the member named `name` (UTF-8 bytes), or -1.
     @inline(__always)
     func index(of name: UnsafeRawBufferPointer) -> Int {
         guard name.count < byLength.count else { return -1 }
@@ -61,15 +174,38 @@ public struct JSONModelMembers: Sendable {
     }
 }
 
+/// A model whose objects Sluice's decoders read with a generated reader: what `@JSONModel`
+/// (SluiceMacros) conforms a type to. Not for conforming by hand: the macro writes both
+/// requirements from the model's declaration, so that they agree with its Codable conformance.
+public protocol JSONModelDecodable: JSONTapeDecodable {
+    /// The member names the properties read, in property order.
+    static var jsonModelMembers: JSONModelMembers { get }
+    /// Reads every property from the members `reader` has filed: one line per property.
+    init(jsonModelReader reader: borrowing JSONModelReader) throws
+}
+
+extension JSONModelDecodable {
+    /// Files the object's members and reads the properties, or hands the object to the general
+    /// path when an option or the object needs it.
+    public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
+        let reader = try JSONModelReader(value, context: context, members: Self.jsonModelMembers)
+        if reader.needsGeneralPath {
+            self = try reader.decodeGenerally(Self.self)
+            return
+        }
+        try self.init(jsonModelReader: reader)
+    }
+}
+
 /// One object being read by a `@JSONModel` type's generated initializer. Not for use by hand: the
 /// macro writes the calls.
 ///
 /// ```swift
-/// var reader = try JSONModelReader(value, context: context, members: Self.jsonModelMembers)
-/// if reader.needsGeneralPath { ... every property from `reader.decodeGenerally(Self.self)` ... }
-/// self.id = try reader.decode(Int.self, at: 0)
-/// self.note = try reader.decodeIfPresent(String.self, at: 1)
-/// reader.finish(self)
+/// init(jsonModelReader: borrowing JSONModelReader) throws {
+///     self.id = try jsonModelReader.decode(at: 0)
+///     self.note = try jsonModelReader.decodeIfPresent(at: 1)
+///     jsonModelReader.finish(self)
+/// }
 /// ```
 public struct JSONModelReader {
     /// The most properties a generated reader files members for; every object of a model with
@@ -78,13 +214,17 @@ public struct JSONModelReader {
 
     private let value: JSONTape.Value
     private let context: TapeDecodingContext
-    private let members: JSONModelMembers
+    package let members: JSONModelMembers
     /// For each property, the tape index of its member's value, or -1 when the object has none.
     private var slots: InlineArray<64, Int32>
     /// Where pending parent links stood when this object began (see `Decoder.linkToParent`).
     private let pendingMark: Int
     /// Whether this object is read by the general path: an option needs it, or a key repeats.
     public private(set) var needsGeneralPath: Bool
+    /// For an object filed by another library's reader (a JSON:API resource object, whose
+    /// properties come from several objects): the error for a property without a member, as
+    /// that library's general path words it. Such an object is not counted as a parent.
+    private let missingMemberError: (@Sendable (String, JSONTape.Value) -> DecodingError)?
 
     /// Starts reading `value` as a model whose members `members` names: checks it is an object and
     /// files each member under its property.
@@ -96,6 +236,7 @@ public struct JSONModelReader {
         self.members = members
         slots = InlineArray(repeating: -1)
         pendingMark = context.state.pendingChildren.count
+        missingMemberError = nil
         needsGeneralPath = !context.allowsGeneratedReaders || members.names.count > Self.maximumProperties
         if needsGeneralPath { return }
         guard value.kind == .objectStart else {
@@ -104,9 +245,10 @@ public struct JSONModelReader {
         let tape = value.tape
         var position = value.index + 1
         let end = value.endIndex - 1
+        let mode = context.generatedKeyMode ?? .exact
         while position < end {
             let valueIndex = position + 1
-            let field = tape.withUnsafeText(of: tape[position]) { members.index(of: $0) }
+            let field = tape.withUnsafeText(of: tape[position]) { members.index(of: $0, mode: mode) }
             if field >= 0 {
                 // A repeated key: the general path decides which copy each property gets.
                 guard slots[field] < 0 else {
@@ -114,12 +256,51 @@ public struct JSONModelReader {
                     return
                 }
                 slots[field] = Int32(truncatingIfNeeded: valueIndex)
+            } else if field == JSONModelMembers.ambiguousMember {
+                needsGeneralPath = true
+                return
             }
             position = tape.endOfValue(at: valueIndex) ?? end
         }
         // Nested values may ask for this one as their parent, as they do under the general path.
         context.state.nesting += 1
     }
+
+    /// Starts reading an object whose members the caller files (``file(_:at:)``): a JSON:API
+    /// resource, whose properties come from the resource object, its attributes and its
+    /// relationships. `missingMember` words the error for a property without a member, given the
+    /// property's name and `value`.
+    package init(
+        filing value: JSONTape.Value,
+        context: TapeDecodingContext,
+        members: JSONModelMembers,
+        missingMember: @escaping @Sendable (String, JSONTape.Value) -> DecodingError
+    ) {
+        self.value = value
+        self.context = context
+        self.members = members
+        slots = InlineArray(repeating: -1)
+        pendingMark = context.state.pendingChildren.count
+        missingMemberError = missingMember
+        needsGeneralPath = !context.allowsGeneratedReaders || members.names.count > Self.maximumProperties
+    }
+
+    /// The property index of the member named `name` under the decode's key strategy: -1 for
+    /// none, ``JSONModelMembers/ambiguousMember`` for a name the general path must place.
+    package func field(named name: UnsafeRawBufferPointer) -> Int {
+        members.index(of: name, mode: context.generatedKeyMode ?? .exact)
+    }
+
+    /// Whether property `field` has a member filed.
+    package func hasMember(_ field: Int) -> Bool { slots[field] >= 0 }
+
+    /// Files the value at tape index `valueIndex` under property `field`.
+    package mutating func file(_ field: Int, at valueIndex: Int) {
+        slots[field] = Int32(truncatingIfNeeded: valueIndex)
+    }
+
+    /// Sends the object to the general path (a member repeats, or a name is ambiguous).
+    package mutating func needGeneralPath() { needsGeneralPath = true }
 
     /// The whole object decoded by the general path: the model's own `init(from:)` over
     /// `TapeDecoder`, with the same results and errors as a model without the macro.
@@ -143,10 +324,7 @@ public struct JSONModelReader {
     /// The type is the property's, inferred from the assignment: the generated code names no
     /// type, so that a property's type resolves where the property declares it.
     public func decode<T: Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
-        guard let member = member(field) else {
-            abandon()
-            throw TapeDecoder(value: value, context: context).missingMember(members.names[field])
-        }
+        guard let member = member(field) else { throw missing(field) }
         return try read(type, from: member, field: field)
     }
 
@@ -227,10 +405,7 @@ public struct JSONModelReader {
 
     @inline(__always)
     private func scalar<T: Decodable>(_ scalar: TapeScalar, at field: Int) throws -> T {
-        guard let member = member(field) else {
-            abandon()
-            throw TapeDecoder(value: value, context: context).missingMember(members.names[field])
-        }
+        guard let member = member(field) else { throw missing(field) }
         return try readScalar(scalar, from: member, field: field)
     }
 
@@ -254,9 +429,16 @@ public struct JSONModelReader {
         }
     }
 
+    /// The error for required property `field` without a member, after undoing what `init` began.
+    private func missing(_ field: Int) -> DecodingError {
+        abandon()
+        if let missingMemberError { return missingMemberError(members.names[field], value) }
+        return TapeDecoder(value: value, context: context).missingMember(members.names[field])
+    }
+
     /// Ends the object: hands `model` to the values decoded inside it that asked for their parent.
     public func finish<T>(_ model: T) {
-        guard !needsGeneralPath else { return }
+        guard !needsGeneralPath, missingMemberError == nil else { return }
         let state = context.state
         state.nesting -= 1
         if state.pendingChildren.count > pendingMark {
@@ -266,7 +448,7 @@ public struct JSONModelReader {
 
     /// Undoes what `init` began, for an object whose reading failed.
     private func abandon() {
-        guard !needsGeneralPath else { return }
+        guard !needsGeneralPath, missingMemberError == nil else { return }
         let state = context.state
         state.nesting -= 1
         // Children of a value that failed never get their parent.

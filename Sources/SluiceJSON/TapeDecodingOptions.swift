@@ -194,14 +194,16 @@ public final class TapeDecodingContext: @unchecked Sendable {
     let hasTypeHooks: Bool
     /// Whether keyed containers must consult the member check or the ignored keys.
     package let checksMembers: Bool
-    /// Whether the options leave `@JSONModel`'s generated readers free to read objects: they match
-    /// member names as written, and apply no member check, ignored keys or update fallback.
+    /// Whether the options leave `@JSONModel`'s generated readers free to read objects: a key
+    /// strategy they have tables for, and no member check, ignored keys or update fallback.
     /// Every other option (dates, data, conversions, converters, uniquing) they honour, since
     /// they read values through the same functions as the general path.
-    var allowsGeneratedReaders: Bool {
-        usesDefaultKeys && !checksMembers && fallback == nil && options.usesGeneratedReaders
+    package var allowsGeneratedReaders: Bool {
+        generatedKeyMode != nil && !checksMembers && fallback == nil && options.usesGeneratedReaders
     }
-    private let usesDefaultKeys: Bool
+    /// How generated readers match member names under the key strategy in force; `nil` for a
+    /// strategy they have no tables for (`.custom`, `.memberName`).
+    package let generatedKeyMode: GeneratedKeyMode?
     /// What the decode accumulates, shared with ``withDefaultKeys``.
     let state: DecodeState
     /// When updating a value, its current state encoded, and the context that reads it: members
@@ -231,7 +233,7 @@ public final class TapeDecodingContext: @unchecked Sendable {
         readsScalarsLeniently = !options.conversions.isEmpty || options.nonConformingFloatStrategy != .throw
         hasTypeHooks = !options.converters.isEmpty || !options.uniquing.isEmpty
         checksMembers = options.memberCheck != nil || !options.ignoredKeys.isEmpty
-        if case .useDefaultKeys = options.keyStrategy { usesDefaultKeys = true } else { usesDefaultKeys = false }
+        generatedKeyMode = GeneratedKeyMode(options.keyStrategy)
     }
 }
 

@@ -235,10 +235,15 @@ final class DocumentEngine {
         try requireString(view.id, named: "id", pointer: pointer)
         try requireString(view.lid, named: "lid", pointer: pointer)
         let typeName = try typeValue.string()
-        if let modelType = registry.model(forTypeToken: typeValue.token, on: tape) {
+        if let (modelType, generated) = registry.model(forTypeToken: typeValue.token, on: tape) {
             do {
-                fields.load(view)
-                let model = try modelType.init(from: ResourceDecoder(view: view, context: context, fields: fields))
+                let model: any Resource
+                if let generated, let reader = filedReader(for: view, members: generated.jsonModelMembers) {
+                    model = try makeResource(generated, from: reader)
+                } else {
+                    fields.load(view)
+                    model = try modelType.init(from: ResourceDecoder(view: view, context: context, fields: fields))
+                }
                 return AnyResource(type: typeName, identity: view.identity(type: typeName), model: model, raw: nil)
             } catch let error as DecodingError {
                 throw translate(error, in: view, pointer: pointer, model: modelType)
@@ -255,6 +260,53 @@ final class DocumentEngine {
         }
         let raw = try decode(RawResource.self, from: value, pointer: pointer)
         return AnyResource(type: typeName, identity: raw.identity, model: nil, raw: raw)
+    }
+
+    /// A generated reader with `view`'s members filed under a `@JSONModel` resource's properties,
+    /// as `ResourceDecoder` finds them: `id`, `lid` and `type` from the resource object, each
+    /// other property from the member of `attributes` or `relationships` its name stands for
+    /// under the key strategy, else the resource's own `meta` and `links`. `nil` where the
+    /// general path must read the resource: an option needs it, or a name stands for two
+    /// properties or is given twice (which one wins depends on the order the general path
+    /// asks in).
+    private func filedReader(for view: ResourceObjectView, members: JSONModelMembers) -> JSONModelReader? {
+        var reader = JSONModelReader(
+            filing: view.value,
+            context: context,
+            members: members,
+            missingMember: { name, resource in ResourceDecoder.missing(AnyCodingKey(name), in: resource) }
+        )
+        if reader.needsGeneralPath { return nil }
+        let fixed = members.resourceFields
+        if fixed.type >= 0 && view.typeIndex >= 0 { reader.file(fixed.type, at: view.typeIndex) }
+        if fixed.id >= 0 && view.idIndex >= 0 { reader.file(fixed.id, at: view.idIndex) }
+        if fixed.lid >= 0 && view.lidIndex >= 0 { reader.file(fixed.lid, at: view.lidIndex) }
+        let tape = view.value.tape
+        var repeats = false
+        view.forEachField { key, valueIndex, _ in
+            guard !repeats else { return }
+            let field = tape.withUnsafeText(of: key) { reader.field(named: $0) }
+            guard field >= 0 else {
+                repeats = field == JSONModelMembers.ambiguousMember
+                return
+            }
+            // The general path never looks among the fields for these.
+            if field == fixed.id || field == fixed.lid || field == fixed.type { return }
+            if reader.hasMember(field) {
+                repeats = true
+            } else {
+                reader.file(field, at: valueIndex)
+            }
+        }
+        if repeats { return nil }
+        // A field of the same name wins over the resource's own meta and links.
+        if fixed.meta >= 0 && view.metaIndex >= 0 && !reader.hasMember(fixed.meta) {
+            reader.file(fixed.meta, at: view.metaIndex)
+        }
+        if fixed.links >= 0 && view.linksIndex >= 0 && !reader.hasMember(fixed.links) {
+            reader.file(fixed.links, at: view.linksIndex)
+        }
+        return reader
     }
 
     /// Checks that `id` or `lid`, when present, is a string.

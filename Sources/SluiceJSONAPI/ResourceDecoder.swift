@@ -84,6 +84,22 @@ struct ResourceDecoder: Decoder {
     }
 }
 
+extension ResourceDecoder {
+    /// The error for a property the resource object at `resource` has no member for: one
+    /// wording for the general path and the generated readers.
+    static func missing(_ key: any CodingKey, in resource: JSONTape.Value) -> DecodingError {
+        let place = ["id", "lid", "type"].contains(key.stringValue) ? "resource object" : "attributes or relationships"
+        return DecodingError.keyNotFound(
+            key,
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription:
+                    "The \(place) of the resource at line \(resource.position.line), column \(resource.position.column) has no member \(String(reflecting: key.stringValue))."
+            )
+        )
+    }
+}
+
 struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ResourceDecoder
     var codingPath: [any CodingKey] { [] }
@@ -111,16 +127,7 @@ struct ResourceKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func require(_ key: Key) throws -> JSONTape.Value {
         guard let value = try decoder.member(for: key) else {
-            let place =
-                ["id", "lid", "type"].contains(key.stringValue) ? "resource object" : "attributes or relationships"
-            throw DecodingError.keyNotFound(
-                key,
-                DecodingError.Context(
-                    codingPath: [],
-                    debugDescription:
-                        "The \(place) of the resource at line \(decoder.view.value.position.line), column \(decoder.view.value.position.column) has no member \(String(reflecting: key.stringValue))."
-                )
-            )
+            throw ResourceDecoder.missing(key, in: decoder.view.value)
         }
         return value
     }

@@ -6,13 +6,13 @@ import SluiceJSON
 /// retains one tape, not eight; views are made when a member is asked for.
 struct ResourceObjectView {
     let value: JSONTape.Value
-    private var typeIndex = -1
-    private var idIndex = -1
-    private var lidIndex = -1
-    private var attributesIndex = -1
-    private var relationshipsIndex = -1
-    private var metaIndex = -1
-    private var linksIndex = -1
+    private(set) var typeIndex = -1
+    private(set) var idIndex = -1
+    private(set) var lidIndex = -1
+    private(set) var attributesIndex = -1
+    private(set) var relationshipsIndex = -1
+    private(set) var metaIndex = -1
+    private(set) var linksIndex = -1
 
     init(_ value: JSONTape.Value) {
         self.value = value

@@ -33,6 +33,11 @@
 /// The macro refuses enums, classes that are not final and models with their own `init(from:)`.
 /// Computed, `static` and `lazy` properties are skipped, as Codable skips them. A final class must
 /// not have a superclass (the generated initializer does not call one).
-@attached(member, names: named(init(from:context:)))
-@attached(extension, conformances: JSONTapeDecodable, names: named(init(from:context:)), named(jsonModelMembers))
+@attached(member, names: named(init(jsonModelReader:)))
+@attached(
+    extension,
+    conformances: JSONModelDecodable,
+    names: named(init(jsonModelReader:)),
+    named(jsonModelMembers)
+)
 public macro JSONModel() = #externalMacro(module: "SluiceMacrosPlugin", type: "JSONModelMacro")

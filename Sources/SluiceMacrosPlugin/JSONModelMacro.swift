@@ -48,7 +48,7 @@ public struct JSONModelMacro: MemberMacro, ExtensionMacro {
         var members = [model.membersTable()]
         if !model.isClass { members.append(model.initializer()) }
         let source = """
-            extension \(type.trimmedDescription): SluiceJSON.JSONTapeDecodable {
+            extension \(type.trimmedDescription): SluiceJSON.JSONModelDecodable {
             \(members.joined(separator: "\n\n"))
             }
             """
@@ -212,28 +212,14 @@ struct Model {
         return "    \(access)static let jsonModelMembers = SluiceJSON.JSONModelMembers([\(names)])"
     }
 
-    /// The initializer that reads a tape value.
+    /// The initializer that reads the properties from a reader whose members are filed: the
+    /// protocol's `init(from:context:)` makes the reader (or takes the general path) and calls it,
+    /// and so can a JSON:API decoder, which files a resource's members itself.
     func initializer() -> String {
         var lines: [String] = []
         lines.append(
-            "    \(access)init(from jsonValue: SluiceJSON.JSONTape.Value, context jsonContext: SluiceJSON.TapeDecodingContext) throws {"
+            "    \(access)init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {"
         )
-        lines.append(
-            "        let jsonModelReader = try SluiceJSON.JSONModelReader(jsonValue, context: jsonContext, members: Self.jsonModelMembers)"
-        )
-        lines.append("        if jsonModelReader.needsGeneralPath {")
-        if isClass {
-            lines.append("            let jsonModel = try jsonModelReader.decodeGenerally(Self.self)")
-            for property in properties {
-                lines.append(
-                    "            self.\(Self.escaped(property.name)) = jsonModel.\(Self.escaped(property.name))"
-                )
-            }
-        } else {
-            lines.append("            self = try jsonModelReader.decodeGenerally(Self.self)")
-        }
-        lines.append("            return")
-        lines.append("        }")
         for (index, property) in properties.enumerated() {
             let read = property.isOptional ? "decodeIfPresent" : "decode"
             lines.append(

@@ -55,15 +55,10 @@ struct MacroExpansionTests {
                     static var shared = 0
                 }
 
-                extension Status: SluiceJSON.JSONTapeDecodable {
+                extension Status: SluiceJSON.JSONModelDecodable {
                     public static let jsonModelMembers = SluiceJSON.JSONModelMembers(["id", "text"])
 
-                    public init(from jsonValue: SluiceJSON.JSONTape.Value, context jsonContext: SluiceJSON.TapeDecodingContext) throws {
-                        let jsonModelReader = try SluiceJSON.JSONModelReader(jsonValue, context: jsonContext, members: Self.jsonModelMembers)
-                        if jsonModelReader.needsGeneralPath {
-                            self = try jsonModelReader.decodeGenerally(Self.self)
-                            return
-                        }
+                    public init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
                         self.id = try jsonModelReader.decode(at: 0)
                         self.text = try jsonModelReader.decodeIfPresent(at: 1)
                         jsonModelReader.finish(self)
@@ -98,21 +93,14 @@ struct MacroExpansionTests {
                         case followers
                     }
 
-                    init(from jsonValue: SluiceJSON.JSONTape.Value, context jsonContext: SluiceJSON.TapeDecodingContext) throws {
-                        let jsonModelReader = try SluiceJSON.JSONModelReader(jsonValue, context: jsonContext, members: Self.jsonModelMembers)
-                        if jsonModelReader.needsGeneralPath {
-                            let jsonModel = try jsonModelReader.decodeGenerally(Self.self)
-                            self.screenName = jsonModel.screenName
-                            self.followers = jsonModel.followers
-                            return
-                        }
+                    init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
                         self.screenName = try jsonModelReader.decode(at: 0)
                         self.followers = try jsonModelReader.decodeIfPresent(at: 1)
                         jsonModelReader.finish(self)
                     }
                 }
 
-                extension User: SluiceJSON.JSONTapeDecodable {
+                extension User: SluiceJSON.JSONModelDecodable {
                     static let jsonModelMembers = SluiceJSON.JSONModelMembers(["screen_name", "followers"])
                 }
                 """
@@ -133,17 +121,12 @@ struct MacroExpansionTests {
                     var items: [Item]
                 }
 
-                extension Page: SluiceJSON.JSONTapeDecodable {
+                extension Page: SluiceJSON.JSONModelDecodable {
                     static var jsonModelMembers: SluiceJSON.JSONModelMembers {
                         SluiceJSON.JSONModelMembers(["items"])
                     }
 
-                    init(from jsonValue: SluiceJSON.JSONTape.Value, context jsonContext: SluiceJSON.TapeDecodingContext) throws {
-                        let jsonModelReader = try SluiceJSON.JSONModelReader(jsonValue, context: jsonContext, members: Self.jsonModelMembers)
-                        if jsonModelReader.needsGeneralPath {
-                            self = try jsonModelReader.decodeGenerally(Self.self)
-                            return
-                        }
+                    init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
                         self.items = try jsonModelReader.decode(at: 0)
                         jsonModelReader.finish(self)
                     }
@@ -223,7 +206,10 @@ struct MacroExpansionTests {
         #expect(try reader(#"{"id": 1, "name": "a", "id": 2}"#).needsGeneralPath)
         var snake = TapeDecodingOptions()
         snake.keyStrategy = .convertFromSnakeCase
-        #expect(try reader(#"{"id": 1}"#, snake).needsGeneralPath)
+        #expect(try !reader(#"{"id": 1}"#, snake).needsGeneralPath)
+        var custom = TapeDecodingOptions()
+        custom.keyStrategy = .memberName { $0.uppercased() }
+        #expect(try reader(#"{"id": 1}"#, custom).needsGeneralPath)
         var ignoring = TapeDecodingOptions()
         ignoring.ignoredKeys = ["x"]
         #expect(try reader(#"{"id": 1}"#, ignoring).needsGeneralPath)
@@ -244,5 +230,65 @@ struct MacroExpansionTests {
         #expect(index("ix") == -1)
         #expect(index("texts") == -1)
         #expect(index("a very long name indeed") == -1)
+    }
+
+    @Test("the member table holds the spellings of snake_case, kebab-case and loose keys")
+    func strategyTables() {
+        let members = JSONModelMembers(["firstName", "myURLValue", "id", "user2fa"])
+        func index(_ name: String, _ mode: GeneratedKeyMode) -> Int {
+            Array(name.utf8).withUnsafeBytes { members.index(of: $0, mode: mode) }
+        }
+        #expect(index("firstName", .snake) == 0)
+        #expect(index("first_name", .snake) == 0)
+        #expect(index("FIRST_NAME", .snake) == 0)
+        #expect(index("first-name", .snake) == -1)
+        #expect(index("first-name", .kebab) == 0)
+        #expect(index("my_url_value", .snake) == 1)
+        #expect(index("my-url-value", .kebab) == 1)
+        #expect(index("user2fa", .snake) == 3)
+        #expect(index("First_Name", .loose) == 0)
+        #expect(index("MY-URL-value", .loose) == 1)
+        #expect(index("first_name", .exact) == -1)
+        // Two properties that one spelling stands for: the general path decides.
+        let clashing = JSONModelMembers(["firstName", "first_name"])
+        #expect(Array("first_name".utf8).withUnsafeBytes { clashing.index(of: $0, mode: .snake) } == -2)
+        #expect(Array("firstName".utf8).withUnsafeBytes { clashing.index(of: $0, mode: .exact) } == 0)
+        // A name whose camel-case conversion is one property and whose spelling is another.
+        let converted = JSONModelMembers(["a_b", "aB"])
+        #expect(Array("a_b".utf8).withUnsafeBytes { converted.index(of: $0, mode: .snake) } == -2)
+    }
+
+    @Test("the tables agree with the key strategies' matchers on every name tried")
+    func tablesAgreeWithMatchers() {
+        let keys = ["firstName", "myURLValue", "id", "user2fa", "URL", "a", "aB", "ÉtéTime", "x_y", "HTTPServer2Go"]
+        let alphabet: [UInt8] = Array("aAbBfFiInNuU2_-éT".utf8)
+        var names: [[UInt8]] = keys.map { Array($0.utf8) }
+        for key in keys {
+            for strategy in [JSONKeyStrategy.convertFromSnakeCase, .convertFromKebabCase] {
+                names.append(Array(strategy.memberName(forProperty: key).utf8))
+            }
+            names.append(Array(key.uppercased().utf8))
+            names.append(JSONKeyStrategy.separatedSpelling(of: Array(key.utf8), separator: UInt8(ascii: "_")))
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3000 {
+            names.append((0..<Int.random(in: 0...7, using: &generator)).map { _ in alphabet.randomElement()! })
+        }
+        let modes: [(GeneratedKeyMode, JSONKeyStrategy)] = [
+            (.exact, .useDefaultKeys), (.snake, .convertFromSnakeCase), (.kebab, .convertFromKebabCase),
+            (.loose, .loose),
+        ]
+        for key in keys {
+            let members = JSONModelMembers([key])
+            for (mode, strategy) in modes {
+                for name in names {
+                    let found = name.withUnsafeBytes { members.index(of: $0, mode: mode) } == 0
+                    #expect(
+                        found == strategy.matches(name, key: key),
+                        "\(String(decoding: name, as: UTF8.self)) for \(key) under \(mode)"
+                    )
+                }
+            }
+        }
     }
 }
