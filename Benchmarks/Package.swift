@@ -12,6 +12,14 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
+        .executableTarget(
+            name: "Profile",
+            dependencies: [
+                .product(name: "SluiceJSONAPI", package: "Sluice"),
+                .product(name: "SluiceMacros", package: "Sluice"),
+            ],
+            path: "Sources/Profile"
+        ),
         // yajl itself, for the baseline "yajl with empty callbacks": the limit of Sluice's design.
         .systemLibrary(name: "CYajlBaseline", path: "Sources/CYajlBaseline", pkgConfig: "yajl"),
         .executableTarget(
@@ -30,6 +38,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SluiceJSON", package: "Sluice"),
                 .product(name: "SluiceJSONAPI", package: "Sluice"),
+                .product(name: "SluiceMacros", package: "Sluice"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/JSONAPIDecode",

@@ -207,7 +207,12 @@ extension JSONModelDecodable {
 ///     jsonModelReader.finish(self)
 /// }
 /// ```
-public struct JSONModelReader {
+///
+/// Not copyable: its table of slots is 256 bytes, and a copy of a struct holding an `InlineArray`
+/// goes through value witnesses that copy it element by element (measured: about 2 000
+/// instructions a copy, more than reading a small resource). Moved and borrowed, it is never
+/// copied.
+public struct JSONModelReader: ~Copyable {
     /// The most properties a generated reader files members for; every object of a model with
     /// more is read by the general path (same results, without the generated reader's speed).
     public static let maximumProperties = 64
@@ -301,6 +306,33 @@ public struct JSONModelReader {
 
     /// Sends the object to the general path (a member repeats, or a name is ambiguous).
     package mutating func needGeneralPath() { needsGeneralPath = true }
+
+    /// The member value filed for property `field`, for another library's reader of a type it
+    /// knows (JSON:API relationships); `nil` when there is none, or when converters or uniquing
+    /// are in force, which such readers leave to ``decodeGenerically(_:at:)``.
+    @usableFromInline
+    package func plainMember(_ field: Int) -> JSONTape.Value? {
+        context.hasTypeHooks ? nil : member(field)
+    }
+
+    /// The decode's context, for such readers' nested values.
+    @usableFromInline
+    package var decodingContext: TapeDecodingContext { context }
+
+    /// ``decode(_:at:)`` under another name, for overloads in other modules to fall back on
+    /// (calling `decode` there would choose the overload again).
+    @usableFromInline
+    package func decodeGenerically<T: Decodable>(_ type: T.Type, at field: Int) throws -> T {
+        guard let member = member(field) else { throw missing(field) }
+        return try read(type, from: member, field: field)
+    }
+
+    /// ``decodeIfPresent(_:at:)`` under another name (see ``decodeGenerically(_:at:)``).
+    @usableFromInline
+    package func decodeIfPresentGenerically<T: Decodable>(_ type: T.Type, at field: Int) throws -> T? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try read(type, from: member, field: field)
+    }
 
     /// The whole object decoded by the general path: the model's own `init(from:)` over
     /// `TapeDecoder`, with the same results and errors as a model without the macro.

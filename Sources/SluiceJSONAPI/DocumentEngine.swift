@@ -139,12 +139,25 @@ final class DocumentEngine {
             case .primaryResource(let valueIndex):
                 try handle(.primaryShape(isCollection: false))
                 summary.primaryCount = 1
-                try handle(.primary(try primaryItem(at: valueIndex, pointer: "/data", tape: tape), position: nil))
+                try handle(
+                    .primary(
+                        try primaryItem(
+                            at: valueIndex,
+                            place: ResourcePlace(section: "/data", position: nil),
+                            tape: tape
+                        ),
+                        position: nil
+                    )
+                )
             case .primaryElement(let valueIndex, let position):
                 summary.primaryCount += 1
                 try handle(
                     .primary(
-                        try primaryItem(at: valueIndex, pointer: "/data/\(position)", tape: tape),
+                        try primaryItem(
+                            at: valueIndex,
+                            place: ResourcePlace(section: "/data", position: position),
+                            tape: tape
+                        ),
                         position: position
                     )
                 )
@@ -152,7 +165,11 @@ final class DocumentEngine {
                 summary.includedCount += 1
                 try handle(
                     .included(
-                        try resource(at: valueIndex, pointer: "/included/\(position)", tape: tape),
+                        try resource(
+                            at: valueIndex,
+                            place: ResourcePlace(section: "/included", position: position),
+                            tape: tape
+                        ),
                         position: position
                     )
                 )
@@ -190,25 +207,32 @@ final class DocumentEngine {
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from value: JSONTape.Value, pointer: String) throws -> T {
+    private func decode<T: Decodable>(
+        _ type: T.Type,
+        from value: JSONTape.Value,
+        pointer: @autoclosure () -> String
+    ) throws -> T {
         do {
             return try value.decode(type, context: specContext)
         } catch let error as DecodingError {
-            throw translate(error, at: value, pointer: pointer)
+            throw translate(error, at: value, pointer: pointer())
         }
     }
 
-    private func primaryItem(at valueIndex: Int, pointer: String, tape: JSONTape) throws -> PrimaryItem {
+    private func primaryItem(at valueIndex: Int, place: ResourcePlace, tape: JSONTape) throws -> PrimaryItem {
         if primaryHoldsIdentifiers {
             return .identifier(
-                try decode(ResourceIdentifier.self, from: try tape.value(at: valueIndex), pointer: pointer)
+                try decode(ResourceIdentifier.self, from: try tape.value(at: valueIndex), pointer: place.pointer)
             )
         }
-        return .resource(try resource(at: valueIndex, pointer: pointer, tape: tape))
+        return .resource(try resource(at: valueIndex, place: place, tape: tape))
     }
 
     /// Decodes the resource object at `valueIndex` to its registered model, or keeps it raw.
-    private func resource(at valueIndex: Int, pointer: String, tape: JSONTape) throws -> AnyResource {
+    private func resource(at valueIndex: Int, place: ResourcePlace, tape: JSONTape) throws -> AnyResource {
+        // The pointer is made only for an error: building "/included/1234" for every resource
+        // cost more than reading a small one.
+        var pointer: String { place.pointer }
         let value = try tape.value(at: valueIndex)
         guard value.kind == .objectStart else {
             throw JSONAPIDecodingError(
@@ -232,13 +256,15 @@ final class DocumentEngine {
                 message: "type must be a string, but it is \(typeValue.kind.nounPhrase)."
             )
         }
-        try requireString(view.id, named: "id", pointer: pointer)
-        try requireString(view.lid, named: "lid", pointer: pointer)
+        try requireString(view.id, named: "id", pointer: place)
+        try requireString(view.lid, named: "lid", pointer: place)
         let typeName = try typeValue.string()
         if let (modelType, generated) = registry.model(forTypeToken: typeValue.token, on: tape) {
             do {
                 let model: any Resource
-                if let generated, let reader = filedReader(for: view, members: generated.jsonModelMembers) {
+                if let generated, case let reader = filedReader(for: view, members: generated.jsonModelMembers),
+                    !reader.needsGeneralPath
+                {
                     model = try makeResource(generated, from: reader)
                 } else {
                     fields.load(view)
@@ -266,17 +292,17 @@ final class DocumentEngine {
     /// as `ResourceDecoder` finds them: `id`, `lid` and `type` from the resource object, each
     /// other property from the member of `attributes` or `relationships` its name stands for
     /// under the key strategy, else the resource's own `meta` and `links`. `nil` where the
-    /// general path must read the resource: an option needs it, or a name stands for two
-    /// properties or is given twice (which one wins depends on the order the general path
-    /// asks in).
-    private func filedReader(for view: ResourceObjectView, members: JSONModelMembers) -> JSONModelReader? {
+    /// general path must read the resource (`needsGeneralPath`): an option needs it, or a name
+    /// stands for two properties or is given twice (which one wins depends on the order the
+    /// general path asks in).
+    private func filedReader(for view: ResourceObjectView, members: JSONModelMembers) -> JSONModelReader {
         var reader = JSONModelReader(
             filing: view.value,
             context: context,
             members: members,
             missingMember: { name, resource in ResourceDecoder.missing(AnyCodingKey(name), in: resource) }
         )
-        if reader.needsGeneralPath { return nil }
+        if reader.needsGeneralPath { return reader }
         let fixed = members.resourceFields
         if fixed.type >= 0 && view.typeIndex >= 0 { reader.file(fixed.type, at: view.typeIndex) }
         if fixed.id >= 0 && view.idIndex >= 0 { reader.file(fixed.id, at: view.idIndex) }
@@ -298,7 +324,10 @@ final class DocumentEngine {
                 reader.file(field, at: valueIndex)
             }
         }
-        if repeats { return nil }
+        if repeats {
+            reader.needGeneralPath()
+            return reader
+        }
         // A field of the same name wins over the resource's own meta and links.
         if fixed.meta >= 0 && view.metaIndex >= 0 && !reader.hasMember(fixed.meta) {
             reader.file(fixed.meta, at: view.metaIndex)
@@ -310,10 +339,10 @@ final class DocumentEngine {
     }
 
     /// Checks that `id` or `lid`, when present, is a string.
-    private func requireString(_ member: JSONTape.Value?, named name: String, pointer: String) throws {
+    private func requireString(_ member: JSONTape.Value?, named name: String, pointer place: ResourcePlace) throws {
         guard let member, member.kind != .string else { return }
         throw JSONAPIDecodingError(
-            pointer: pointer + "/" + name,
+            pointer: place.pointer + "/" + name,
             position: member.position,
             message: "\(name) must be a string, but it is \(member.kind.nounPhrase)."
         )
@@ -487,4 +516,15 @@ final class DocumentEngine {
     }
 
     private func escape(_ token: String) -> String { jsonPointerEscaped(token) }
+}
+
+/// Where a resource stands: `/data`, `/data/3` or `/included/12`, spelled out only when an error
+/// needs it.
+struct ResourcePlace {
+    /// `/data` or `/included`.
+    let section: String
+    /// The index in the section's array; `nil` for a single primary resource.
+    let position: Int?
+
+    var pointer: String { position.map { "\(section)/\($0)" } ?? section }
 }

@@ -252,3 +252,214 @@ extension RawRelationship: JSONTapeDecodable {
         self.init(data: linkage, meta: parts.meta, links: parts.links)
     }
 }
+
+// MARK: Relationships in generated readers
+//
+// A `@JSONModel` resource reads its relationships through these overloads, which the compiler
+// picks over the generic read for `ToOne` and `ToMany` properties. They read the usual shape
+// (`data` holding identifiers with `type` and `id` or `lid`, with `meta` and `links` beside it)
+// straight from the tape's tokens: no nested decoder, no type lookup, no member iterator.
+// Anything else (an identifier's own `meta`, a value of the wrong kind, a missing `type`) goes
+// to the general reader, which gives the same value or the same error as a model without the
+// macro.
+
+// Inlinable, so that each is specialized for its target in the model's module: unspecialized,
+// making a `ToOne<Target>` looked its metadata up at run time, which cost more than reading the
+// relationship. The reading itself is not generic (`PlainRelationship`).
+extension JSONModelReader {
+    /// Reads the required to-one relationship `field`.
+    @inlinable
+    public func decode<Target>(_ type: ToOne<Target>.Type = ToOne<Target>.self, at field: Int) throws -> ToOne<Target> {
+        if let value = plainMember(field), let plain = PlainRelationship(toOne: value, context: decodingContext) {
+            return plain.toOne()
+        }
+        return try decodeGenerically(type, at: field)
+    }
+
+    /// Reads the optional to-one relationship `field`.
+    @inlinable
+    public func decodeIfPresent<Target>(
+        _ type: ToOne<Target>.Type = ToOne<Target>.self,
+        at field: Int
+    ) throws -> ToOne<Target>? {
+        if let value = plainMember(field), !value.isNull,
+            let plain = PlainRelationship(toOne: value, context: decodingContext)
+        {
+            return plain.toOne()
+        }
+        return try decodeIfPresentGenerically(type, at: field)
+    }
+
+    /// Reads the required to-many relationship `field`.
+    @inlinable
+    public func decode<Target>(
+        _ type: ToMany<Target>.Type = ToMany<Target>.self,
+        at field: Int
+    ) throws -> ToMany<Target> {
+        if let value = plainMember(field), let plain = PlainRelationship(toMany: value, context: decodingContext) {
+            return plain.toMany()
+        }
+        return try decodeGenerically(type, at: field)
+    }
+
+    /// Reads the optional to-many relationship `field`.
+    @inlinable
+    public func decodeIfPresent<Target>(
+        _ type: ToMany<Target>.Type = ToMany<Target>.self,
+        at field: Int
+    ) throws -> ToMany<Target>? {
+        if let value = plainMember(field), !value.isNull,
+            let plain = PlainRelationship(toMany: value, context: decodingContext)
+        {
+            return plain.toMany()
+        }
+        return try decodeIfPresentGenerically(type, at: field)
+    }
+}
+
+/// A relationship object in its usual shape, read straight from the tape: what `ToOne` and
+/// `ToMany` hold, without their type parameter.
+@usableFromInline
+struct PlainRelationship {
+    @usableFromInline var identifiers: [ResourceIdentifier] = []
+    @usableFromInline var identifier: ResourceIdentifier?
+    @usableFromInline var hasLinkage = false
+    @usableFromInline var meta: JSONValue?
+    @usableFromInline var links: Links?
+
+    /// A to-one relationship, or `nil` for one the general reader must read or report.
+    @usableFromInline
+    init?(toOne value: JSONTape.Value, context: TapeDecodingContext) {
+        guard let parts = plainRelationship(value, context: context) else { return nil }
+        let tape = value.tape
+        if parts.data >= 0 && tape[parts.data].kind != .null {
+            guard let read = ResourceIdentifier(plain: tape, at: parts.data) else { return nil }
+            identifier = read
+        }
+        hasLinkage = parts.data >= 0
+        meta = parts.meta
+        links = parts.links
+    }
+
+    /// A to-many relationship, or `nil` for one the general reader must read or report.
+    @usableFromInline
+    init?(toMany value: JSONTape.Value, context: TapeDecodingContext) {
+        guard let parts = plainRelationship(value, context: context) else { return nil }
+        let tape = value.tape
+        if parts.data >= 0 {
+            switch tape[parts.data].kind {
+            case .null:
+                break
+            case .arrayStart:
+                guard let after = tape.endOfValue(at: parts.data) else { return nil }
+                identifiers.reserveCapacity(Int(tape[parts.data].length))
+                var position = parts.data + 1
+                while position < after - 1 {
+                    guard let identifier = ResourceIdentifier(plain: tape, at: position) else { return nil }
+                    identifiers.append(identifier)
+                    position = tape.endOfValue(at: position) ?? after
+                }
+            default:
+                return nil
+            }
+        }
+        hasLinkage = parts.data >= 0
+        meta = parts.meta
+        links = parts.links
+    }
+
+    @inlinable
+    func toOne<Target>() -> ToOne<Target> {
+        var relationship = ToOne<Target>(identifier: identifier, meta: meta, links: links)
+        relationship.hasLinkage = hasLinkage
+        return relationship
+    }
+
+    @inlinable
+    func toMany<Target>() -> ToMany<Target> {
+        var relationship = ToMany<Target>(identifiers: identifiers, meta: meta, links: links)
+        relationship.hasLinkage = hasLinkage
+        return relationship
+    }
+}
+
+/// The members of a relationship object in its usual shape: the tape index of `data`'s value
+/// (-1 when there is none) and its `meta` and `links` read as the general reader reads them;
+/// `nil` when it is not an object or those members need the general reader's errors.
+private func plainRelationship(
+    _ value: JSONTape.Value,
+    context: TapeDecodingContext
+) -> (data: Int, meta: JSONValue?, links: Links?)? {
+    let tape = value.tape
+    guard tape[value.index].kind == .objectStart, let after = tape.endOfValue(at: value.index) else { return nil }
+    var data = -1
+    var meta: JSONValue?
+    var links: Links?
+    var position = value.index + 1
+    let end = after - 1
+    while position < end {
+        let valueIndex = position + 1
+        // A repeated `meta` or `links` is read each time, the last one kept, as the general
+        // reader's loop does; a repeated `data` goes to the general reader, which reads (and
+        // may reject) each one.
+        switch tape.withUnsafeText(of: tape[position], { ResourceMember(name: $0) }) {
+        case .data:
+            guard data < 0 else { return nil }
+            data = valueIndex
+        case .meta:
+            guard tape[valueIndex].kind != .null else {
+                meta = nil
+                break
+            }
+            guard let member = try? tape.value(at: valueIndex), let read = try? member.jsonValue() else { return nil }
+            meta = read
+        case .links:
+            guard tape[valueIndex].kind != .null else {
+                links = nil
+                break
+            }
+            guard let member = try? tape.value(at: valueIndex), let read = try? Links(from: member, context: context)
+            else { return nil }
+            links = read
+        default:
+            break
+        }
+        position = tape.endOfValue(at: valueIndex) ?? end
+    }
+    return (data, meta, links)
+}
+
+extension ResourceIdentifier {
+    /// The identifier at `index` in its usual shape (`type`, `id` or `lid`, no `meta`), or `nil`
+    /// for anything the general reader must read or report.
+    fileprivate init?(plain tape: JSONTape, at index: Int) {
+        guard tape[index].kind == .objectStart, let after = tape.endOfValue(at: index) else { return nil }
+        var type: String?
+        var id: String?
+        var lid: String?
+        var position = index + 1
+        let end = after - 1
+        while position < end {
+            let valueIndex = position + 1
+            let value = tape[valueIndex]
+            switch tape.withUnsafeText(of: tape[position], { ResourceMember(name: $0) }) {
+            case .type:
+                guard value.kind == .string else { return nil }
+                type = tape.text(of: value)
+            case .id:
+                guard value.kind == .string || value.kind == .null else { return nil }
+                id = value.kind == .null ? nil : tape.text(of: value)
+            case .lid:
+                guard value.kind == .string || value.kind == .null else { return nil }
+                lid = value.kind == .null ? nil : tape.text(of: value)
+            case .meta:
+                return nil
+            default:
+                break
+            }
+            position = tape.endOfValue(at: valueIndex) ?? end
+        }
+        guard let type else { return nil }
+        self.init(type: type, id: id, lid: lid)
+    }
+}

@@ -222,6 +222,24 @@ struct ResourceDifferentialTests {
         ("", #", "attributes": {"name": "Dan", "age": 40}"#, ""),
         (#", "relationships": {"author": {"data": {"id": "9"}}}"#, "", ""),
         (#", "relationships": {"author": {"data": 5}}"#, "", ""),
+        // Relationships in other shapes than the usual: meta, links, lid, null, no data, repeats.
+        (
+            #", "relationships": {"author": {"data": {"type": "people", "id": "9", "meta": {"a": 1}}, "meta": {"b": 2}}}"#,
+            "", ""
+        ),
+        (#", "relationships": {"author": {"links": {"related": "/a"}}, "comments": {"data": null}}"#, "", ""),
+        (
+            #", "relationships": {"author": {"data": null}, "comments": {"data": [{"type": "comments", "lid": "l"}]}}"#,
+            "", ""
+        ),
+        (#", "relationships": {"author": {"data": {"type": "people", "id": null, "lid": "p"}, "data": null}}"#, "", ""),
+        (#", "relationships": {"author": {"data": {"type": 7, "id": "9"}}}"#, "", ""),
+        (#", "relationships": {"comments": {"data": {"type": "comments", "id": "5"}}}"#, "", ""),
+        (#", "relationships": {"comments": {"data": [5]}}"#, "", ""),
+        (#", "relationships": {"author": []}"#, "", ""),
+        (#", "relationships": {"author": {"data": 5, "data": null}}"#, "", ""),
+        (#", "relationships": {"author": {"meta": 5, "meta": {"x": [1, "a", null]}, "links": null}}"#, "", ""),
+        (#", "relationships": {"author": {"data": null, "links": {"self": 5}}}"#, "", ""),
         (#", "relationships": {"comments": {"data": [{"type": "comments", "id": 5}]}}"#, "", ""),
         (#", "attributes": {"metadata": {"word-count": 1, "flags": [], "ratio": "x"}}"#, "", ""),
         (#", "attributes": {"metadata": {"wordCount": 1, "word-count": 2, "flags": [], "ratio": 1}}"#, "", ""),

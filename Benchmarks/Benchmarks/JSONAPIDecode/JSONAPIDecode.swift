@@ -2,6 +2,7 @@
 // linked result (checked equal once before timing):
 // - Sluice whole-document: JSONAPIDecoder into [Linked<Article>] with a navigable graph;
 // - Sluice streaming: resources delivered one by one from an async sequence of 64 KiB chunks;
+// - both again with the same models under `@JSONModel` (generated readers);
 // - Foundation JSONDecoder + Codable JSON:API structs + linking by dictionaries;
 // - Foundation JSONSerialization + hand mapping + linking.
 // And the way back (encoding, same document): Sluice's JSONAPIEncoder from the resource models,
@@ -92,6 +93,18 @@ let benchmarks: @Sendable () -> Void = {
             await check("streaming", bytes) { try await SluiceModels.streaming(bytes) }
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations { blackHole(try await SluiceModels.streaming(bytes)) }
+        }
+        Benchmark("Sluice-JSONModel-whole-document-\(label)") { benchmark in
+            let bytes = generated(generator)
+            await check("JSONModel whole document", bytes) { try GeneratedModels.wholeDocument(bytes) }
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { blackHole(try GeneratedModels.wholeDocument(bytes)) }
+        }
+        Benchmark("Sluice-JSONModel-streaming-\(label)") { benchmark in
+            let bytes = generated(generator)
+            await check("JSONModel streaming", bytes) { try await GeneratedModels.streaming(bytes) }
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { blackHole(try await GeneratedModels.streaming(bytes)) }
         }
         Benchmark("Foundation-JSONDecoder-\(label)") { benchmark in
             let bytes = generated(generator)
