@@ -12,9 +12,11 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // A harness for callgrind over the suites' contenders (see Sources/Profile/main.swift).
         .executableTarget(
             name: "Profile",
             dependencies: [
+                .product(name: "SluiceJSON", package: "Sluice"),
                 .product(name: "SluiceJSONAPI", package: "Sluice"),
                 .product(name: "SluiceMacros", package: "Sluice"),
             ],

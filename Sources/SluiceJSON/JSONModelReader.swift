@@ -23,7 +23,10 @@ import Foundation
 /// accept (snake_case, kebab-case, loose), so that a decode under those strategies keeps the
 /// generated reader: each member is matched once, against a table made once per type, instead
 /// of every property running the strategy's matcher over every member.
-public struct JSONModelMembers: Sendable {
+///
+/// A class, so that a reader holds it with one reference: as a struct, its seven arrays cost a
+/// retain and a release each for every object read.
+public final class JSONModelMembers: Sendable {
     /// The names, by property index.
     public let names: [String]
     /// The names as coding keys, boxed once: a nested decoder's path needs a key, and boxing an

@@ -72,4 +72,25 @@ struct DoubleConversionTests {
     func edges(text: String) {
         Self.expectSame(text)
     }
+
+    @Test(
+        "digits written with the point at every place and leading zeros: the one-pass reader's shapes, 1 to 21 digits"
+    )
+    func pointAtEveryPlace() {
+        var generator = Generator(state: 11)
+        for digits in 1...21 {
+            for _ in 0..<40 {
+                var text = String(UInt64.random(in: 1...9, using: &generator))
+                for _ in 1..<digits { text += String(UInt64.random(in: 0...9, using: &generator)) }
+                for place in 1...digits {
+                    let written = String(text.prefix(place)) + "." + String(text.dropFirst(place))
+                    let number = written.hasSuffix(".") ? String(written.dropLast()) : written
+                    Self.expectSame(number)
+                    Self.expectSame("-0.000" + text)
+                    Self.expectSame(number + "e-7")
+                    Self.expectSame("0." + String(repeating: "0", count: place) + text + "E+12")
+                }
+            }
+        }
+    }
 }

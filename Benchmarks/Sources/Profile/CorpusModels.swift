@@ -1,0 +1,1 @@
+../../Benchmarks/PlainDecode/CorpusModels.swift

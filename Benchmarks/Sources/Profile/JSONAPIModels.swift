@@ -1,0 +1,1 @@
+../../Benchmarks/JSONAPIDecode/Models.swift

@@ -1,0 +1,79 @@
+// A harness for callgrind: runs one contender of the JSONAPIDecode or PlainDecode suite N times,
+// with the suites' own models (the model files are links to theirs), so that instruction counts
+// per decode are (run with N=2) - (run with N=1). `make profile` runs every mode that way.
+//
+//     Profile MODE N [ARTICLES]
+//
+// Modes: jsonapi-{general,generated}-{whole,stream}, jsonapi-foundation (ARTICLES, default 2000);
+// {twitter,citm_catalog,canada}-{general,generated,foundation,tape} (corpora from SLUICE_CORPORA,
+// which scripts/profile.sh sets).
+
+import Foundation
+import SluiceJSON
+import SluiceJSONAPI
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3, let repeats = Int(arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: Profile MODE N [ARTICLES]\n".utf8))
+    exit(2)
+}
+let mode = arguments[1]
+let articles = arguments.count > 3 ? Int(arguments[3]) ?? 2000 : 2000
+
+func consume<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+/// The input of a mode: the generated JSON:API document or a corpus file.
+func input(for mode: String) throws -> [UInt8] {
+    if mode.hasPrefix("jsonapi") {
+        var bytes: [UInt8] = []
+        SampleDocumentGenerator(articles: articles).write { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+    let directory = ProcessInfo.processInfo.environment["SLUICE_CORPORA"] ?? "../../shared/corpora"
+    let name = String(mode.prefix { $0 != "-" })
+    return Array(try Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(name).json")))
+}
+
+/// One run of `mode` over `bytes`.
+func run(_ mode: String, _ bytes: [UInt8]) async throws {
+    let general = StreamingJSONDecoder()
+    general.usesGeneratedReaders = false
+    switch mode {
+    case "jsonapi-general-whole": consume(try SluiceModels.wholeDocument(bytes))
+    case "jsonapi-generated-whole": consume(try GeneratedModels.wholeDocument(bytes))
+    case "jsonapi-general-stream": consume(try await SluiceModels.streaming(bytes))
+    case "jsonapi-generated-stream": consume(try await GeneratedModels.streaming(bytes))
+    case "jsonapi-foundation": consume(try CodableModels.decodeAndLink(Data(bytes)))
+    case "twitter-general": consume(try general.decode(Twitter.self, from: bytes))
+    case "twitter-generated": consume(try StreamingJSONDecoder().decode(Twitter.self, from: bytes))
+    case "twitter-foundation": consume(try JSONDecoder().decode(Twitter.self, from: Data(bytes)))
+    case "citm_catalog-general": consume(try general.decode(CitmCatalog.self, from: bytes))
+    case "citm_catalog-generated": consume(try StreamingJSONDecoder().decode(CitmCatalog.self, from: bytes))
+    case "citm_catalog-foundation": consume(try JSONDecoder().decode(CitmCatalog.self, from: Data(bytes)))
+    case "canada-general": consume(try general.decode(Canada.self, from: bytes))
+    case "canada-generated": consume(try StreamingJSONDecoder().decode(Canada.self, from: bytes))
+    case "canada-foundation": consume(try JSONDecoder().decode(Canada.self, from: Data(bytes)))
+    case _ where mode.hasSuffix("-tape"): consume(try JSONParser.parse(bytes))
+    default:
+        FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+        exit(2)
+    }
+}
+
+let bytes = try input(for: mode)
+// Detached, so that the top-level code's main actor is not the one waiting for it.
+let done = DispatchSemaphore(value: 0)
+nonisolated(unsafe) var failure: (any Error)?
+Task.detached {
+    do {
+        for _ in 0..<repeats { try await run(mode, bytes) }
+    } catch {
+        failure = error
+    }
+    done.signal()
+}
+done.wait()
+if let failure {
+    FileHandle.standardError.write(Data("\(failure)\n".utf8))
+    exit(1)
+}
