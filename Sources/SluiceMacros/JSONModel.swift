@@ -25,10 +25,17 @@
 /// enum. Values are read by the decoder's own functions, so every date, data, number and
 /// conversion option applies.
 ///
-/// The reader hands an object to the general path when an option needs it (a key strategy other
-/// than `.useDefaultKeys`, a member check or ignored keys, `StreamingJSONDecoder.update`) and when
-/// a member name repeats in the object (which copy a property gets then depends on the order the
-/// general path asks for them).
+/// Member names are matched against a table made once per type, holding each name as written and
+/// as `.convertFromSnakeCase`, `.convertFromKebabCase` and `.loose` accept it. The reader hands an
+/// object to the general path when an option needs it (a `.custom` or `.memberName` key strategy,
+/// a member check or ignored keys, `StreamingJSONDecoder.update`), when a member name repeats in
+/// the object (which copy a property gets then depends on the order the general path asks for
+/// them), and when a name could stand for two properties under the key strategy.
+///
+/// On a JSON:API `Resource`, `JSONAPIDecoder` uses the generated reader too: it files the
+/// resource object's `id`, `lid` and `type`, the fields of `attributes` and `relationships`, and
+/// the resource's own `meta` and `links` under the properties, and `ToOne`/`ToMany` properties
+/// are read straight from the tape.
 ///
 /// The macro refuses enums, classes that are not final and models with their own `init(from:)`.
 /// Computed, `static` and `lazy` properties are skipped, as Codable skips them. A final class must
