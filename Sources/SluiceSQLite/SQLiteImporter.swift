@@ -116,6 +116,11 @@ public final class SQLiteImporter {
     public init(path: String, options: Options = Options()) throws {
         var configuration = Configuration()
         configuration.label = "sluice-import"
+        // A reader of the same file (someone checking progress with sqlite3, a test polling
+        // the counts) may hold a lock for a moment, most of all while the first statements
+        // switch the file to WAL: wait for it rather than fail the import with "database is
+        // locked".
+        configuration.busyMode = .timeout(10)
         database = try DatabaseQueue(path: path, configuration: configuration)
         self.options = options
         try database.writeWithoutTransaction { db in
