@@ -41,6 +41,7 @@ public struct AnyResource: Resource {
     }
 
     /// The model as `T`, if it is one.
+    @inlinable
     public func `as`<T: Resource>(_ type: T.Type) -> T? {
         if T.self == AnyResource.self { return self as? T }
         return model as? T

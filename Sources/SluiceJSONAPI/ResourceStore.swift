@@ -46,6 +46,7 @@ public final class ResourceStore: @unchecked Sendable {
     public subscript(identity: ResourceIdentity) -> AnyResource? { lock.withLock { resources[identity] } }
 
     /// The model an identifier names, if the document holds it and it is a `T`.
+    @inlinable
     public func resolve<T: Resource>(_ identifier: ResourceIdentifier?, as type: T.Type = T.self) -> T? {
         guard let identity = identifier?.identity, let resource = self[identity] else { return nil }
         return resource.as(T.self)
@@ -76,32 +77,42 @@ public struct Linked<Model: Resource>: Sendable {
         self.store = store
     }
 
+    // The subscripts below are inlinable, so that they are specialized where the models are
+    // declared: unspecialized, making each `Linked<Target>` looked its generic metadata up at
+    // run time, which cost more than finding the resource.
+
     /// A field of the model.
+    @inlinable
     public subscript<Value>(dynamicMember keyPath: KeyPath<Model, Value>) -> Value {
         model[keyPath: keyPath]
     }
 
     /// A to-one relationship, resolved.
+    @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>>) -> Linked<Target>? {
         resolve(model[keyPath: keyPath].identifier)
     }
 
     /// An optional to-one relationship, resolved.
+    @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>?>) -> Linked<Target>? {
         resolve(model[keyPath: keyPath]?.identifier)
     }
 
     /// A to-many relationship, resolved; members the document does not include are left out.
+    @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToMany<Target>>) -> [Linked<Target>] {
         model[keyPath: keyPath].identifiers.compactMap { resolve($0) }
     }
 
     /// An optional to-many relationship, resolved.
+    @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToMany<Target>?>) -> [Linked<Target>] {
         (model[keyPath: keyPath]?.identifiers ?? []).compactMap { resolve($0) }
     }
 
-    private func resolve<Target>(_ identifier: ResourceIdentifier?) -> Linked<Target>? {
+    @inlinable
+    func resolve<Target>(_ identifier: ResourceIdentifier?) -> Linked<Target>? {
         store.resolve(identifier, as: Target.self).map { Linked<Target>($0, store: store) }
     }
 
