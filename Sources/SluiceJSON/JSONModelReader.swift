@@ -84,6 +84,18 @@ public final class JSONModelMembers: Sendable {
         resourceFields = (position("id"), position("lid"), position("type"), position("meta"), position("links"))
     }
 
+    /// The table of a generic model, made once per specialization and shared: a generic type can
+    /// have no stored static property, so its `jsonModelMembers` (a computed property the macro
+    /// writes) asks here rather than building the table for every object it reads.
+    public static func shared(by type: Any.Type, names: @autoclosure () -> [String]) -> JSONModelMembers {
+        if let table = genericTables.fact(about: type) { return table }
+        let table = JSONModelMembers(names())
+        genericTables.record(table, about: type)
+        return table
+    }
+
+    private static let genericTables = TypeFacts<JSONModelMembers>()
+
     /// The property index of the member named `name` (UTF-8 bytes), as written.
     @inline(__always)
     func index(of name: UnsafeRawBufferPointer) -> Int { exact.index(of: name) }
@@ -223,7 +235,10 @@ public struct JSONModelReader: ~Copyable {
     private let value: JSONTape.Value
     private let context: TapeDecodingContext
     package let members: JSONModelMembers
-    /// For each property, the tape index of its member's value, or -1 when the object has none.
+    /// For each property, where its member's value stands, counted in tokens from the object's
+    /// start, or -1 when the object has none. Relative, because tape indices are absolute and
+    /// keep growing over a long stream (past 2^31 tokens, some 15 GB of input), while an
+    /// object's own extent fits 32 bits (an object that does not takes the general path).
     private var slots: InlineArray<64, Int32>
     /// Where pending parent links stood when this object began (see `Decoder.linkToParent`).
     private let pendingMark: Int
@@ -259,11 +274,11 @@ public struct JSONModelReader: ~Copyable {
             let field = tape.withUnsafeText(of: tape[position]) { members.index(of: $0, mode: mode) }
             if field >= 0 {
                 // A repeated key: the general path decides which copy each property gets.
-                guard slots[field] < 0 else {
+                guard slots[field] < 0, let offset = Int32(exactly: valueIndex - value.index) else {
                     needsGeneralPath = true
                     return
                 }
-                slots[field] = Int32(truncatingIfNeeded: valueIndex)
+                slots[field] = offset
             } else if field == JSONModelMembers.ambiguousMember {
                 needsGeneralPath = true
                 return
@@ -304,7 +319,11 @@ public struct JSONModelReader: ~Copyable {
 
     /// Files the value at tape index `valueIndex` under property `field`.
     package mutating func file(_ field: Int, at valueIndex: Int) {
-        slots[field] = Int32(truncatingIfNeeded: valueIndex)
+        guard let offset = Int32(exactly: valueIndex - value.index), offset > 0 else {
+            needsGeneralPath = true
+            return
+        }
+        slots[field] = offset
     }
 
     /// Sends the object to the general path (a member repeats, or a name is ambiguous).
@@ -346,8 +365,9 @@ public struct JSONModelReader: ~Copyable {
     /// The member value filed for property `field`, if there is one.
     @inline(__always)
     private func member(_ field: Int) -> JSONTape.Value? {
-        let index = Int(slots[field])
-        guard index >= 0 else { return nil }
+        let offset = Int(slots[field])
+        guard offset >= 0 else { return nil }
+        let index = value.index + offset
         return JSONTape.Value(tape: value.tape, index: index, endIndex: value.tape.endOfValue(at: index) ?? index + 1)
     }
 

@@ -267,10 +267,6 @@ enum JSONNumberText {
         return value
     }
 
-    /// The positive value of `parts` (digits times 10^`scale`) as the nearest double, by Daniel
-    /// Lemire's and Michael Eisel's algorithm ("Number Parsing at a Gigabyte per Second", 2021;
-    /// the product is always precise enough, Mushtak and Lemire 2023); `nil` when the significand
-    /// has more than 19 digits. Infinity for values beyond `Double`'s range, zero below it.
     /// The digits of a number of at most 19 digits (leading zeros of the integer part aside) as
     /// an integer, the power of ten that scales it, and its sign, read in one pass; `nil` for
     /// longer numbers, which `split` and the general conversions take. The text is a valid JSON
@@ -352,6 +348,10 @@ enum JSONNumberText {
         return value
     }
 
+    /// The positive value of `parts` (digits times 10^`scale`) as the nearest double, by Daniel
+    /// Lemire's and Michael Eisel's algorithm ("Number Parsing at a Gigabyte per Second", 2021;
+    /// the product is always precise enough, Mushtak and Lemire 2023); `nil` when the significand
+    /// has more than 19 digits. Infinity for values beyond `Double`'s range, zero below it.
     static func eiselLemire(_ parts: Parts, in text: UnsafeRawBufferPointer, scale: Int) -> Double? {
         var significand: UInt64 = 0
         var significant = 0

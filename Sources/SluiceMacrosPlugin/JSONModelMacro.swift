@@ -201,13 +201,13 @@ struct Model {
         return Model(isClass: isClass, isGeneric: isGeneric, access: access, properties: properties)
     }
 
-    /// The table of member names, built once per type (per use, for a generic type, which can
-    /// have no stored static property).
+    /// The table of member names, built once per type (once per specialization for a generic
+    /// type, which can have no stored static property: a shared table looked up by type).
     func membersTable() -> String {
         let names = properties.map { Self.stringLiteral($0.member) }.joined(separator: ", ")
         if isGeneric {
             return
-                "    \(access)static var jsonModelMembers: SluiceJSON.JSONModelMembers { SluiceJSON.JSONModelMembers([\(names)]) }"
+                "    \(access)static var jsonModelMembers: SluiceJSON.JSONModelMembers { SluiceJSON.JSONModelMembers.shared(by: Self.self, names: [\(names)]) }"
         }
         return "    \(access)static let jsonModelMembers = SluiceJSON.JSONModelMembers([\(names)])"
     }

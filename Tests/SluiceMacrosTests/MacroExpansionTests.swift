@@ -123,7 +123,7 @@ struct MacroExpansionTests {
 
                 extension Page: SluiceJSON.JSONModelDecodable {
                     static var jsonModelMembers: SluiceJSON.JSONModelMembers {
-                        SluiceJSON.JSONModelMembers(["items"])
+                        SluiceJSON.JSONModelMembers.shared(by: Self.self, names: ["items"])
                     }
 
                     init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {

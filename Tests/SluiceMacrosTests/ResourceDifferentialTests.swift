@@ -310,4 +310,25 @@ struct KeyStrategyDifferentialTests {
             #expect(outcome(generated: true) == outcome(generated: false), "\(strategy)")
         }
     }
+
+    @JSONModel
+    struct Page<Item: Codable & Equatable>: Codable, Equatable {
+        var items: [Item]
+        var next: String?
+    }
+
+    @Test("a generic model's table is made once per specialization, and reads like the general path")
+    func genericModel() throws {
+        #expect(Page<Int>.jsonModelMembers === Page<Int>.jsonModelMembers)
+        #expect(Page<Int>.jsonModelMembers !== Page<String>.jsonModelMembers)
+        let json = Data(#"{"items": [1, 2], "next_page": "x", "next": "y"}"#.utf8)
+        for strategy in [JSONKeyStrategy.useDefaultKeys, .convertFromSnakeCase] {
+            let generated = DifferentialTests.decoder(generated: true)
+            generated.keyDecodingStrategy = strategy
+            let general = DifferentialTests.decoder(generated: false)
+            general.keyDecodingStrategy = strategy
+            #expect(try generated.decode(Page<Int>.self, from: json) == general.decode(Page<Int>.self, from: json))
+        }
+        #expect(throws: DecodingError.self) { try StreamingJSONDecoder().decode(Page<String>.self, from: json) }
+    }
 }
