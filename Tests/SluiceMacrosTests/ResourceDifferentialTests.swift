@@ -256,10 +256,13 @@ struct ResourceDifferentialTests {
         }
     }
 
-    @Test("the specification's compound document reads the same on both paths")
-    func compoundFixture() throws {
+    @Test(
+        "the JSON:API fixtures read the same on both paths",
+        arguments: ["compound.json", "compound-included-first.json"]
+    )
+    func fixtures(name: String) throws {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("SluiceJSONAPITests/Resources/compound.json")
+            .appendingPathComponent("SluiceJSONAPITests/Resources/\(name)")
         let bytes = Array(try Data(contentsOf: fixture))
         for strategy in [JSONKeyStrategy.useDefaultKeys, .convertFromSnakeCase, .loose] {
             let generated = Self.whole(bytes, generated: true, strategy: strategy)
