@@ -156,34 +156,88 @@ package enum GeneratedKeyMode: UInt8, Sendable {
 }
 
 /// Byte spellings by length, then first byte (see ``JSONModelMembers``).
-private struct SpellingTable: Sendable {
-    /// For each length up to the longest spelling, the (property index, bytes) of the spellings
-    /// that long.
-    private let byLength: [[(index: Int, bytes: [UInt8])]]
+///
+/// Why raw storage owned by a class: the lookup runs for every member of every object read, and
+/// a table of nested arrays cost a retain and a release for each array it touched (about 200
+/// instructions a key on twitter.json); pointers into storage that lives as long as the table
+/// cost none. Immutable after `init`.
+private final class SpellingTable: @unchecked Sendable {
+    // @unchecked Sendable: the storage is written only in `init` and freed in `deinit`.
 
-    init(_ spellings: [[UInt8]]) {
-        var byLength: [[(index: Int, bytes: [UInt8])]] = Array(
-            repeating: [],
-            count: (spellings.map(\.count).max() ?? 0) + 1
-        )
-        for (index, bytes) in spellings.enumerated() {
-            // A spelling given twice keeps its first property: the macro refuses two properties
-            // under one name, and `ambiguous` sends other overlaps to the general path.
-            guard !byLength[bytes.count].contains(where: { $0.bytes == bytes }) else { continue }
-            byLength[bytes.count].append((index, bytes))
-        }
-        self.byLength = byLength
+    private struct Entry {
+        /// The spelling's first byte (0 for the empty spelling).
+        var first: UInt8
+        /// The property it stands for.
+        var index: Int32
+        /// Where its bytes start in `bytes`.
+        var offset: Int32
     }
 
+    /// The longest spelling's length.
+    private let longest: Int
+    /// The entries of spellings `length` bytes long are `starts[length]..<starts[length + 1]`.
+    private let starts: UnsafeMutablePointer<Int32>
+    private let entries: UnsafeMutablePointer<Entry>
+    private let entryCount: Int
+    private let bytes: UnsafeMutablePointer<UInt8>
+    private let byteCount: Int
+
+    init(_ spellings: [[UInt8]]) {
+        // A spelling given twice keeps its first property: the macro refuses two properties
+        // under one name, and `ambiguous` sends other overlaps to the general path.
+        var kept: [(index: Int, bytes: [UInt8])] = []
+        for (index, spelling) in spellings.enumerated() where !kept.contains(where: { $0.bytes == spelling }) {
+            kept.append((index, spelling))
+        }
+        kept.sort { $0.bytes.count == $1.bytes.count ? $0.index < $1.index : $0.bytes.count < $1.bytes.count }
+        longest = kept.last?.bytes.count ?? 0
+        starts = .allocate(capacity: longest + 2)
+        starts.initialize(repeating: 0, count: longest + 2)
+        entryCount = kept.count
+        entries = .allocate(capacity: max(entryCount, 1))
+        byteCount = kept.reduce(0) { $0 + $1.bytes.count }
+        bytes = .allocate(capacity: max(byteCount, 1))
+        var offset = 0
+        for (position, spelling) in kept.enumerated() {
+            (entries + position).initialize(
+                to: Entry(
+                    first: spelling.bytes.first ?? 0,
+                    index: Int32(spelling.index),
+                    offset: Int32(offset)
+                )
+            )
+            for byte in spelling.bytes {
+                (bytes + offset).initialize(to: byte)
+                offset += 1
+            }
+            starts[spelling.bytes.count + 1] += 1
+        }
+        // Counts per length into start positions.
+        for length in 0...longest { starts[length + 1] += starts[length] }
+    }
+
+    deinit {
+        starts.deallocate()
+        entries.deallocate()
+        bytes.deallocate()
+    }
+
+    /// The property index of the spelling `name`, or -1.
     @inline(__always)
     func index(of name: UnsafeRawBufferPointer) -> Int {
-        guard name.count < byLength.count else { return -1 }
-        let candidates = byLength[name.count]
-        guard !candidates.isEmpty else { return -1 }
-        guard let first = name.first else { return candidates[0].index }
-        for candidate in candidates where candidate.bytes[0] == first {
-            let matches = candidate.bytes.withUnsafeBytes { $0.elementsEqual(name) }
-            if matches { return candidate.index }
+        let count = name.count
+        guard count <= longest else { return -1 }
+        var position = Int(starts[count])
+        let end = Int(starts[count + 1])
+        guard position < end else { return -1 }
+        guard count > 0, let base = name.baseAddress else { return Int(entries[position].index) }
+        let first = base.load(as: UInt8.self)
+        while position < end {
+            let entry = entries[position]
+            if entry.first == first && memcmp(bytes + Int(entry.offset), base, count) == 0 {
+                return Int(entry.index)
+            }
+            position += 1
         }
         return -1
     }
