@@ -74,10 +74,31 @@ public final class JSONModelMembers: Sendable {
             return false
         }
         let indices = exactNames.indices
+        let exactIndex = Dictionary(exactNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        /// Whether a name in the tables (a property's own name or its separated spelling) turns,
+        /// by Foundation's camel-case conversion, into another property's name. Checked here, so
+        /// that a member found in the tables needs no conversion when it is read.
+        func convertsElsewhere(_ spellings: [[UInt8]], separator: UInt8) -> Bool {
+            for (index, spelling) in spellings.enumerated() {
+                let other = spelling.withUnsafeBytes { name in
+                    JSONKeyStrategy.withCamelCaseConversion(of: name, separator: separator) { converted in
+                        converted.flatMap { exactIndex[Array($0)] }
+                    }
+                }
+                if let other, other != index { return true }
+            }
+            return false
+        }
+        let underscore = UInt8(ascii: "_")
+        let hyphen = UInt8(ascii: "-")
         ambiguous = [
             false,
-            overlaps(indices.map { [exactNames[$0], snakeNames[$0]] }),
-            overlaps(indices.map { [exactNames[$0], kebabNames[$0]] }),
+            overlaps(indices.map { [exactNames[$0], snakeNames[$0]] })
+                || convertsElsewhere(exactNames, separator: underscore)
+                || convertsElsewhere(snakeNames, separator: underscore),
+            overlaps(indices.map { [exactNames[$0], kebabNames[$0]] })
+                || convertsElsewhere(exactNames, separator: hyphen)
+                || convertsElsewhere(kebabNames, separator: hyphen),
             overlaps(indices.map { [looseNames[$0]] }),
         ]
         func position(_ name: String) -> Int { names.firstIndex(of: name) ?? -1 }
@@ -122,18 +143,18 @@ public final class JSONModelMembers: Sendable {
         case .snake, .kebab:
             let separator = mode == .snake ? UInt8(ascii: "_") : UInt8(ascii: "-")
             // The strategy's matcher accepts three spellings: the name itself, the separated
-            // spelling of the key, and Foundation's conversion of the name to camel case. The
-            // first two cannot disagree (checked once, in `ambiguous`); the third can.
-            var found = exact.index(of: name)
-            if found < 0 { found = (mode == .snake ? snake : kebab).index(of: name) }
-            guard name.contains(separator) else { return found }
-            let converted =
-                JSONKeyStrategy.withCamelCaseConversion(of: name, separator: separator) { converted in
-                    converted.map { exact.index(of: $0) } ?? -1
-                }
-            if converted < 0 { return found }
-            if found >= 0 && found != converted { return Self.ambiguousMember }
-            return converted
+            // spelling of the key, and Foundation's conversion of the name to camel case. A name
+            // found in the tables stands for that property only: `ambiguous` has checked once
+            // that no two properties share a spelling, and that no spelling in the tables
+            // converts to another property's name. Only other names are converted.
+            let found = exact.index(of: name)
+            if found >= 0 { return found }
+            let separated = (mode == .snake ? snake : kebab).index(of: name)
+            if separated >= 0 { return separated }
+            guard name.contains(separator) else { return -1 }
+            return JSONKeyStrategy.withCamelCaseConversion(of: name, separator: separator) { converted in
+                converted.map { exact.index(of: $0) } ?? -1
+            }
         }
     }
 }

@@ -44,7 +44,16 @@ public struct AnyResource: Resource {
     @inlinable
     public func `as`<T: Resource>(_ type: T.Type) -> T? {
         if T.self == AnyResource.self { return self as? T }
-        return model as? T
+        guard let model else { return nil }
+        // The model's own type, compared as metatypes: a dynamic cast from the existential costs
+        // hundreds of instructions, and a consumer asks each resource for its type, often
+        // several times. Only a class can be a `T` without being exactly `T` (a subclass), so
+        // only then does the cast run.
+        func exactly<Model: Resource>(_ model: Model) -> T? {
+            Model.self == T.self ? unsafeBitCast(model, to: T.self) : nil
+        }
+        if let found = exactly(model) { return found }
+        return T.self is AnyObject.Type ? model as? T : nil
     }
 
     /// Decodes a resource object as a raw resource (no model): what any decoder other than the

@@ -132,3 +132,39 @@ struct GraphAndStreamingTests {
         }
     }
 }
+
+/// `AnyResource.as` compares the model's type first and casts only where a class hierarchy needs it.
+@Suite("AnyResource.as")
+struct AnyResourceCastTests {
+    class Base: Resource, @unchecked Sendable {
+        class var resourceType: String { "bases" }
+        let id: String
+        init(id: String) { self.id = id }
+    }
+
+    final class Derived: Base, @unchecked Sendable {
+        override class var resourceType: String { "deriveds" }
+    }
+
+    @Test("exact types, subclasses as their superclass, and nothing else")
+    func casts() throws {
+        let person = AnyResource(
+            type: "people",
+            identity: nil,
+            model: Person(id: "1", firstName: "A", lastName: "B"),
+            raw: nil
+        )
+        #expect(person.as(Person.self)?.firstName == "A")
+        #expect(person.as(Comment.self) == nil)
+        #expect(person.as(Base.self) == nil)
+        #expect(person.as(AnyResource.self)?.type == "people")
+        let derived = AnyResource(type: "deriveds", identity: nil, model: Derived(id: "7"), raw: nil)
+        #expect(derived.as(Derived.self)?.id == "7")
+        #expect(derived.as(Base.self)?.id == "7")
+        #expect(derived.as(Person.self) == nil)
+        let base = AnyResource(type: "bases", identity: nil, model: Base(id: "8"), raw: nil)
+        #expect(base.as(Derived.self) == nil)
+        #expect(base.as(Base.self)?.id == "8")
+        #expect(AnyResource(type: "x", identity: nil, model: nil, raw: nil).as(Person.self) == nil)
+    }
+}
