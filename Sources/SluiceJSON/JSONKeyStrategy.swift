@@ -142,43 +142,18 @@ public enum JSONKeyStrategy: Sendable {
         return index == name.count
     }
 
-    /// Whether Foundation's snake_case conversion turns `name` into `key`, compared on bytes:
-    /// separators at either end are kept, the words between them are joined, the first in
-    /// lowercase and the others with an uppercase first letter and lowercase after it. A name with
-    /// a single word is left as it is (so it matches only exactly). ASCII letters only change case.
+    /// Whether Foundation's snake_case conversion turns `name` into `key` (see
+    /// ``withCamelCaseConversion(of:separator:_:)``, which both this matcher and the generated
+    /// readers' tables use, so the two cannot drift apart). A name with a single word is left as
+    /// it is, so it matches only exactly.
     private static func camelCaseEquals(
         _ name: UnsafeRawBufferPointer,
         _ key: UnsafeRawBufferPointer,
         separator: UInt8
     ) -> Bool {
-        var start = 0
-        while start < name.count && name[start] == separator { start += 1 }
-        var end = name.count
-        while end > start && name[end - 1] == separator { end -= 1 }
-        // Only names with a separator between words are converted.
-        guard (start..<end).contains(where: { name[$0] == separator }) else { return false }
-        var keyIndex = 0
-        func expect(_ byte: UInt8) -> Bool {
-            guard keyIndex < key.count, key[keyIndex] == byte else { return false }
-            keyIndex += 1
-            return true
+        withCamelCaseConversion(of: name, separator: separator) { converted in
+            converted?.hasSameBytes(as: key) ?? false
         }
-        for _ in 0..<start where !expect(separator) { return false }
-        var firstWord = true
-        var atWordStart = true
-        for index in start..<end {
-            let byte = name[index]
-            if byte == separator {
-                if !atWordStart { firstWord = false }
-                atWordStart = true
-                continue
-            }
-            let converted = atWordStart && !firstWord ? uppercased(byte) : lowercased(byte)
-            atWordStart = false
-            guard expect(converted) else { return false }
-        }
-        for _ in end..<name.count where !expect(separator) { return false }
-        return keyIndex == key.count
     }
 
     // MARK: Spellings, for the generated readers' tables
@@ -233,8 +208,10 @@ public enum JSONKeyStrategy: Sendable {
         }
     }
 
-    /// Calls `body` with Foundation's camel-case conversion of `name` (what `camelCaseEquals`
-    /// compares keys with), or with `nil` for a name it leaves as it is (a single word).
+    /// Calls `body` with Foundation's camel-case conversion of `name`, or with `nil` for a name it
+    /// leaves as it is (a single word): separators at either end are kept, the words between them
+    /// are joined, the first in lowercase and the others with an uppercase first letter and
+    /// lowercase after it. ASCII letters only change case.
     package static func withCamelCaseConversion<R>(
         of name: UnsafeRawBufferPointer,
         separator: UInt8,

@@ -420,15 +420,13 @@ public struct JSONModelReader: ~Copyable {
     /// (calling `decode` there would choose the overload again).
     @usableFromInline
     package func decodeGenerically<T: Decodable>(_ type: T.Type, at field: Int) throws -> T {
-        guard let member = member(field) else { throw missing(field) }
-        return try read(type, from: member, field: field)
+        try decode(type, at: field)
     }
 
     /// ``decodeIfPresent(_:at:)`` under another name (see ``decodeGenerically(_:at:)``).
     @usableFromInline
     package func decodeIfPresentGenerically<T: Decodable>(_ type: T.Type, at field: Int) throws -> T? {
-        guard let member = member(field), !member.isNull else { return nil }
-        return try read(type, from: member, field: field)
+        try decodeIfPresent(type, at: field)
     }
 
     /// The whole object decoded by the general path: the model's own `init(from:)` over

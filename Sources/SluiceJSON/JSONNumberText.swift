@@ -217,24 +217,12 @@ enum JSONNumberText {
             guard value.isFinite else { throw .outOfRange }
             return negative ? -value : value
         }
+        // Longer numbers: `significandAndScale` counted leading zeros of the fraction as digits,
+        // so a number such as 0.000…01234 may still have 19 significant digits or fewer.
         let parts = split(text)
-        // Fast path (Clinger): a mantissa of at most 15 digits and a power of ten up to 22 are both
-        // exact doubles, so one multiplication or division rounds correctly.
-        let digitCount = parts.integerDigits.count + parts.fractionDigits.count
         let scale = parts.exponent - parts.fractionDigits.count
-        if digitCount <= 15, scale >= -22, scale <= 22 {
-            var mantissa: UInt64 = 0
-            for index in parts.integerDigits { mantissa = mantissa &* 10 &+ UInt64(text[index] &- zero) }
-            for index in parts.fractionDigits { mantissa = mantissa &* 10 &+ UInt64(text[index] &- zero) }
-            var value = Double(mantissa)
-            value = scale >= 0 ? value * exactPowersOfTen[scale] : value / exactPowersOfTen[-scale]
-            return parts.negative ? -value : value
-        }
-        // Eisel-Lemire: up to 19 significant digits (an exact UInt64) and any power of ten,
-        // correctly rounded with one or two 64x64-bit multiplications by a 128-bit approximation
-        // of the power of five (tables in JSONNumberText+PowersOfFive.swift). Serializers write
-        // doubles in 17 digits, which the fast path above cannot take; strtod took about 2 000
-        // instructions for each of them.
+        // Eisel-Lemire (see `eiselLemire(significand:scale:)`) once the significant digits are
+        // counted without the leading zeros.
         if let value = eiselLemire(parts, in: text, scale: scale) {
             guard value.isFinite else { throw .outOfRange }
             return parts.negative ? -value : value
@@ -371,7 +359,10 @@ enum JSONNumberText {
         return eiselLemire(significand: significand, scale: scale)
     }
 
-    /// `significand` × 10^`scale`, correctly rounded (infinity when too large).
+    /// `significand` × 10^`scale`, correctly rounded (infinity when too large): one or two
+    /// 64x64-bit multiplications by a 128-bit approximation of the power of five (tables in
+    /// JSONNumberText+PowersOfFive.swift). Serializers write doubles in 17 digits, which
+    /// Clinger's exact path cannot take; strtod took about 2 000 instructions for each of them.
     static func eiselLemire(significand: UInt64, scale: Int) -> Double {
         if significand == 0 || scale < -342 { return 0 }
         if scale > 308 { return .infinity }
