@@ -531,6 +531,255 @@ public struct JSONModelReader: ~Copyable {
         try scalarIfPresent(.uint64, at: field)
     }
 
+    // MARK: Nested models and arrays
+    //
+    // Overloads for the composite types models hold most: nested `@JSONModel` types, arrays of
+    // them and arrays of the common scalars. Through the generic read, each such value costs a
+    // type switch and a look-up of the type's kind in the decode's cache, and each element of an
+    // array a nested decoder and the same again: thousands of instructions per article in the
+    // JSON:API benchmark. Here the type is known at the call. Errors are those of the general
+    // path, built the way it builds them (`TapeDecoder`'s shortcuts and `readDirectly`).
+
+    /// Reads the required property `field`, a nested `@JSONModel` type.
+    public func decode<T: JSONModelDecodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
+        guard let member = member(field) else { throw missing(field) }
+        return try readModel(type, from: member, field: field)
+    }
+
+    /// Reads the optional property `field`, a nested `@JSONModel` type.
+    public func decodeIfPresent<T: JSONModelDecodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try readModel(type, from: member, field: field)
+    }
+
+    /// Reads the required property `field`, an array of a `@JSONModel` type.
+    public func decode<T: JSONModelDecodable>(_ type: [T].Type = [T].self, at field: Int) throws -> [T] {
+        guard let member = member(field) else { throw missing(field) }
+        return try readModels(T.self, from: member, field: field)
+    }
+
+    /// Reads the optional property `field`, an array of a `@JSONModel` type.
+    public func decodeIfPresent<T: JSONModelDecodable>(_ type: [T].Type = [T].self, at field: Int) throws -> [T]? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try readModels(T.self, from: member, field: field)
+    }
+
+    /// Reads the required `[String]` property `field`.
+    public func decode(_ type: [String].Type = [String].self, at field: Int) throws -> [String] {
+        try scalars(at: field)
+    }
+    /// Reads the optional `[String]` property `field`.
+    public func decodeIfPresent(_ type: [String].Type = [String].self, at field: Int) throws -> [String]? {
+        try scalarsIfPresent(at: field)
+    }
+    /// Reads the required `[Int]` property `field`.
+    public func decode(_ type: [Int].Type = [Int].self, at field: Int) throws -> [Int] { try scalars(at: field) }
+    /// Reads the optional `[Int]` property `field`.
+    public func decodeIfPresent(_ type: [Int].Type = [Int].self, at field: Int) throws -> [Int]? {
+        try scalarsIfPresent(at: field)
+    }
+    /// Reads the required `[Double]` property `field`.
+    public func decode(_ type: [Double].Type = [Double].self, at field: Int) throws -> [Double] {
+        try scalars(at: field)
+    }
+    /// Reads the optional `[Double]` property `field`.
+    public func decodeIfPresent(_ type: [Double].Type = [Double].self, at field: Int) throws -> [Double]? {
+        try scalarsIfPresent(at: field)
+    }
+    /// Reads the required `[Bool]` property `field`.
+    public func decode(_ type: [Bool].Type = [Bool].self, at field: Int) throws -> [Bool] { try scalars(at: field) }
+    /// Reads the optional `[Bool]` property `field`.
+    public func decodeIfPresent(_ type: [Bool].Type = [Bool].self, at field: Int) throws -> [Bool]? {
+        try scalarsIfPresent(at: field)
+    }
+
+    /// Reads the required `[String?]` property `field`.
+    public func decode(_ type: [String?].Type = [String?].self, at field: Int) throws -> [String?] {
+        try optionalScalars(.string, at: field)
+    }
+    /// Reads the optional `[String?]` property `field`.
+    public func decodeIfPresent(_ type: [String?].Type = [String?].self, at field: Int) throws -> [String?]? {
+        try optionalScalarsIfPresent(.string, at: field)
+    }
+    /// Reads the required `[Int?]` property `field`.
+    public func decode(_ type: [Int?].Type = [Int?].self, at field: Int) throws -> [Int?] {
+        try optionalScalars(.int, at: field)
+    }
+    /// Reads the optional `[Int?]` property `field`.
+    public func decodeIfPresent(_ type: [Int?].Type = [Int?].self, at field: Int) throws -> [Int?]? {
+        try optionalScalarsIfPresent(.int, at: field)
+    }
+    /// Reads the required `[Double?]` property `field`.
+    public func decode(_ type: [Double?].Type = [Double?].self, at field: Int) throws -> [Double?] {
+        try optionalScalars(.double, at: field)
+    }
+    /// Reads the optional `[Double?]` property `field`.
+    public func decodeIfPresent(_ type: [Double?].Type = [Double?].self, at field: Int) throws -> [Double?]? {
+        try optionalScalarsIfPresent(.double, at: field)
+    }
+    /// Reads the required `[Bool?]` property `field`.
+    public func decode(_ type: [Bool?].Type = [Bool?].self, at field: Int) throws -> [Bool?] {
+        try optionalScalars(.bool, at: field)
+    }
+    /// Reads the optional `[Bool?]` property `field`.
+    public func decodeIfPresent(_ type: [Bool?].Type = [Bool?].self, at field: Int) throws -> [Bool?]? {
+        try optionalScalarsIfPresent(.bool, at: field)
+    }
+
+    @inline(__always)
+    private func optionalScalars<S: Decodable>(_ scalar: TapeScalar, at field: Int) throws -> [S?] {
+        guard let member = member(field) else { throw missing(field) }
+        return try readOptionalScalars(scalar, from: member, field: field)
+    }
+
+    @inline(__always)
+    private func optionalScalarsIfPresent<S: Decodable>(_ scalar: TapeScalar, at field: Int) throws -> [S?]? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try readOptionalScalars(scalar, from: member, field: field) as [S?]
+    }
+
+    /// An array of optional scalars, read as the general path's array and optional shortcuts read
+    /// one: `null` elements are `nil`, any other element is read as the scalar, and a fault is
+    /// reported for the element's path as the scalar type.
+    private func readOptionalScalars<S: Decodable>(
+        _ scalar: TapeScalar,
+        from member: JSONTape.Value,
+        field: Int
+    ) throws -> [S?] {
+        if context.hasTypeHooks { return try read([S?].self, from: member, field: field) }
+        let key = members.keys[field]
+        guard member.kind == .arrayStart else {
+            abandon()
+            throw TapeDecoder(value: member, context: context, parentPath: [], key: key)
+                .mismatch(expected: "an array", type: [Any].self)
+        }
+        let tape = member.tape
+        let count = member.count
+        let context = context
+        do {
+            return try [S?](unsafeUninitializedCapacity: count) { buffer, initialized in
+                var cursor = member.index + 1
+                while initialized < count {
+                    let end = tape.endOfValue(at: cursor) ?? member.endIndex - 1
+                    let element = JSONTape.Value(tape: tape, index: cursor, endIndex: end)
+                    let read: S?
+                    if element.isNull {
+                        read = nil
+                    } else {
+                        do throws(JSONError) {
+                            read = try TapeDecoder.readScalar(scalar, from: element, context: context, as: S.self)
+                        } catch {
+                            throw TapeDecoder(
+                                value: element,
+                                context: context,
+                                parentPath: [key],
+                                key: ElementKey(initialized)
+                            )
+                            .convert(error, type: S.self)
+                        }
+                    }
+                    // Safe because initialized < count, the capacity asked for.
+                    (buffer.baseAddress! + initialized).initialize(to: read)
+                    initialized += 1
+                    cursor = end
+                }
+            }
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    /// A nested model read as `readDirectly` reads it for the general path: its errors, relative to
+    /// the member, get the member's key in front.
+    @inline(__always)
+    private func readModel<T: JSONModelDecodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
+        if context.hasTypeHooks { return try read(type, from: member, field: field) }
+        do {
+            return try T(from: member, context: context)
+        } catch let error as DecodingError {
+            abandon()
+            throw error.prefixingCodingPath([members.keys[field]])
+        } catch let error as JSONError {
+            abandon()
+            throw TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
+                .convert(error, type: type)
+        }
+    }
+
+    /// An array of nested models read as the general path's array shortcut reads it: a mismatch
+    /// for anything but an array, then each element with its index in the path.
+    private func readModels<T: JSONModelDecodable>(
+        _ type: T.Type,
+        from member: JSONTape.Value,
+        field: Int
+    ) throws -> [T] {
+        if context.hasTypeHooks { return try read([T].self, from: member, field: field) }
+        let key = members.keys[field]
+        guard member.kind == .arrayStart else {
+            abandon()
+            throw TapeDecoder(value: member, context: context, parentPath: [], key: key)
+                .mismatch(expected: "an array", type: [Any].self)
+        }
+        let tape = member.tape
+        let count = member.count
+        let context = context
+        do {
+            return try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                var cursor = member.index + 1
+                while initialized < count {
+                    let end = tape.endOfValue(at: cursor) ?? member.endIndex - 1
+                    let element = JSONTape.Value(tape: tape, index: cursor, endIndex: end)
+                    do {
+                        // Safe because initialized < count, the capacity asked for.
+                        (buffer.baseAddress! + initialized).initialize(to: try T(from: element, context: context))
+                    } catch let error as DecodingError {
+                        throw error.prefixingCodingPath([key, ElementKey(initialized)])
+                    } catch let error as JSONError {
+                        throw TapeDecoder(
+                            value: element,
+                            context: context,
+                            parentPath: [key],
+                            key: ElementKey(initialized)
+                        )
+                        .convert(error, type: T.self)
+                    }
+                    initialized += 1
+                    cursor = end
+                }
+            }
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    /// An array of scalars, read by the general path's own array shortcut, specialized here.
+    @inline(__always)
+    private func scalars<S: Decodable>(at field: Int) throws -> [S] {
+        guard let member = member(field) else { throw missing(field) }
+        return try readScalarArray(from: member, field: field)
+    }
+
+    @inline(__always)
+    private func scalarsIfPresent<S: Decodable>(at field: Int) throws -> [S]? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try readScalarArray(from: member, field: field) as [S]
+    }
+
+    @inline(__always)
+    private func readScalarArray<S: Decodable>(from member: JSONTape.Value, field: Int) throws -> [S] {
+        if context.hasTypeHooks { return try read([S].self, from: member, field: field) }
+        do {
+            return try [S].read(
+                from: TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
+            )
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
     @inline(__always)
     private func scalar<T: Decodable>(_ scalar: TapeScalar, at field: Int) throws -> T {
         guard let member = member(field) else { throw missing(field) }

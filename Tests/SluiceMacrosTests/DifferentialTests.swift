@@ -131,6 +131,10 @@ struct DifferentialTests {
         var tags: [String]
         var nested: Inner?
         var created: Date?
+        var parts: [Inner]?
+        var scores: [Double]?
+        var flags: [Bool]?
+        var maybe: [Int?]?
 
         @JSONModel
         struct Inner: Codable, Equatable {
@@ -159,6 +163,22 @@ struct DifferentialTests {
         #"{"id": 1, "name": "a", "tags": [], "nested": {"flag": true, "count": 300}}"#,
         #"{"id": 1, "name": "a", "tags": [], "nested": []}"#,
         #"{"id": 1, "name": "a", "tags": [], "created": "yesterday"}"#,
+        #"{"id": 1, "name": "a", "tags": [], "parts": [{"flag": true, "count": 1}, {"flag": false, "count": 2}]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "parts": [{"flag": true, "count": 1}, {"flag": false}]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "parts": [{"flag": true, "count": 1}, null]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "parts": [{"flag": true, "count": -1}]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "parts": [[]]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "parts": {"flag": true, "count": 1}}"#,
+        #"{"id": 1, "name": "a", "tags": [], "parts": null, "scores": null, "flags": null}"#,
+        #"{"id": 1, "name": "a", "tags": [], "scores": [1, 2.5, -3e2]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "scores": [1, "2"]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "scores": 1}"#,
+        #"{"id": 1, "name": "a", "tags": [], "flags": [true, null]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "flags": [true, false]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "maybe": [1, null, 3]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "maybe": [1, "2"]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "maybe": [1.5]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "maybe": {}}"#,
         #"{"id": 1, "id": 2, "name": "a", "tags": []}"#,
         #"{"name": "a", "id": "x", "tags": [], "id": 2}"#,
         #"{"tags": [], "name": "b", "id": 3, "name": 4}"#,
