@@ -44,9 +44,14 @@ let package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
+        // The tape builder's per-token fast path, in C beside yajl (see its header for why).
+        .target(
+            name: "CSluiceTape",
+            dependencies: ["CYajl"]
+        ),
         .target(
             name: "SluiceJSON",
-            dependencies: ["CYajl"],
+            dependencies: ["CYajl", "CSluiceTape"],
             swiftSettings: strictSettings
         ),
         .target(

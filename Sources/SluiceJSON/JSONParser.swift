@@ -23,6 +23,7 @@
 // yajl's checks are the only grammar checks. On top of them the parser enforces the limits and a
 // strict UTF-8 check (see UTF8Validation.swift). Numbers stay text until someone asks (JSONTape.Value).
 
+internal import CSluiceTape
 internal import CYajl
 public import Foundation
 
@@ -58,8 +59,10 @@ public final class JSONParser {
         state = .allocate(capacity: 1)
         state.initialize(to: ParserState(limits: limits))
         callbacks = .allocate(capacity: 1)
-        callbacks.initialize(to: ParserState.callbackTable)
-        guard let handle = yajl_alloc(callbacks, nil, UnsafeMutableRawPointer(state)) else {
+        callbacks.initialize(to: yajl_callbacks())
+        sluice_tape_callbacks(callbacks)
+        ParserState.installCallbacks(in: state.pointee.hot, state: state)
+        guard let handle = yajl_alloc(callbacks, nil, UnsafeMutableRawPointer(state.pointee.hot)) else {
             fatalError("yajl_alloc failed: out of memory")
         }
         self.handle = handle
@@ -78,7 +81,7 @@ public final class JSONParser {
         yajl_free(handle)
         callbacks.deinitialize(count: 1)
         callbacks.deallocate()
-        state.pointee.containers.deallocate()
+        state.pointee.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }

@@ -1,3 +1,4 @@
+internal import CSluiceTape
 internal import CYajl
 
 /// Everything a parser's callbacks change, in one struct on the heap that yajl's context pointer
@@ -21,16 +22,35 @@ struct ParserState {
     let limits: JSONLimits
     /// `limits.maxStringBytes` clamped so that a token's length always fits the tape's `UInt32`.
     let maxTokenBytes: Int
-    var handle: OpaquePointer?
     /// Set by a callback that found a fault, or by `parse` after any fault; rethrown from then on.
     var failure: JSONError?
 
+    /// The fields every token reads or writes, shared with the C fast path (CSluiceTape), which
+    /// builds the common tokens itself and calls the callbacks here for everything else. On the
+    /// heap, so that its address stays put for yajl's context pointer.
+    let hot: UnsafeMutablePointer<sluice_parser_hot>
+
     // The chunk yajl is reading. Valid only during a parse call.
-    var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
+    var chunk = UnsafeRawBufferPointer(start: nil, count: 0) {
+        didSet {
+            hot.pointee.chunk = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            hot.pointee.chunk_count = chunk.count
+        }
+    }
     /// The absolute offset of `chunk`'s first byte: the number of bytes parsed before it.
-    var chunkBase = 0
+    var chunkBase: Int {
+        get { hot.pointee.chunk_base }
+        set { hot.pointee.chunk_base = newValue }
+    }
     /// Whether `chunk` is the one space yajl lexes to finish, not input.
-    var chunkIsVirtual = false
+    var chunkIsVirtual: Bool {
+        get { hot.pointee.chunk_is_virtual }
+        set { hot.pointee.chunk_is_virtual = newValue }
+    }
+    var handle: OpaquePointer? {
+        get { hot.pointee.handle }
+        set { hot.pointee.handle = newValue }
+    }
     /// Up to `recentCapacity` bytes of input just before `chunk`, for excerpts and error messages
     /// about a token that began in an earlier chunk.
     var recent: [UInt8] = []
@@ -38,12 +58,24 @@ struct ParserState {
 
     // Positions.
     /// Bytes before this absolute offset have been stepped over (line feeds counted).
-    var scanOffset = 0
-    var line = 1
+    var scanOffset: Int {
+        get { hot.pointee.scan_offset }
+        set { hot.pointee.scan_offset = newValue }
+    }
+    var line: Int {
+        get { hot.pointee.line }
+        set { hot.pointee.line = newValue }
+    }
     /// The absolute offset of the first byte of `line`.
-    var lineStart = 0
+    var lineStart: Int {
+        get { hot.pointee.line_start }
+        set { hot.pointee.line_start = newValue }
+    }
     /// The absolute offset of a token that began in an earlier chunk and has not completed, or -1.
-    var pendingStart = -1
+    var pendingStart: Int {
+        get { hot.pointee.pending_start }
+        set { hot.pointee.pending_start = newValue }
+    }
     /// The first byte of that token, which tells a string from a number or a literal.
     var pendingFirstByte: UInt8 = 0
     /// The raw bytes, opening quote included, of a string that began in an earlier chunk: yajl
@@ -62,16 +94,34 @@ struct ParserState {
     static let tokenWindowAfter = 16
 
     // Structure.
-    var containers = ContainerStack()
-    var lastTokenWasKey = false
+    var containers: ContainerStack
+    var lastTokenWasKey: Bool {
+        get { hot.pointee.last_token_was_key }
+        set { hot.pointee.last_token_was_key = newValue }
+    }
     /// Whether the last token ended a value (a scalar or a closing bracket), after which a ','
     /// may follow inside a container.
-    var lastTokenEndedValue = false
+    var lastTokenEndedValue: Bool {
+        get { hot.pointee.last_token_ended_value }
+        set { hot.pointee.last_token_ended_value = newValue }
+    }
     /// Whether the gap after the last token, as far as scanned, held a ',' or ':'.
-    var gapHadSeparator = false
-    var sawToken = false
+    var gapHadSeparator: Bool {
+        get { hot.pointee.gap_had_separator }
+        set { hot.pointee.gap_had_separator = newValue }
+    }
+    var sawToken: Bool {
+        get { hot.pointee.saw_token }
+        set { hot.pointee.saw_token = newValue }
+    }
 
     init(limits: JSONLimits) {
+        precondition(Self.tokenLayoutMatches, "JSONToken's layout differs from CSluiceTape's sluice_token")
+        hot = .allocate(capacity: 1)
+        hot.initialize(to: sluice_parser_hot())
+        hot.pointee.line = 1
+        hot.pointee.pending_start = -1
+        containers = ContainerStack(sharing: hot)
         buffer = tape.uncheckedBuffer
         // The properties are public vars, so the initializer's checks may have been bypassed:
         // clamp rather than trust them.
@@ -81,6 +131,56 @@ struct ParserState {
         limits.maxDocumentBytes = max(limits.maxDocumentBytes, 0)
         self.limits = limits
         self.maxTokenBytes = min(limits.maxStringBytes, Int(UInt32.max))
+        hot.pointee.max_token_bytes = maxTokenBytes
+        hot.pointee.max_depth = limits.maxDepth
+    }
+
+    /// Frees what the state allocated; called once, when the parser goes away.
+    func deallocate() {
+        containers.deallocate()
+        hot.deinitialize(count: 1)
+        hot.deallocate()
+    }
+
+    /// Whether `JSONToken` is laid out as the C fast path writes tokens (`sluice_token`). Swift
+    /// lays a struct's stored properties out in order, but does not promise to: checked, not
+    /// assumed.
+    static let tokenLayoutMatches: Bool = {
+        MemoryLayout<JSONToken>.size == MemoryLayout<sluice_token>.size
+            && MemoryLayout<JSONToken>.offset(of: \JSONToken.kind) == MemoryLayout<sluice_token>.offset(of: \.kind)
+            && MemoryLayout<JSONToken>.offset(of: \JSONToken.length) == MemoryLayout<sluice_token>.offset(of: \.length)
+            && MemoryLayout<JSONToken>.offset(of: \JSONToken.columnStorage)
+                == MemoryLayout<sluice_token>.offset(of: \.column)
+            && MemoryLayout<JSONToken>.offset(of: \JSONToken.lineStorage)
+                == MemoryLayout<sluice_token>.offset(of: \.line)
+            && MemoryLayout<JSONToken>.offset(of: \JSONToken.payload)
+                == MemoryLayout<sluice_token>.offset(of: \.payload)
+            && MemoryLayout<JSONToken>.offset(of: \JSONToken.byteOffset)
+                == MemoryLayout<sluice_token>.offset(of: \.byte_offset)
+            && JSONToken.Kind.key.rawValue == 4 && JSONToken.Kind.null.rawValue == 9
+    }()
+
+    /// Points the C fast path at the tape's buffer, whose address changes when the tape's storage
+    /// is copied (see `beginChunk`).
+    private mutating func shareBuffer() {
+        let base = UnsafeMutableRawPointer(buffer)
+        func field<T>(_ path: PartialKeyPath<TapeBuffer>, as type: T.Type) -> UnsafeMutablePointer<T> {
+            // Safe because the key paths name stored properties of TapeBuffer, whose storage is
+            // the tape's, alive as long as the tape.
+            (base + MemoryLayout<TapeBuffer>.offset(of: path)!).assumingMemoryBound(to: T.self)
+        }
+        hot.pointee.tokens = UnsafeMutableRawPointer(
+            field(\TapeBuffer.tokens, as: UnsafeMutablePointer<JSONToken>.self)
+        )
+        .assumingMemoryBound(to: UnsafeMutablePointer<sluice_token>?.self)
+        hot.pointee.token_count = field(\TapeBuffer.tokenCount, as: Int.self)
+        hot.pointee.token_capacity = field(\TapeBuffer.tokenCapacity, as: Int.self)
+        hot.pointee.bytes = UnsafeMutableRawPointer(field(\TapeBuffer.bytes, as: UnsafeMutablePointer<UInt8>.self))
+            .assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+        hot.pointee.byte_count = field(\TapeBuffer.byteCount, as: Int.self)
+        hot.pointee.byte_capacity = field(\TapeBuffer.byteCapacity, as: Int.self)
+        hot.pointee.arena_base = field(\TapeBuffer.arenaBase, as: Int.self)
+        hot.pointee.first_index = field(\TapeBuffer.firstIndex, as: Int.self)
     }
 
     /// Reaches the state from yajl's context pointer: the one way every callback gets to it.
@@ -91,27 +191,36 @@ struct ParserState {
         context.unsafelyUnwrapped.assumingMemoryBound(to: ParserState.self)
     }
 
-    /// The table yajl calls. Non-capturing closures, so each converts to a C function pointer.
+    /// Hands the C fast path the callbacks it leaves the uncommon cases to. Non-capturing
+    /// closures, so each converts to a C function pointer; each gets this state as its context.
     /// `yajl_number` is set, so yajl hands over every number as its text and never converts one.
-    static let callbackTable = yajl_callbacks(
-        yajl_null: { from($0).pointee.didReceiveLiteral(.null) },
-        yajl_boolean: { from($0).pointee.didReceiveLiteral($1 != 0 ? .true : .false) },
-        yajl_integer: nil,
-        yajl_double: nil,
-        yajl_number: { context, text, length in
-            from(context).pointee.didReceiveNumber(UnsafeRawBufferPointer(start: text, count: length))
-        },
-        yajl_string: { context, text, length in
-            from(context).pointee.didReceiveString(UnsafeRawBufferPointer(start: text, count: length), isKey: false)
-        },
-        yajl_start_map: { from($0).pointee.didStartContainer(isObject: true) },
-        yajl_map_key: { context, text, length in
-            from(context).pointee.didReceiveString(UnsafeRawBufferPointer(start: text, count: length), isKey: true)
-        },
-        yajl_end_map: { from($0).pointee.didEndContainer() },
-        yajl_start_array: { from($0).pointee.didStartContainer(isObject: false) },
-        yajl_end_array: { from($0).pointee.didEndContainer() }
-    )
+    static func installCallbacks(
+        in hot: UnsafeMutablePointer<sluice_parser_hot>,
+        state: UnsafeMutablePointer<ParserState>
+    ) {
+        hot.pointee.swift_state = UnsafeMutableRawPointer(state)
+        hot.pointee.slow_null = { ParserState.from($0).pointee.didReceiveLiteral(.null) }
+        hot.pointee.slow_boolean = { ParserState.from($0).pointee.didReceiveLiteral($1 != 0 ? .true : .false) }
+        hot.pointee.slow_number = { context, text, length in
+            ParserState.from(context).pointee.didReceiveNumber(UnsafeRawBufferPointer(start: text, count: length))
+        }
+        hot.pointee.slow_string = { context, text, length in
+            ParserState.from(context).pointee.didReceiveString(
+                UnsafeRawBufferPointer(start: text, count: length),
+                isKey: false
+            )
+        }
+        hot.pointee.slow_key = { context, text, length in
+            ParserState.from(context).pointee.didReceiveString(
+                UnsafeRawBufferPointer(start: text, count: length),
+                isKey: true
+            )
+        }
+        hot.pointee.start_map = { ParserState.from($0).pointee.didStartContainer(isObject: true) }
+        hot.pointee.end_map = { ParserState.from($0).pointee.didEndContainer() }
+        hot.pointee.start_array = { ParserState.from($0).pointee.didStartContainer(isObject: false) }
+        hot.pointee.end_array = { ParserState.from($0).pointee.didEndContainer() }
+    }
 }
 
 /// The arrays and objects open at the current point, innermost last.
@@ -120,48 +229,82 @@ struct ParserState {
 /// cost no uniqueness check: they run once per token. The innermost container's child count lives
 /// in `topChildCount`, outside the buffer, so counting one is a plain increment.
 struct ContainerStack {
-    private var storage: UnsafeMutablePointer<ParserState.OpenContainer>
-    private var capacity = 16
-    private(set) var count = 0
-    /// The children of the innermost container so far (at the top level: the top-level values).
-    var topChildCount = 0
+    /// The stack lives in the state shared with the C fast path, which pushes and pops the
+    /// common containers itself; this grows it and serves the Swift callbacks and messages.
+    private let hot: UnsafeMutablePointer<sluice_parser_hot>
 
-    init() {
-        storage = .allocate(capacity: capacity)
+    /// The children of the innermost container so far (at the top level: the top-level values).
+    var topChildCount: Int {
+        get { hot.pointee.top_child_count }
+        nonmutating set { hot.pointee.top_child_count = newValue }
+    }
+
+    init(sharing hot: UnsafeMutablePointer<sluice_parser_hot>) {
+        self.hot = hot
+        hot.pointee.container_capacity = 16
+        hot.pointee.containers = .allocate(capacity: 16)
     }
 
     /// Frees the buffer; called once, when the parser goes away.
     func deallocate() {
-        storage.deallocate()
+        hot.pointee.containers.deallocate()
     }
+
+    var count: Int { hot.pointee.container_count }
 
     var isEmpty: Bool { count == 0 }
 
     /// The innermost container, if any (its `childCount` is not kept up to date).
-    var last: ParserState.OpenContainer? { count == 0 ? nil : storage[count - 1] }
+    var last: ParserState.OpenContainer? {
+        count == 0 ? nil : ParserState.OpenContainer(hot.pointee.containers[count - 1])
+    }
 
-    mutating func push(_ container: ParserState.OpenContainer) {
-        if count > 0 { storage[count - 1].childCount = topChildCount }
+    func push(_ container: ParserState.OpenContainer) {
+        var storage = hot.pointee.containers.unsafelyUnwrapped
+        if count > 0 { storage[count - 1].child_count = topChildCount }
+        let capacity = hot.pointee.container_capacity
         if count == capacity {
-            let newStorage = UnsafeMutablePointer<ParserState.OpenContainer>.allocate(capacity: capacity * 2)
+            let newStorage = UnsafeMutablePointer<sluice_open_container>.allocate(capacity: capacity * 2)
             newStorage.moveInitialize(from: storage, count: count)
             storage.deallocate()
             storage = newStorage
-            capacity *= 2
+            hot.pointee.containers = newStorage
+            hot.pointee.container_capacity = capacity * 2
         }
         // Safe because count < capacity after growing.
-        (storage + count).initialize(to: container)
-        count += 1
+        (storage + count).initialize(
+            to: sluice_open_container(
+                token_index: container.tokenIndex,
+                child_count: container.childCount,
+                byte_offset: container.position.byteOffset,
+                line: container.position.line,
+                column: container.position.column,
+                is_object: container.isObject
+            )
+        )
+        hot.pointee.container_count += 1
         topChildCount = 0
     }
 
-    mutating func pop() -> ParserState.OpenContainer? {
+    func pop() -> ParserState.OpenContainer? {
         guard count > 0 else { return nil }
-        count -= 1
-        var container = (storage + count).move()
+        hot.pointee.container_count -= 1
+        let storage = hot.pointee.containers.unsafelyUnwrapped
+        var container = ParserState.OpenContainer(storage[count])
         container.childCount = topChildCount
-        topChildCount = count > 0 ? storage[count - 1].childCount : 0
+        topChildCount = count > 0 ? storage[count - 1].child_count : 0
         return container
+    }
+}
+
+extension ParserState.OpenContainer {
+    init(_ shared: sluice_open_container) {
+        self.init(
+            tokenIndex: shared.token_index,
+            childCount: shared.child_count,
+            position: JSONPosition(byteOffset: shared.byte_offset, line: shared.line, column: shared.column),
+            isObject: shared.is_object
+        )
     }
 }
 
@@ -466,6 +609,7 @@ extension ParserState {
     mutating func beginChunk(_ bytes: UnsafeRawBufferPointer, isVirtual: Bool) {
         tape.makeUnique()
         buffer = tape.uncheckedBuffer
+        shareBuffer()
         chunk = bytes
         chunkIsVirtual = isVirtual
     }

@@ -1,0 +1,98 @@
+// The tape builder's common case, in C: the callbacks yajl makes for strings, keys, numbers and
+// literals, when nothing about the token is unusual.
+//
+// Why C: these run once per token, and in Swift each one paid for a closure thunk, exclusivity
+// and bounds checks, and reads of state through a struct that Swift may not keep in registers
+// (measured: about 400 instructions per token besides yajl's own work). The fast path here does
+// only what the common case needs and leaves everything else to the Swift callbacks, which it
+// calls with the same arguments: a token cut by a chunk's end, a string with escapes, any byte
+// yajl lets through that JSON does not allow, a limit, a full buffer. The Swift code stays the
+// one definition of every rule and every error; this file only skips work when the outcome of
+// that code is known.
+#ifndef CSLUICETAPE_H
+#define CSLUICETAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yajl/yajl_parse.h>
+
+/// One tape token, laid out as Swift's `JSONToken` is (kind, length, column, line, payload,
+/// byte offset); `ParserState` checks the layout once before the first parse.
+typedef struct sluice_token {
+    uint8_t kind;
+    uint32_t length;
+    uint32_t column;
+    uint32_t line;
+    int64_t payload;
+    int64_t byte_offset;
+} sluice_token;
+
+/// An array or object open at the current point: Swift's `ParserState.OpenContainer`.
+typedef struct sluice_open_container {
+    intptr_t token_index;
+    intptr_t child_count;
+    intptr_t byte_offset;
+    intptr_t line;
+    intptr_t column;
+    bool is_object;
+} sluice_open_container;
+
+/// The parser state the fast path reads and writes: the fields of Swift's `ParserState` that
+/// every token touches, kept here so that C and Swift share one copy. `tokens` through
+/// `arena_base` point into the tape's `TapeBuffer` (set again at every chunk's start, since a
+/// copy-on-write may move the tape).
+typedef struct sluice_parser_hot {
+    const uint8_t *chunk;
+    intptr_t chunk_count;
+    intptr_t chunk_base;
+    bool chunk_is_virtual;
+    bool gap_had_separator;
+    bool last_token_was_key;
+    bool last_token_ended_value;
+    bool saw_token;
+    intptr_t scan_offset;
+    intptr_t line;
+    intptr_t line_start;
+    intptr_t pending_start;
+    intptr_t top_child_count;
+    intptr_t max_token_bytes;
+    intptr_t max_depth;
+    yajl_handle handle;
+
+    /// The open containers, innermost last (Swift's `ContainerStack` grows it).
+    sluice_open_container *containers;
+    intptr_t container_count;
+    intptr_t container_capacity;
+
+    sluice_token **tokens;
+    intptr_t *token_count;
+    intptr_t *token_capacity;
+    uint8_t **bytes;
+    intptr_t *byte_count;
+    intptr_t *byte_capacity;
+    intptr_t *arena_base;
+    intptr_t *first_index;
+
+    /// The Swift `ParserState`, and its callbacks for everything the fast path leaves to it.
+    void *swift_state;
+    int (*slow_null)(void *swift_state);
+    int (*slow_boolean)(void *swift_state, int value);
+    int (*slow_number)(void *swift_state, const char *text, size_t length);
+    int (*slow_string)(void *swift_state, const unsigned char *text, size_t length);
+    int (*slow_key)(void *swift_state, const unsigned char *text, size_t length);
+    int (*start_map)(void *swift_state);
+    int (*end_map)(void *swift_state);
+    int (*start_array)(void *swift_state);
+    int (*end_array)(void *swift_state);
+} sluice_parser_hot;
+
+/// Fills `table` with the fast-path callbacks; yajl's context must be the `sluice_parser_hot`.
+void sluice_tape_callbacks(yajl_callbacks *table);
+
+/// The index of the first byte of the first ill-formed UTF-8 sequence in `bytes`, or -1 when
+/// all of it is well formed (Unicode's table 3-7: no overlong forms, no surrogates, nothing
+/// above U+10FFFF). The same rule as Swift's `UTF8Validation.firstInvalidSequence`.
+intptr_t sluice_first_invalid_utf8(const uint8_t *bytes, intptr_t count);
+
+#endif
