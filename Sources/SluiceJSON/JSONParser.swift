@@ -8,7 +8,10 @@
 //    allocated on the heap for the parser's lifetime, the callbacks capture nothing, and each one
 //    reaches the parser's state through the context pointer (`ParserState.from`). All mutable state
 //    lives in one heap-allocated struct, `ParserState`, reached through that pointer: no class
-//    property access, so no exclusivity check or reference counting per token.
+//    property access, so no exclusivity check or reference counting per token. The callbacks yajl
+//    calls are C (CSluiceTape): they build the common tokens themselves, in the fields every token
+//    touches (`ParserState.hot`, shared with Swift), and call the Swift callbacks here for
+//    everything else, so each rule and each error is written once, in Swift.
 // 2. A Swift error cannot cross a C frame. A callback that finds a fault records it and returns 0;
 //    yajl stops with `yajl_status_client_canceled` and `parse` rethrows the recorded error.
 //    Every yajl status is turned into a Swift error in one place (`ParserState.error(for:)`).
