@@ -1,3 +1,4 @@
+import Foundation
 import SluiceJSON
 import Testing
 
@@ -47,6 +48,40 @@ struct ChunkIndependenceTests {
             let bytes = try Fixtures.bytes(ofJSONTestSuiteCase: name)
             verify(bytes, name: name)
         }
+    }
+
+    /// The C fast path builds the tokens of an input parsed whole; cut byte by byte, every token is
+    /// left pending at a chunk's end and built by the Swift callbacks instead. The corpora are
+    /// large enough to grow every buffer the fast path hands back to Swift when full.
+    @Test(
+        "the corpora agree whole and in random splits (the C fast path against the Swift callbacks)",
+        arguments: ["twitter.json", "citm_catalog.json", "canada.json"]
+    )
+    func corpora(name: String) throws {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("../shared/corpora/\(name)").standardizedFileURL
+        let bytes = try [UInt8](Data(contentsOf: url))
+        let whole = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true)
+        #expect(whole.outcome == "ok")
+        for seed: UInt64 in [7, 8] {
+            let cut = ChunkingVerifier.transcript(of: bytes, split: .random(seed: seed), releasing: true)
+            #expect(cut == whole, "\(name) cut at random (seed \(seed))")
+        }
+        // A tenth of each, byte by byte: every token through the Swift callbacks.
+        let prefix = Array(bytes.prefix(bytes.count / 10))
+        let head = ChunkingVerifier.transcript(of: prefix, split: .whole, releasing: true)
+        #expect(ChunkingVerifier.transcript(of: prefix, split: .byteByByte, releasing: true) == head)
+    }
+
+    @Test("the depth limit trips at the same bracket on both paths")
+    func depthLimit() {
+        var limits = JSONLimits()
+        limits.maxDepth = 3
+        verify(Array("[[[1]]]".utf8), limits: limits)
+        verify(Array("[[[[1]]]]".utf8), limits: limits)
+        verify(Array(#"{"a": {"b": {"c": {}}}}"#.utf8), limits: limits)
+        verify(Array(#"{"a": {"b": [{}]}}"#.utf8), limits: limits)
     }
 
     @Test("limits trip at the same place however the input is cut")
