@@ -1,5 +1,6 @@
-// See CSluiceTape.h for why this exists. Every function here mirrors a piece of
-// Sources/SluiceJSON/ParserState.swift; a change to one needs the same change in the other.
+// See CSluiceTape.h for why this exists. The callbacks here mirror pieces of
+// Sources/SluiceJSON/ParserState.swift (each names its Swift counterpart): a change to one needs
+// the same change in the other. The UTF-8 check at the end is the one both sides call.
 #include "CSluiceTape.h"
 
 #include <string.h>
@@ -55,10 +56,17 @@ static inline intptr_t skip_gap(sluice_parser_hot *h) {
     return index < end ? h->scan_offset : -1;
 }
 
-/// The start of a token whose first byte passes `expected`, or -1 for the Swift path.
+/// `ParserState.beginToken()` for a token that starts in this chunk: its absolute offset, or -1
+/// for the Swift path (a token left pending at the last chunk's end, the finishing space, a gap
+/// that runs to the chunk's end). The separator seen belongs to this token, so the next gap
+/// starts without one, as the Swift version's `defer` has it. Stepping over the gap again in
+/// Swift, after -1 or after the caller gives up, finds the same start: the gap is behind
+/// `scan_offset` by then.
 static inline intptr_t begin_token(sluice_parser_hot *h) {
     if (h->pending_start >= 0 || h->chunk_is_virtual) return -1;
-    return skip_gap(h);
+    const intptr_t start = skip_gap(h);
+    if (start >= 0) h->gap_had_separator = false;
+    return start;
 }
 
 static inline uint32_t clamp32(intptr_t value) {
@@ -104,38 +112,36 @@ static inline int64_t append_text(sluice_parser_hot *h, const void *text, size_t
     return offset;
 }
 
-/// `ParserState.endValue(at:)`, with `beginToken`'s reset of the separator flag.
+/// `ParserState.endValue(at:)`.
 static inline void end_value(sluice_parser_hot *h, intptr_t end) {
     h->top_child_count += 1;
     h->scan_offset = end;
     h->last_token_was_key = false;
     h->last_token_ended_value = true;
     h->saw_token = true;
-    h->gap_had_separator = false;
 }
 
 static inline bool has_room(sluice_parser_hot *h, size_t text_length) {
     return *h->token_count < *h->token_capacity && *h->byte_count + (intptr_t)text_length <= *h->byte_capacity;
 }
 
-static int on_literal(sluice_parser_hot *h, uint8_t kind, uint8_t first) {
+/// `null`, `true` or `false` whose first byte is `first`.
+static inline bool on_literal(sluice_parser_hot *h, uint8_t kind, uint8_t first) {
     const intptr_t start = begin_token(h);
-    if (start < 0 || h->chunk[start - h->chunk_base] != first || !has_room(h, 0)) return -1;
+    if (start < 0 || h->chunk[start - h->chunk_base] != first || !has_room(h, 0)) return false;
     append_token(h, kind, 0, 0, start);
     end_value(h, token_end(h));
-    return 1;
+    return true;
 }
 
 static int on_null(void *context) {
     sluice_parser_hot *h = hot_of(context);
-    if (on_literal(h, kind_null, 'n') > 0) return 1;
-    return h->slow_null(h->swift_state);
+    return on_literal(h, kind_null, 'n') ? 1 : h->slow_null(h->swift_state);
 }
 
 static int on_boolean(void *context, int value) {
     sluice_parser_hot *h = hot_of(context);
-    if (on_literal(h, value ? kind_true : kind_false, value ? 't' : 'f') > 0) return 1;
-    return h->slow_boolean(h->swift_state, value);
+    return on_literal(h, value ? kind_true : kind_false, value ? 't' : 'f') ? 1 : h->slow_boolean(h->swift_state, value);
 }
 
 static int on_number(void *context, const char *text, size_t length) {
@@ -167,7 +173,6 @@ static inline __attribute__((always_inline)) bool on_text(sluice_parser_hot *h, 
         h->scan_offset = end;
         h->last_token_was_key = true;
         h->last_token_ended_value = false;
-        h->gap_had_separator = false;
     } else {
         end_value(h, end);
     }
@@ -208,7 +213,6 @@ static inline bool start_container(sluice_parser_hot *h, bool is_object) {
     h->last_token_was_key = false;
     h->last_token_ended_value = false;
     h->saw_token = true;
-    h->gap_had_separator = false;
     return true;
 }
 
@@ -233,7 +237,6 @@ static inline bool end_container(sluice_parser_hot *h, bool is_object) {
     h->scan_offset = token_end(h);
     h->last_token_was_key = false;
     h->last_token_ended_value = true;
-    h->gap_had_separator = false;
     return true;
 }
 

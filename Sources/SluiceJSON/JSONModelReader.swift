@@ -595,99 +595,35 @@ public struct JSONModelReader: ~Copyable {
 
     /// Reads the required `[String?]` property `field`.
     public func decode(_ type: [String?].Type = [String?].self, at field: Int) throws -> [String?] {
-        try optionalScalars(.string, at: field)
+        try scalars(at: field)
     }
     /// Reads the optional `[String?]` property `field`.
     public func decodeIfPresent(_ type: [String?].Type = [String?].self, at field: Int) throws -> [String?]? {
-        try optionalScalarsIfPresent(.string, at: field)
+        try scalarsIfPresent(at: field)
     }
     /// Reads the required `[Int?]` property `field`.
     public func decode(_ type: [Int?].Type = [Int?].self, at field: Int) throws -> [Int?] {
-        try optionalScalars(.int, at: field)
+        try scalars(at: field)
     }
     /// Reads the optional `[Int?]` property `field`.
     public func decodeIfPresent(_ type: [Int?].Type = [Int?].self, at field: Int) throws -> [Int?]? {
-        try optionalScalarsIfPresent(.int, at: field)
+        try scalarsIfPresent(at: field)
     }
     /// Reads the required `[Double?]` property `field`.
     public func decode(_ type: [Double?].Type = [Double?].self, at field: Int) throws -> [Double?] {
-        try optionalScalars(.double, at: field)
+        try scalars(at: field)
     }
     /// Reads the optional `[Double?]` property `field`.
     public func decodeIfPresent(_ type: [Double?].Type = [Double?].self, at field: Int) throws -> [Double?]? {
-        try optionalScalarsIfPresent(.double, at: field)
+        try scalarsIfPresent(at: field)
     }
     /// Reads the required `[Bool?]` property `field`.
     public func decode(_ type: [Bool?].Type = [Bool?].self, at field: Int) throws -> [Bool?] {
-        try optionalScalars(.bool, at: field)
+        try scalars(at: field)
     }
     /// Reads the optional `[Bool?]` property `field`.
     public func decodeIfPresent(_ type: [Bool?].Type = [Bool?].self, at field: Int) throws -> [Bool?]? {
-        try optionalScalarsIfPresent(.bool, at: field)
-    }
-
-    @inline(__always)
-    private func optionalScalars<S: Decodable>(_ scalar: TapeScalar, at field: Int) throws -> [S?] {
-        guard let member = member(field) else { throw missing(field) }
-        return try readOptionalScalars(scalar, from: member, field: field)
-    }
-
-    @inline(__always)
-    private func optionalScalarsIfPresent<S: Decodable>(_ scalar: TapeScalar, at field: Int) throws -> [S?]? {
-        guard let member = member(field), !member.isNull else { return nil }
-        return try readOptionalScalars(scalar, from: member, field: field) as [S?]
-    }
-
-    /// An array of optional scalars, read as the general path's array and optional shortcuts read
-    /// one: `null` elements are `nil`, any other element is read as the scalar, and a fault is
-    /// reported for the element's path as the scalar type.
-    private func readOptionalScalars<S: Decodable>(
-        _ scalar: TapeScalar,
-        from member: JSONTape.Value,
-        field: Int
-    ) throws -> [S?] {
-        if context.hasTypeHooks { return try read([S?].self, from: member, field: field) }
-        let key = members.keys[field]
-        guard member.kind == .arrayStart else {
-            abandon()
-            throw TapeDecoder(value: member, context: context, parentPath: [], key: key)
-                .mismatch(expected: "an array", type: [Any].self)
-        }
-        let tape = member.tape
-        let count = member.count
-        let context = context
-        do {
-            return try [S?](unsafeUninitializedCapacity: count) { buffer, initialized in
-                var cursor = member.index + 1
-                while initialized < count {
-                    let end = tape.endOfValue(at: cursor) ?? member.endIndex - 1
-                    let element = JSONTape.Value(tape: tape, index: cursor, endIndex: end)
-                    let read: S?
-                    if element.isNull {
-                        read = nil
-                    } else {
-                        do throws(JSONError) {
-                            read = try TapeDecoder.readScalar(scalar, from: element, context: context, as: S.self)
-                        } catch {
-                            throw TapeDecoder(
-                                value: element,
-                                context: context,
-                                parentPath: [key],
-                                key: ElementKey(initialized)
-                            )
-                            .convert(error, type: S.self)
-                        }
-                    }
-                    // Safe because initialized < count, the capacity asked for.
-                    (buffer.baseAddress! + initialized).initialize(to: read)
-                    initialized += 1
-                    cursor = end
-                }
-            }
-        } catch {
-            abandon()
-            throw error
-        }
+        try scalarsIfPresent(at: field)
     }
 
     /// A nested model read as `readDirectly` reads it for the general path: its errors, relative to
@@ -721,31 +657,16 @@ public struct JSONModelReader: ~Copyable {
             throw TapeDecoder(value: member, context: context, parentPath: [], key: key)
                 .mismatch(expected: "an array", type: [Any].self)
         }
-        let tape = member.tape
-        let count = member.count
         let context = context
         do {
-            return try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                var cursor = member.index + 1
-                while initialized < count {
-                    let end = tape.endOfValue(at: cursor) ?? member.endIndex - 1
-                    let element = JSONTape.Value(tape: tape, index: cursor, endIndex: end)
-                    do {
-                        // Safe because initialized < count, the capacity asked for.
-                        (buffer.baseAddress! + initialized).initialize(to: try T(from: element, context: context))
-                    } catch let error as DecodingError {
-                        throw error.prefixingCodingPath([key, ElementKey(initialized)])
-                    } catch let error as JSONError {
-                        throw TapeDecoder(
-                            value: element,
-                            context: context,
-                            parentPath: [key],
-                            key: ElementKey(initialized)
-                        )
-                        .convert(error, type: T.self)
-                    }
-                    initialized += 1
-                    cursor = end
+            return try member.mapElements { element, index in
+                do {
+                    return try T(from: element, context: context)
+                } catch let error as DecodingError {
+                    throw error.prefixingCodingPath([key, ElementKey(index)])
+                } catch let error as JSONError {
+                    throw TapeDecoder(value: member, context: context, parentPath: [], key: key)
+                        .elementError(error, element: element, index: index, type: T.self)
                 }
             }
         } catch {
@@ -754,7 +675,8 @@ public struct JSONModelReader: ~Copyable {
         }
     }
 
-    /// An array of scalars, read by the general path's own array shortcut, specialized here.
+    /// An array of scalars or optional scalars, read by the general path's own array shortcut,
+    /// specialized here.
     @inline(__always)
     private func scalars<S: Decodable>(at field: Int) throws -> [S] {
         guard let member = member(field) else { throw missing(field) }

@@ -4,24 +4,13 @@ internal import CYajl
 /// Everything a parser's callbacks change, in one struct on the heap that yajl's context pointer
 /// names (see the essay at the top of JSONParser.swift).
 struct ParserState {
-    /// One array or object that has opened and not yet closed.
-    struct OpenContainer {
-        /// The absolute tape index of its start token.
-        var tokenIndex: Int
-        /// Its elements or members so far.
-        var childCount: Int
-        /// Where its bracket stands.
-        var position: JSONPosition
-        var isObject: Bool
-    }
-
     var tape = JSONTape()
     /// The tape's buffer while yajl calls back; set by `beginChunk` after making the tape's storage
     /// unique, so callbacks append without checks.
     var buffer: UnsafeMutablePointer<TapeBuffer>
     let limits: JSONLimits
     /// `limits.maxStringBytes` clamped so that a token's length always fits the tape's `UInt32`.
-    let maxTokenBytes: Int
+    var maxTokenBytes: Int { hot.pointee.max_token_bytes }
     /// Set by a callback that found a fault, or by `parse` after any fault; rethrown from then on.
     var failure: JSONError?
 
@@ -31,10 +20,11 @@ struct ParserState {
     let hot: UnsafeMutablePointer<sluice_parser_hot>
 
     // The chunk yajl is reading. Valid only during a parse call.
-    var chunk = UnsafeRawBufferPointer(start: nil, count: 0) {
-        didSet {
-            hot.pointee.chunk = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            hot.pointee.chunk_count = chunk.count
+    var chunk: UnsafeRawBufferPointer {
+        get { UnsafeRawBufferPointer(start: hot.pointee.chunk, count: hot.pointee.chunk_count) }
+        set {
+            hot.pointee.chunk = newValue.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            hot.pointee.chunk_count = newValue.count
         }
     }
     /// The absolute offset of `chunk`'s first byte: the number of bytes parsed before it.
@@ -130,8 +120,7 @@ struct ParserState {
         limits.maxStringBytes = max(limits.maxStringBytes, 0)
         limits.maxDocumentBytes = max(limits.maxDocumentBytes, 0)
         self.limits = limits
-        self.maxTokenBytes = min(limits.maxStringBytes, Int(UInt32.max))
-        hot.pointee.max_token_bytes = maxTokenBytes
+        hot.pointee.max_token_bytes = min(limits.maxStringBytes, Int(UInt32.max))
         hot.pointee.max_depth = limits.maxDepth
     }
 
@@ -254,12 +243,10 @@ struct ContainerStack {
 
     var isEmpty: Bool { count == 0 }
 
-    /// The innermost container, if any (its `childCount` is not kept up to date).
-    var last: ParserState.OpenContainer? {
-        count == 0 ? nil : ParserState.OpenContainer(hot.pointee.containers[count - 1])
-    }
+    /// The innermost container, if any (its `child_count` is not kept up to date).
+    var last: sluice_open_container? { count == 0 ? nil : hot.pointee.containers[count - 1] }
 
-    func push(_ container: ParserState.OpenContainer) {
+    func push(_ container: sluice_open_container) {
         var storage = hot.pointee.containers.unsafelyUnwrapped
         if count > 0 { storage[count - 1].child_count = topChildCount }
         let capacity = hot.pointee.container_capacity
@@ -272,40 +259,28 @@ struct ContainerStack {
             hot.pointee.container_capacity = capacity * 2
         }
         // Safe because count < capacity after growing.
-        (storage + count).initialize(
-            to: sluice_open_container(
-                token_index: container.tokenIndex,
-                child_count: container.childCount,
-                byte_offset: container.position.byteOffset,
-                line: container.position.line,
-                column: container.position.column,
-                is_object: container.isObject
-            )
-        )
+        (storage + count).initialize(to: container)
         hot.pointee.container_count += 1
         topChildCount = 0
     }
 
-    func pop() -> ParserState.OpenContainer? {
+    func pop() -> sluice_open_container? {
         guard count > 0 else { return nil }
         hot.pointee.container_count -= 1
         let storage = hot.pointee.containers.unsafelyUnwrapped
-        var container = ParserState.OpenContainer(storage[count])
-        container.childCount = topChildCount
+        var container = storage[count]
+        container.child_count = topChildCount
         topChildCount = count > 0 ? storage[count - 1].child_count : 0
         return container
     }
 }
 
-extension ParserState.OpenContainer {
-    init(_ shared: sluice_open_container) {
-        self.init(
-            tokenIndex: shared.token_index,
-            childCount: shared.child_count,
-            position: JSONPosition(byteOffset: shared.byte_offset, line: shared.line, column: shared.column),
-            isObject: shared.is_object
-        )
-    }
+/// One array or object that has opened and not yet closed: its start token's absolute index, its
+/// children so far, where its bracket stands and whether it is an object. A C struct, because the
+/// C fast path pushes and pops most of them.
+extension sluice_open_container {
+    /// Where the container's bracket stands.
+    var position: JSONPosition { JSONPosition(byteOffset: byte_offset, line: line, column: column) }
 }
 
 // MARK: - Callbacks
@@ -379,12 +354,15 @@ extension ParserState {
             )
         }
         containers.topChildCount += 1
+        let position = position(ofTokenAt: start)
         containers.push(
-            OpenContainer(
-                tokenIndex: tapeEndIndex,
-                childCount: 0,
-                position: position(ofTokenAt: start),
-                isObject: isObject
+            sluice_open_container(
+                token_index: tapeEndIndex,
+                child_count: 0,
+                byte_offset: position.byteOffset,
+                line: position.line,
+                column: position.column,
+                is_object: isObject
             )
         )
         appendMarker(isObject ? .objectStart : .arrayStart, payload: -1, at: start)
@@ -401,12 +379,12 @@ extension ParserState {
             preconditionFailure("Internal inconsistency: yajl closed a container that never opened")
         }
         let endIndex = tapeEndIndex
-        appendMarker(open.isObject ? .objectEnd : .arrayEnd, payload: open.tokenIndex, at: start)
+        appendMarker(open.is_object ? .objectEnd : .arrayEnd, payload: open.token_index, at: start)
         // Record on the start token where its container ends, unless a consumer has released it.
-        let startPosition = open.tokenIndex - buffer.pointee.firstIndex
+        let startPosition = open.token_index - buffer.pointee.firstIndex
         if startPosition >= 0 {
             buffer.pointee.tokens[startPosition].payload = endIndex
-            buffer.pointee.tokens[startPosition].length = UInt32(clamping: open.childCount)
+            buffer.pointee.tokens[startPosition].length = UInt32(clamping: open.child_count)
         }
         scanOffset = tokenEnd
         lastTokenWasKey = false
@@ -644,7 +622,7 @@ extension ParserState {
             let isString = pendingFirstByte == Self.quote
             let length = chunkEnd - pendingStart - (isString ? 1 : 0)
             if length > maxTokenBytes {
-                let isKey = isString && containers.last?.isObject == true && !lastTokenWasKey
+                let isKey = isString && containers.last?.is_object == true && !lastTokenWasKey
                 let description = isString ? (isKey ? "key" : "string") : "number"
                 fault = tokenTooLong(at: pendingStart, description: description)
             }
@@ -776,7 +754,7 @@ extension ParserState {
     private mutating func limitErrorInstead(ofFaultAt fault: Int, tokenStart start: Int) -> JSONError? {
         guard start < fault, let first = byte(at: start) else { return nil }
         if first == Self.quote, fault - start - 1 > maxTokenBytes {
-            let isKey = containers.last?.isObject == true && !lastTokenWasKey
+            let isKey = containers.last?.is_object == true && !lastTokenWasKey
             return tokenTooLong(at: start, description: isKey ? "key" : "string")
         }
         if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")),
@@ -987,7 +965,7 @@ extension ParserState {
                 at: end
             )
         }
-        let kind = innermost.isObject ? "an object" : "an array"
+        let kind = innermost.is_object ? "an object" : "an array"
         let place = "line \(innermost.position.line), column \(innermost.position.column)"
         let what = lastTokenWasKey ? "before the value of a member, in" : "inside"
         let more = containers.count > 1 ? " (\(containers.count) arrays and objects were left open)" : ""

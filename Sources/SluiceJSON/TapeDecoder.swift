@@ -836,6 +836,20 @@ enum TapeScalar {
         }
     }
 
+    /// The scalar case for `Optional<S>`, for the five scalars optional elements hold most; `nil`
+    /// for any other type.
+    @inline(__always)
+    init?(optional type: Any.Type) {
+        switch ObjectIdentifier(type) {
+        case ObjectIdentifier(String?.self): self = .string
+        case ObjectIdentifier(Int?.self): self = .int
+        case ObjectIdentifier(Double?.self): self = .double
+        case ObjectIdentifier(Bool?.self): self = .bool
+        case ObjectIdentifier(Int64?.self): self = .int64
+        default: return nil
+        }
+    }
+
     /// Reads the value as `T`, which must be the type this case was made from.
     @inline(__always)
     func read<T>(from value: JSONTape.Value, as type: T.Type) throws(JSONError) -> T {
@@ -888,15 +902,15 @@ protocol TapeContainerShortcut {
 }
 
 extension Array: TapeContainerShortcut where Element: Decodable {
-    /// Why `Array(unsafeUninitializedCapacity:)` and a loop of its own for scalars: this code runs
-    /// unspecialized (the element type is only known at run time), where every call to an array
-    /// method looks `[Element]`'s metadata up again, hundreds of instructions each time; here it is
-    /// looked up once per array. Arrays of scalars (`[Double]`, `[Int]`, `[String]`) also skip the
-    /// decoder per element, building one only to report an error.
+    /// Why `mapElements` (an array built in place) and loops of their own for scalars: this code
+    /// runs unspecialized (the element type is only known at run time), where every call to an
+    /// array method looks `[Element]`'s metadata up again, hundreds of instructions each time; here
+    /// it is looked up once per array. Arrays of scalars (`[Double]`, `[Int]`, `[String]`) and of
+    /// optional scalars (`[Bool?]`) also skip the decoder per element, building one only to report
+    /// an error.
     static func read(from decoder: TapeDecoder) throws -> [Element] {
         let value = decoder.value
         guard value.kind == .arrayStart else { throw decoder.mismatch(expected: "an array", type: [Any].self) }
-        let count = value.count
         let context = decoder.context
         if !context.hasTypeHooks, let scalar = TapeScalar(Element.self) {
             // One concrete array type per case: built where the element type is known, so no
@@ -919,19 +933,26 @@ extension Array: TapeContainerShortcut where Element: Decodable {
             case .decimal: return unsafeBitCast(try readScalars(decoder, scalar, as: Decimal.self), to: [Element].self)
             }
         }
-        let path = decoder.codingPath
-        return try Array(unsafeUninitializedCapacity: count) { buffer, initialized in
-            for element in try value.elements() {
-                let elementDecoder = TapeDecoder(
-                    value: element,
-                    context: context,
-                    parentPath: path,
-                    key: ElementKey(initialized)
-                )
-                // Safe because an array has as many elements as its start token counts.
-                (buffer.baseAddress! + initialized).initialize(to: try elementDecoder.decodeValue(Element.self))
-                initialized += 1
+        if !context.hasTypeHooks, let scalar = TapeScalar(optional: Element.self) {
+            // The same for the optional scalars arrays hold most (`[Bool?]`, `[Int?]`): each element
+            // through the optional shortcut cost a nested decoder and two type look-ups.
+            switch scalar {
+            case .string:
+                return unsafeBitCast(try readOptionalScalars(decoder, scalar, as: String.self), to: [Element].self)
+            case .int: return unsafeBitCast(try readOptionalScalars(decoder, scalar, as: Int.self), to: [Element].self)
+            case .double:
+                return unsafeBitCast(try readOptionalScalars(decoder, scalar, as: Double.self), to: [Element].self)
+            case .bool:
+                return unsafeBitCast(try readOptionalScalars(decoder, scalar, as: Bool.self), to: [Element].self)
+            case .int64:
+                return unsafeBitCast(try readOptionalScalars(decoder, scalar, as: Int64.self), to: [Element].self)
+            default: break  // `init(optional:)` makes no other case.
             }
+        }
+        let path = decoder.codingPath
+        return try value.mapElements { element, index in
+            try TapeDecoder(value: element, context: context, parentPath: path, key: ElementKey(index))
+                .decodeValue(Element.self)
         }
     }
 }
@@ -939,31 +960,59 @@ extension Array: TapeContainerShortcut where Element: Decodable {
 /// The scalars of the array `decoder` stands at, read straight from the tape; a decoder per
 /// element is made only to report an error.
 private func readScalars<S>(_ decoder: TapeDecoder, _ scalar: TapeScalar, as type: S.Type) throws -> [S] {
-    let value = decoder.value
-    let tape = value.tape
     let context = decoder.context
-    let count = value.count
-    return try Array(unsafeUninitializedCapacity: count) { buffer, initialized in
-        var cursor = value.index + 1
-        while initialized < count {
-            let end = tape.endOfValue(at: cursor) ?? value.endIndex - 1
-            let element = JSONTape.Value(tape: tape, index: cursor, endIndex: end)
-            do throws(JSONError) {
+    return try decoder.value.mapElements { element, index in
+        do throws(JSONError) {
+            return try TapeDecoder.readScalar(scalar, from: element, context: context, as: S.self)
+        } catch {
+            throw decoder.elementError(error, element: element, index: index, type: S.self)
+        }
+    }
+}
+
+/// The same for optional scalars: `null` elements are `nil`, as the optional shortcut reads them,
+/// and a fault in any other element is reported as the wrapped type's.
+private func readOptionalScalars<S>(_ decoder: TapeDecoder, _ scalar: TapeScalar, as type: S.Type) throws -> [S?] {
+    let context = decoder.context
+    return try decoder.value.mapElements { element, index in
+        if element.isNull { return nil }
+        do throws(JSONError) {
+            return try TapeDecoder.readScalar(scalar, from: element, context: context, as: S.self)
+        } catch {
+            throw decoder.elementError(error, element: element, index: index, type: S.self)
+        }
+    }
+}
+
+extension TapeDecoder {
+    /// A scalar fault in element `index` of the array this decoder stands at, as the element's own
+    /// decoder would report it.
+    func elementError(_ error: JSONError, element: JSONTape.Value, index: Int, type: Any.Type) -> DecodingError {
+        TapeDecoder(value: element, context: context, parentPath: codingPath, key: ElementKey(index))
+            .convert(error, type: type)
+    }
+}
+
+extension JSONTape.Value {
+    /// The elements of this array, each turned into an `E` by `transform` (given the element and
+    /// its index), in an array built in place: the one walk over an array's tokens that the
+    /// decoders' fast paths share.
+    ///
+    /// - Precondition: the value is an array.
+    func mapElements<E>(_ transform: (JSONTape.Value, Int) throws -> E) rethrows -> [E] {
+        precondition(kind == .arrayStart, "mapElements needs an array")
+        let count = self.count
+        return try [E](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var cursor = index + 1
+            while initialized < count {
+                let end = tape.endOfValue(at: cursor) ?? endIndex - 1
                 // Safe because initialized < count, the capacity asked for.
                 (buffer.baseAddress! + initialized).initialize(
-                    to: try TapeDecoder.readScalar(scalar, from: element, context: context, as: S.self)
+                    to: try transform(JSONTape.Value(tape: tape, index: cursor, endIndex: end), initialized)
                 )
-            } catch {
-                let elementDecoder = TapeDecoder(
-                    value: element,
-                    context: context,
-                    parentPath: decoder.codingPath,
-                    key: ElementKey(initialized)
-                )
-                throw elementDecoder.convert(error, type: S.self)
+                initialized += 1
+                cursor = end
             }
-            initialized += 1
-            cursor = end
         }
     }
 }

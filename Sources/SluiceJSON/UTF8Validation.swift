@@ -1,3 +1,5 @@
+internal import CSluiceTape
+
 /// Strict checks of a string's bytes as written in the input, run after yajl has accepted them.
 ///
 /// yajl's own UTF-8 check looks only at the shape of each sequence: it lets overlong forms
@@ -8,50 +10,14 @@
 enum UTF8Validation {
     /// The index of the first byte of the first ill-formed UTF-8 sequence in `bytes`, or `nil`
     /// when every byte belongs to a well-formed sequence.
+    ///
+    /// The check is written once, in C (`sluice_first_invalid_utf8`), because the tape's C fast
+    /// path runs it on every string it builds; the Swift callbacks and the writer call the same
+    /// function, so the two paths cannot disagree on what is well formed.
     static func firstInvalidSequence(in bytes: UnsafeRawBufferPointer) -> Int? {
-        let count = bytes.count
-        var index = 0
-        while index < count {
-            // Fast path: eight ASCII bytes at a time, the common case for JSON text.
-            while index + 8 <= count {
-                // Safe because index + 8 <= count keeps the load inside the buffer.
-                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                guard word & 0x8080_8080_8080_8080 == 0 else { break }
-                index += 8
-            }
-            guard index < count else { return nil }
-            let lead = bytes[index]
-            if lead < 0x80 {
-                index += 1
-                continue
-            }
-            let length: Int
-            var secondRange: ClosedRange<UInt8> = 0x80...0xBF
-            switch lead {
-            case 0xC2...0xDF: length = 2
-            case 0xE0:
-                length = 3
-                secondRange = 0xA0...0xBF
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED:
-                length = 3
-                secondRange = 0x80...0x9F
-            case 0xF0:
-                length = 4
-                secondRange = 0x90...0xBF
-            case 0xF1...0xF3: length = 4
-            case 0xF4:
-                length = 4
-                secondRange = 0x80...0x8F
-            default: return index
-            }
-            guard index + length <= count, secondRange.contains(bytes[index + 1]) else { return index }
-            for continuation in (index + 2)..<(index + length) where bytes[continuation] & 0xC0 != 0x80 {
-                return index
-            }
-            index += length
-        }
-        return nil
+        guard let base = bytes.baseAddress else { return nil }
+        let index = sluice_first_invalid_utf8(base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        return index < 0 ? nil : index
     }
 
     /// The index of the backslash of the first `\u` escape in `content` (a string's bytes between

@@ -291,9 +291,9 @@ final class DocumentEngine {
     /// A generated reader with `view`'s members filed under a `@JSONModel` resource's properties,
     /// as `ResourceDecoder` finds them: `id`, `lid` and `type` from the resource object, each
     /// other property from the member of `attributes` or `relationships` its name stands for
-    /// under the key strategy, else the resource's own `meta` and `links`. `nil` where the
-    /// general path must read the resource (`needsGeneralPath`): an option needs it, or a name
-    /// stands for two properties or is given twice (which one wins depends on the order the
+    /// under the key strategy, else the resource's own `meta` and `links`. The reader says
+    /// `needsGeneralPath` where the general path must read the resource: an option needs it, or a
+    /// name stands for two properties or is given twice (which one wins depends on the order the
     /// general path asks in).
     private func filedReader(for view: ResourceObjectView, members: JSONModelMembers) -> JSONModelReader {
         var reader = JSONModelReader(
@@ -308,23 +308,23 @@ final class DocumentEngine {
         if fixed.id >= 0 && view.idIndex >= 0 { reader.file(fixed.id, at: view.idIndex) }
         if fixed.lid >= 0 && view.lidIndex >= 0 { reader.file(fixed.lid, at: view.lidIndex) }
         let tape = view.value.tape
-        var repeats = false
+        var needsGeneralPath = false
         view.forEachField { key, valueIndex, _ in
-            guard !repeats else { return }
+            guard !needsGeneralPath else { return }
             let field = tape.withUnsafeText(of: key) { reader.field(named: $0) }
             guard field >= 0 else {
-                repeats = field == JSONModelMembers.ambiguousMember
+                needsGeneralPath = field == JSONModelMembers.ambiguousMember
                 return
             }
             // The general path never looks among the fields for these.
             if field == fixed.id || field == fixed.lid || field == fixed.type { return }
             if reader.hasMember(field) {
-                repeats = true
+                needsGeneralPath = true  // given twice
             } else {
                 reader.file(field, at: valueIndex)
             }
         }
-        if repeats {
+        if needsGeneralPath {
             reader.needGeneralPath()
             return reader
         }

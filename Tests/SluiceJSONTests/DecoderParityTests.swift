@@ -134,6 +134,41 @@ struct DecoderParityTests {
         #expect(expected != "no error")
     }
 
+    struct Optionals: Codable, Equatable {
+        var flags: [Bool?]
+        var counts: [Int?]?
+        var names: [String?]?
+        var ratios: [Double?]?
+        var big: [Int64?]?
+    }
+
+    @Test(
+        "arrays of optional scalars: the same values and errors as JSONDecoder",
+        arguments: [
+            #"{"flags": [true, null, false], "counts": [1, null], "names": [null, "a"], "ratios": [0.5, null], "big": [null, 9007199254740993]}"#,
+            #"{"flags": []}"#,
+            #"{"flags": [true, 1]}"#,  // a number among Booleans
+            #"{"flags": null}"#,  // null for the required array
+            #"{"flags": {}}"#,  // an object for the array
+            #"{"flags": [], "counts": [1, "2"]}"#,
+            #"{"flags": [], "names": [null, 3]}"#,
+            #"{"flags": [], "ratios": [null, true]}"#,
+            #"{"flags": [], "big": [[]]}"#,
+        ]
+    )
+    func optionalScalarArrays(json: String) throws {
+        let data = Data(json.utf8)
+        let expected = Self.failure(Optionals.self, json) { try JSONDecoder().decode(Optionals.self, from: $0) }
+        let actual = Self.failure(Optionals.self, json) { try StreamingJSONDecoder().decode(Optionals.self, from: $0) }
+        #expect(actual == expected)
+        if expected == "no error" {
+            #expect(
+                try StreamingJSONDecoder().decode(Optionals.self, from: data)
+                    == JSONDecoder().decode(Optionals.self, from: data)
+            )
+        }
+    }
+
     @Test(
         "where Foundation is vaguer or lenient, Sluice is precise and strict",
         arguments: [

@@ -92,7 +92,8 @@ void sluice_tape_callbacks(yajl_callbacks *table);
 
 /// The index of the first byte of the first ill-formed UTF-8 sequence in `bytes`, or -1 when
 /// all of it is well formed (Unicode's table 3-7: no overlong forms, no surrogates, nothing
-/// above U+10FFFF). The same rule as Swift's `UTF8Validation.firstInvalidSequence`.
+/// above U+10FFFF). The one definition of the rule: Swift's `UTF8Validation.firstInvalidSequence`
+/// calls it.
 intptr_t sluice_first_invalid_utf8(const uint8_t *bytes, intptr_t count);
 
 #endif
