@@ -25,6 +25,25 @@ public struct Document<Primary: PrimaryData> {
     /// Primary data as read, before it took the shape `Primary`: what a page appended to this
     /// document is merged with.
     let content: PrimaryContent
+
+    @usableFromInline
+    init(
+        data: Primary,
+        included: [AnyResource],
+        meta: JSONValue?,
+        links: Links?,
+        jsonapi: JSONAPIObject?,
+        store: ResourceStore,
+        content: PrimaryContent
+    ) {
+        self.data = data
+        self.included = included
+        self.meta = meta
+        self.links = links
+        self.jsonapi = jsonapi
+        self.store = store
+        self.content = content
+    }
 }
 
 /// A document crosses tasks and actors whole: its models are `Sendable` (see ``Resource``) and its
@@ -157,6 +176,20 @@ public struct PrimaryShapeMismatch: Error, Sendable {
     public var pointer: String
     /// One sentence naming what was expected and found.
     public var message: String
+
+    @usableFromInline
+    init(pointer: String, message: String) {
+        self.pointer = pointer
+        self.message = message
+    }
+}
+
+extension JSONAPIDecodingError {
+    /// The error for primary data that does not have the shape asked for.
+    @usableFromInline
+    static func primaryShape(_ mismatch: PrimaryShapeMismatch) -> JSONAPIDecodingError {
+        JSONAPIDecodingError(pointer: mismatch.pointer, position: nil, message: mismatch.message)
+    }
 }
 
 /// A shape of primary data that is one element: `Linked<T>`, `ResourceIdentifier`, `AnyResource`.
@@ -165,7 +198,11 @@ public protocol SingularPrimaryData: PrimaryData {
     static func make(item: PrimaryItem, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch>
 }
 
+// The conformances' `make` functions are inlinable so that, called from the inlinable
+// `JSONAPIDecoder.decode`, they are specialized for the caller's models.
+
 extension SingularPrimaryData {
+    @inlinable
     public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
         switch content {
         case .single(let item):
@@ -188,6 +225,7 @@ extension Linked: PrimaryData, SingularPrimaryData {
     public static var primaryModelTypes: [any Resource.Type] { [Model.self] }
     public static var holdsIdentifiers: Bool { false }
 
+    @inlinable
     public static func make(item: PrimaryItem, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
         guard case .resource(let resource) = item else {
             return .failure(
@@ -210,6 +248,7 @@ extension AnyResource: PrimaryData, SingularPrimaryData {
     public static var primaryModelTypes: [any Resource.Type] { [] }
     public static var holdsIdentifiers: Bool { false }
 
+    @inlinable
     public static func make(item: PrimaryItem, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
         switch item {
         case .resource(let resource): return .success(resource)
@@ -223,6 +262,7 @@ extension ResourceIdentifier: PrimaryData, SingularPrimaryData {
     public static var primaryModelTypes: [any Resource.Type] { [] }
     public static var holdsIdentifiers: Bool { true }
 
+    @inlinable
     public static func make(item: PrimaryItem, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
         switch item {
         case .identifier(let identifier): return .success(identifier)
@@ -244,6 +284,7 @@ extension Optional: PrimaryData where Wrapped: SingularPrimaryData {
     public static var primaryModelTypes: [any Resource.Type] { Wrapped.primaryModelTypes }
     public static var holdsIdentifiers: Bool { Wrapped.holdsIdentifiers }
 
+    @inlinable
     public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
         switch content {
         case .null: return .success(nil)
@@ -264,6 +305,7 @@ extension Array: PrimaryData where Element: SingularPrimaryData {
     public static var primaryModelTypes: [any Resource.Type] { Element.primaryModelTypes }
     public static var holdsIdentifiers: Bool { Element.holdsIdentifiers }
 
+    @inlinable
     public static func make(from content: PrimaryContent, store: ResourceStore) -> Result<Self, PrimaryShapeMismatch> {
         switch content {
         case .collection(let items):

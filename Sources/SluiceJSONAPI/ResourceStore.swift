@@ -11,45 +11,264 @@ import SluiceJSON
 /// Thread-safe: a document (and every `Linked` view of it) may be read from several tasks while
 /// another appends a page to it (`Document.appending(_:)` adds to the shared store).
 public final class ResourceStore: @unchecked Sendable {
-    // @unchecked Sendable: every access to `resources` holds `lock`. An uncontended lock costs a
-    // few nanoseconds next to the hash lookup it guards.
+    // How resources are found (linking by index): types are numbered in the order they are met
+    // (a decoder numbers its registry's types first), each type keeps its resources in an array
+    // in the order they were added, and an identity is found as (type number, id) through a small
+    // open-addressing table per type that hashes the id's UTF-8 bytes. A lookup costs a short
+    // comparison of type names, one cheap hash and usually one comparison of ids; the
+    // `[ResourceIdentity: AnyResource]` dictionary it replaced hashed two Strings with SipHash and
+    // built an identity value for every relationship followed.
+    //
+    // The tables are a struct behind a pointer rather than stored properties of the class: Swift
+    // checks exclusive access to a class's stored properties at run time when an access spans a
+    // call, which cost more than the lookup itself.
+    //
+    // @unchecked Sendable: every access to `tables` holds `lock`, but for the decoder's
+    // `addBeforePublishing` before the store is shared.
     private let lock = NSLock()
-    private var resources: [ResourceIdentity: AnyResource] = [:]
+    private let tables: UnsafeMutablePointer<StoreTables>
 
     /// Creates an empty store.
-    public init() {}
+    public init() {
+        tables = .allocate(capacity: 1)
+        tables.initialize(to: StoreTables())
+    }
+
+    /// Creates an empty store whose types are numbered in the order of `typeNames` (a decoder's
+    /// registry), so that the types a document is expected to hold are found first.
+    convenience init(typeNames: [String]) {
+        self.init()
+        for name in typeNames where !name.isEmpty { _ = tables.pointee.numberAdding(type: name) }
+    }
+
+    deinit {
+        tables.deinitialize(count: 1)
+        tables.deallocate()
+    }
 
     /// The number of resources with an identity.
-    public var count: Int { lock.withLock { resources.count } }
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return tables.pointee.total
+    }
 
     /// Adds `resource`; returns `false`, leaving the first in place, when one with the same identity
     /// is already there.
     @discardableResult
     public func add(_ resource: AnyResource) -> Bool {
         guard let identity = resource.identity else { return true }
-        return lock.withLock {
-            if resources[identity] != nil { return false }
-            resources[identity] = resource
-            return true
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        return tables.pointee.insert(resource, identity: identity)
     }
 
     /// `add(_:)` without the lock, for the decoder filling a store that no other thread can see
     /// yet (it is published with the document when the decode returns): a decode adds every
     /// resource of the document, and the lock was a measurable share of linking.
     func addBeforePublishing(_ resource: AnyResource) {
-        guard let identity = resource.identity, resources[identity] == nil else { return }
-        resources[identity] = resource
+        guard let identity = resource.identity else { return }
+        _ = tables.pointee.insert(resource, identity: identity)
     }
 
     /// The resource with `identity`.
-    public subscript(identity: ResourceIdentity) -> AnyResource? { lock.withLock { resources[identity] } }
+    public subscript(identity: ResourceIdentity) -> AnyResource? {
+        lock.lock()
+        defer { lock.unlock() }
+        return tables.pointee.find(type: identity.type, key: identity.key, isLocal: identity.isLocal)
+    }
+
+    /// The resources of the type named `type`, in the order they were added (primary data before
+    /// included resources, each in document order); empty when the store holds none.
+    ///
+    /// ```swift
+    /// let people = document.store.resources(ofType: "people")
+    /// ```
+    public func resources(ofType type: String) -> [AnyResource] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let number = tables.pointee.number(ofType: type) else { return [] }
+        return tables.pointee.types[number].resources
+    }
 
     /// The model an identifier names, if the document holds it and it is a `T`.
     @inlinable
     public func resolve<T: Resource>(_ identifier: ResourceIdentifier?, as type: T.Type = T.self) -> T? {
-        guard let identity = identifier?.identity, let resource = self[identity] else { return nil }
+        guard let identifier, let resource = resource(for: identifier) else { return nil }
         return resource.as(T.self)
+    }
+
+    /// The resource an identifier names, found from the identifier's own fields: no
+    /// ``ResourceIdentity`` is made on the way.
+    @usableFromInline
+    func resource(for identifier: ResourceIdentifier) -> AnyResource? {
+        let key: String
+        let isLocal: Bool
+        if let id = identifier.id {
+            key = id
+            isLocal = false
+        } else if let lid = identifier.lid {
+            key = lid
+            isLocal = true
+        } else {
+            return nil
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        return tables.pointee.find(type: identifier.type, key: key, isLocal: isLocal)
+    }
+}
+
+/// A store's types and their resources.
+private struct StoreTables {
+    /// The type names, by type number.
+    var names: [String] = []
+    /// The resources of each type, by type number.
+    var types: [TypeResources] = []
+    /// Type numbers by name, once there are too many types for a scan of `names` to be quick.
+    var byName: [String: Int] = [:]
+    var total = 0
+
+    /// Up to this many types, a type's number is found by comparing names in turn: most documents
+    /// have a handful of types, and comparing two short Strings is cheaper than hashing one.
+    static let scannedTypes = 8
+
+    func find(type: String, key: String, isLocal: Bool) -> AnyResource? {
+        guard let number = number(ofType: type) else { return nil }
+        return types[number].resource(key: key, isLocal: isLocal)
+    }
+
+    mutating func insert(_ resource: AnyResource, identity: ResourceIdentity) -> Bool {
+        let number = numberAdding(type: identity.type)
+        guard types[number].insert(resource, key: identity.key, isLocal: identity.isLocal) else { return false }
+        total += 1
+        return true
+    }
+
+    /// The number of the type named `name`, if it has one.
+    func number(ofType name: String) -> Int? {
+        if names.count <= Self.scannedTypes {
+            // `==` on two small Strings (up to 15 bytes of UTF-8, as type names mostly are)
+            // compares their raw bits.
+            for index in names.indices where names[index] == name { return index }
+            return nil
+        }
+        return byName[name]
+    }
+
+    /// The number of the type named `name`, a new one for a name not seen before.
+    mutating func numberAdding(type name: String) -> Int {
+        number(ofType: name) ?? addType(name)
+    }
+
+    private mutating func addType(_ name: String) -> Int {
+        names.append(name)
+        types.append(TypeResources())
+        if names.count > Self.scannedTypes {
+            if byName.isEmpty {
+                for (number, known) in names.enumerated() { byName[known] = number }
+            } else {
+                byName[name] = names.count - 1
+            }
+        }
+        return names.count - 1
+    }
+}
+
+/// The resources of one type, in the order added, and an open-addressing table from identity
+/// (`id`, or `lid` for a local one) to their index.
+private struct TypeResources {
+    var resources: [AnyResource] = []
+    /// Each resource's `id` or `lid`, whether it is a `lid`, and its key's hash, by the same index
+    /// (the hashes so that growing the table hashes nothing again).
+    private var keys: [String] = []
+    private var local: [Bool] = []
+    private var hashes: [UInt64] = []
+    /// Power-of-two sized, at most half full. A slot holds the upper 32 bits of the key's hash
+    /// and the resource's index + 1 (0: empty), so most probes that miss compare no String.
+    private var slots: [UInt64] = []
+
+    func resource(key: String, isLocal: Bool) -> AnyResource? {
+        guard !slots.isEmpty, let index = index(key: key, isLocal: isLocal, hash: Self.hash(key, isLocal: isLocal))
+        else { return nil }
+        return resources[index]
+    }
+
+    private func index(key: String, isLocal: Bool, hash: UInt64) -> Int? {
+        guard !slots.isEmpty else { return nil }
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return nil }
+            if entry >> 32 == hash >> 32 {
+                let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                if local[index] == isLocal && keys[index] == key { return index }
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Adds `resource` under its identity unless one is there already.
+    mutating func insert(_ resource: AnyResource, key: String, isLocal: Bool) -> Bool {
+        let hash = Self.hash(key, isLocal: isLocal)
+        if index(key: key, isLocal: isLocal, hash: hash) != nil { return false }
+        if (resources.count + 1) * 2 > slots.count { grow() }
+        let index = resources.count
+        resources.append(resource)
+        keys.append(key)
+        local.append(isLocal)
+        hashes.append(hash)
+        place(index, hash: hash)
+        return true
+    }
+
+    private mutating func place(_ index: Int, hash: UInt64) {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        slots[slot] = (hash & 0xFFFF_FFFF_0000_0000) | UInt64(index + 1)
+    }
+
+    private mutating func grow() {
+        slots = Array(repeating: 0, count: Swift.max(16, slots.count * 2))
+        for index in hashes.indices { place(index, hash: hashes[index]) }
+    }
+
+    /// A hash of the key's UTF-8 bytes, eight at a time. Not Swift's `Hasher`: that is seeded per
+    /// process (fine) but runs SipHash over a normalized form of the String, which costs several
+    /// times more for the short ids that documents are made of. Collisions cost a comparison, not
+    /// correctness, and the table is private to one store.
+    private static func hash(_ key: String, isLocal: Bool) -> UInt64 {
+        var key = key
+        return key.withUTF8 { bytes -> UInt64 in
+            var hash: UInt64 = isLocal ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D
+            var offset = 0
+            let count = bytes.count
+            while offset + 8 <= count {
+                hash = Self.mix(hash ^ UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                offset += 8
+            }
+            if offset < count {
+                var tail: UInt64 = 0
+                var shift: UInt64 = 0
+                while offset < count {
+                    tail |= UInt64(bytes[offset]) << shift
+                    shift += 8
+                    offset += 1
+                }
+                hash = Self.mix(hash ^ tail)
+            }
+            return Self.mix(hash ^ UInt64(count))
+        }
+    }
+
+    @inline(__always)
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var value = value &* 0xBF58_476D_1CE4_E5B9
+        value ^= value >> 31
+        value = value &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 29)
     }
 }
 

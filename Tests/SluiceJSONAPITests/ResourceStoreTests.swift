@@ -1,0 +1,146 @@
+import Foundation
+import SluiceJSON
+import SluiceJSONAPI
+import Testing
+
+private struct StoreArticle: Resource {
+    static let resourceType = "articles"
+    var id: String
+    var title: String
+    var author: ToOne<StorePerson>
+    var comments: ToMany<StoreComment>
+}
+
+private struct StorePerson: Resource {
+    static let resourceType = "people"
+    var id: String
+    var name: String
+}
+
+private struct StoreComment: Resource {
+    static let resourceType = "comments"
+    var id: String?
+    var lid: String?
+    var body: String
+    var author: ToOne<StorePerson>
+}
+
+/// The identity map behind linking (linking by index: type numbers, per-type arrays, a table
+/// per type keyed by the id's bytes), checked against a plain dictionary of identities.
+@Suite("Resource store")
+struct ResourceStoreTests {
+    private func raw(_ type: String, id: String? = nil, lid: String? = nil) -> AnyResource {
+        let identity =
+            if let id { ResourceIdentity(type: type, id: id) } else { lid.map { ResourceIdentity(type: type, lid: $0) } }
+        return AnyResource(type: type, identity: identity, model: nil, raw: nil)
+    }
+
+    @Test("finds what a dictionary of identities finds, over many types, ids and local ids")
+    func agreesWithADictionary() {
+        let store = ResourceStore()
+        var reference: [ResourceIdentity: AnyResource] = [:]
+        // 12 types: past the 8 whose numbers are found by comparing names; ids of every length
+        // the hash reads in one word, two words and a tail, non-ASCII, and the empty id.
+        let types = (0..<12).map { "type-\($0)" } + ["ünïcødé-type-name-longer-than-16"]
+        var generator = SystemRandomNumberGenerator()
+        for number in 0..<3000 {
+            let type = types[number % types.count]
+            let length = Int.random(in: 0...24, using: &generator)
+            let id = String(number) + String(repeating: "é", count: length / 2) + String(repeating: "x", count: length)
+            let isLocal = number % 7 == 0
+            let resource = isLocal ? raw(type, lid: id) : raw(type, id: id)
+            let identity = resource.identity!
+            let added = store.add(resource)
+            #expect(added == (reference[identity] == nil))
+            if reference[identity] == nil { reference[identity] = resource }
+        }
+        #expect(store.count == reference.count)
+        for (identity, resource) in reference {
+            #expect(store[identity]?.identity == resource.identity)
+            // The same key as the other kind of identity is another resource (or none).
+            let other =
+                identity.isLocal
+                ? ResourceIdentity(type: identity.type, id: identity.key)
+                : ResourceIdentity(type: identity.type, lid: identity.key)
+            #expect(store[other]?.identity == reference[other]?.identity)
+        }
+        #expect(store[ResourceIdentity(type: "type-1", id: "no such id")] == nil)
+        #expect(store[ResourceIdentity(type: "no such type", id: "1")] == nil)
+    }
+
+    @Test("the first resource with an identity stays; resources without one are not kept")
+    func firstWins() {
+        let store = ResourceStore()
+        let first = AnyResource(
+            type: "people",
+            identity: ResourceIdentity(type: "people", id: "1"),
+            model: nil,
+            raw: nil
+        )
+        #expect(store.add(first))
+        #expect(!store.add(raw("people", id: "1")))
+        #expect(store.add(raw("people", lid: "1")))
+        #expect(store.add(AnyResource(type: "people", identity: nil, model: nil, raw: nil)))
+        #expect(store.count == 2)
+        #expect(store.resources(ofType: "people").map(\.identity) == [first.identity, raw("people", lid: "1").identity])
+        #expect(store.resources(ofType: "articles").isEmpty)
+    }
+
+    @Test("a decoded document lists each type's resources in document order and resolves by identifier")
+    func decodedDocument() throws {
+        let json = #"""
+            {"data": [{"type": "articles", "id": "1", "attributes": {"title": "A"},
+                       "relationships": {"author": {"data": {"type": "people", "id": "9"}},
+                                         "comments": {"data": [{"type": "comments", "id": "5"},
+                                                               {"type": "comments", "id": "404"},
+                                                               {"type": "comments", "lid": "draft"}]}}},
+                      {"type": "articles", "id": "2", "attributes": {"title": "B"},
+                       "relationships": {"author": {"data": {"type": "people", "id": "10"}},
+                                         "comments": {"data": []}}}],
+             "included": [{"type": "people", "id": "10", "attributes": {"name": "Ben"}},
+                          {"type": "people", "id": "9", "attributes": {"name": "Ann"}},
+                          {"type": "comments", "id": "5", "attributes": {"body": "Hi"},
+                           "relationships": {"author": {"data": {"type": "people", "id": "10"}}}},
+                          {"type": "comments", "lid": "draft", "attributes": {"body": "Later"},
+                           "relationships": {"author": {"data": null}}}]}
+            """#
+        let decoder = JSONAPIDecoder(registry: [StoreArticle.self, StorePerson.self, StoreComment.self])
+        let document = try decoder.decode([Linked<StoreArticle>].self, from: Data(json.utf8))
+        #expect(document.store.count == 6)
+        #expect(document.store.resources(ofType: "people").compactMap(\.id) == ["10", "9"])
+        #expect(document.store.resources(ofType: "articles").compactMap(\.id) == ["1", "2"])
+        #expect(document.store.resources(ofType: "comments").map { $0.id ?? "lid:" + ($0.lid ?? "") } == ["5", "lid:draft"])
+        #expect(document.data.map { $0.author?.name } == ["Ann", "Ben"])
+        // The comment not included (404) is left out; the local one resolves by its lid.
+        #expect(document.data[0].comments.map(\.body) == ["Hi", "Later"])
+        #expect(document.data[0].comments.first?.author?.name == "Ben")
+        #expect(document.store.resolve(ResourceIdentifier(type: "people", id: "9"), as: StorePerson.self)?.name == "Ann")
+        // The right type name with the wrong model type resolves to nothing.
+        #expect(document.store.resolve(ResourceIdentifier(type: "people", id: "9"), as: StoreArticle.self) == nil)
+        #expect(document.store.resolve(ResourceIdentifier(type: "people"), as: StorePerson.self) == nil)
+    }
+
+    @Test("readers and a writer at once: pages appended while other tasks resolve")
+    func concurrentReads() async throws {
+        let store = ResourceStore()
+        for id in 0..<500 { store.add(raw("people", id: String(id))) }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            group.addTask {
+                for id in 500..<5000 { store.add(self.raw("people", id: String(id))) }
+                return 0
+            }
+            for _ in 0..<3 {
+                group.addTask {
+                    var found = 0
+                    for id in 0..<500 where store[ResourceIdentity(type: "people", id: String(id))] != nil {
+                        found += 1
+                    }
+                    return found
+                }
+            }
+            for try await found in group where found != 0 { #expect(found == 500) }
+        }
+        #expect(store.count == 5000)
+        #expect(store.resources(ofType: "people").count == 5000)
+    }
+}
