@@ -109,7 +109,10 @@ public struct JSONAPIDecoder: Sendable {
         _ primary: Primary.Type,
         from bytes: some ContiguousBytes
     ) throws -> Document<Primary> {
-        let assembly = makeAssembly(primaryModels: Primary.primaryModelTypes, holdsIdentifiers: Primary.holdsIdentifiers)
+        let assembly = makeAssembly(
+            primaryModels: Primary.primaryModelTypes,
+            holdsIdentifiers: Primary.holdsIdentifiers
+        )
         try bytes.withUnsafeBytes { try assembly.feedWhole($0, chunkSize: chunkSize) }
         return try assembly.finish().document(as: Primary.self)
     }
@@ -121,7 +124,10 @@ public struct JSONAPIDecoder: Sendable {
         _ primary: Primary.Type,
         from chunks: Chunks
     ) async throws -> Document<Primary> where Chunks.Element: ContiguousBytes {
-        let assembly = makeAssembly(primaryModels: Primary.primaryModelTypes, holdsIdentifiers: Primary.holdsIdentifiers)
+        let assembly = makeAssembly(
+            primaryModels: Primary.primaryModelTypes,
+            holdsIdentifiers: Primary.holdsIdentifiers
+        )
         for try await chunk in chunks {
             try chunk.withUnsafeBytes { try assembly.feed($0) }
         }

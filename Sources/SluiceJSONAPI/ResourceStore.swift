@@ -246,7 +246,9 @@ private struct TypeResources {
             var offset = 0
             let count = bytes.count
             while offset + 8 <= count {
-                hash = Self.mix(hash ^ UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                hash = Self.mix(
+                    hash ^ UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                )
                 offset += 8
             }
             if offset < count {

@@ -31,7 +31,9 @@ private struct StoreComment: Resource {
 struct ResourceStoreTests {
     private func raw(_ type: String, id: String? = nil, lid: String? = nil) -> AnyResource {
         let identity =
-            if let id { ResourceIdentity(type: type, id: id) } else { lid.map { ResourceIdentity(type: type, lid: $0) } }
+            if let id { ResourceIdentity(type: type, id: id) } else {
+                lid.map { ResourceIdentity(type: type, lid: $0) }
+            }
         return AnyResource(type: type, identity: identity, model: nil, raw: nil)
     }
 
@@ -82,7 +84,9 @@ struct ResourceStoreTests {
         #expect(store.add(raw("people", lid: "1")))
         #expect(store.add(AnyResource(type: "people", identity: nil, model: nil, raw: nil)))
         #expect(store.count == 2)
-        #expect(store.resources(ofType: "people").map(\.identity) == [first.identity, raw("people", lid: "1").identity])
+        #expect(
+            store.resources(ofType: "people").map(\.identity) == [first.identity, raw("people", lid: "1").identity]
+        )
         #expect(store.resources(ofType: "articles").isEmpty)
     }
 
@@ -109,12 +113,16 @@ struct ResourceStoreTests {
         #expect(document.store.count == 6)
         #expect(document.store.resources(ofType: "people").compactMap(\.id) == ["10", "9"])
         #expect(document.store.resources(ofType: "articles").compactMap(\.id) == ["1", "2"])
-        #expect(document.store.resources(ofType: "comments").map { $0.id ?? "lid:" + ($0.lid ?? "") } == ["5", "lid:draft"])
+        #expect(
+            document.store.resources(ofType: "comments").map { $0.id ?? "lid:" + ($0.lid ?? "") } == ["5", "lid:draft"]
+        )
         #expect(document.data.map { $0.author?.name } == ["Ann", "Ben"])
         // The comment not included (404) is left out; the local one resolves by its lid.
         #expect(document.data[0].comments.map(\.body) == ["Hi", "Later"])
         #expect(document.data[0].comments.first?.author?.name == "Ben")
-        #expect(document.store.resolve(ResourceIdentifier(type: "people", id: "9"), as: StorePerson.self)?.name == "Ann")
+        #expect(
+            document.store.resolve(ResourceIdentifier(type: "people", id: "9"), as: StorePerson.self)?.name == "Ann"
+        )
         // The right type name with the wrong model type resolves to nothing.
         #expect(document.store.resolve(ResourceIdentifier(type: "people", id: "9"), as: StoreArticle.self) == nil)
         #expect(document.store.resolve(ResourceIdentifier(type: "people"), as: StorePerson.self) == nil)
