@@ -17,6 +17,9 @@
 #include <stdint.h>
 #include <yajl/yajl_parse.h>
 
+// The splitter's scanner lives beside the tape's callbacks; this header is the module's umbrella.
+#include "CSluiceSplitter.h"
+
 /// One tape token, laid out as Swift's `JSONToken` is (kind, length, column, line, payload,
 /// byte offset); `ParserState` checks the layout once before the first parse.
 typedef struct sluice_token {

@@ -1,0 +1,284 @@
+// The splitter of the parallel path (issue 16): cuts the big arrays of a document (JSON:API's
+// `data` and `included`, or the array at a path) into batches of whole elements as the bytes
+// stream in, so that other threads can parse and decode the batches while this one reads on.
+//
+// Why a scanner and not the parser: finding where an element ends needs only strings, escapes and
+// depth, a few instructions a byte in C (CSluiceSplitter.c), where the parser costs well over a
+// hundred a token. The scanner reports the skeleton (the containers leading to the arrays, and the
+// arrays' separators); this file follows the paths through it and cuts batches. It checks nothing
+// else: JSON's rules are the parser's, applied to each batch by a worker and to the skeleton by the
+// caller, and a document the splitter cannot vouch for (a bracket too many, a key on the path
+// written with escapes) is marked so, for the caller to read sequentially.
+//
+// Batch boundaries depend on byte offsets alone (a batch ends at the first separator at least
+// `batchBytes` after its start), never on where the input's chunks end.
+
+internal import CSluiceTape
+
+/// A run of whole, consecutive elements of one of a splitter's arrays, with where it starts.
+package struct JSONBatch: Sendable, Equatable {
+    /// Which of the splitter's paths the array is at.
+    package var target: Int
+    /// The array's ordinal among arrays found at that path (a path can match several arrays, as
+    /// `elements(of:at:)` reads them all): 0 for the first.
+    package var array: Int
+    /// The index of the batch's first element in its array.
+    package var firstElement: Int
+    /// The number of elements in the batch.
+    package var elementCount: Int
+    /// The bytes from just after the `[` or `,` before the first element up to the `,` or `]`
+    /// after the last (both left out): the elements, their separators and the whitespace between.
+    package var bytes: [UInt8]
+    /// The absolute byte offset, line and column (1-based) of `bytes[0]` in the document.
+    package var offset: Int
+    package var line: Int
+    package var column: Int
+}
+
+/// Cuts the arrays at a set of paths into batches of whole elements, chunk by chunk.
+package final class JSONSplitter {
+    /// An open container on the skeleton.
+    private struct Frame {
+        let isObject: Bool
+        /// The targets whose path leads here: for each, this container is at the path's first
+        /// `steps` steps. Empty when off every path.
+        let candidates: [Int]
+        let steps: Int
+        /// The target whose array this is, or -1.
+        let target: Int
+        /// Objects: whether the next string is a key. Arrays: unused.
+        var expectingKey = true
+        /// Objects: the targets whose next step the last key named.
+        var matched: [Int] = []
+    }
+
+    private let paths: [[[UInt8]]]
+    private let batchBytes: Int
+    private var scanner: sluice_splitter
+    private var events: UnsafeMutablePointer<sluice_split_event>
+    private static let eventCapacity = 512
+    private var frames: [Frame] = []
+    private var arraysSeen: [Int]
+
+    // The key being read, for an object on a path.
+    private var keyStart = -1
+    private var key: [UInt8] = []
+
+    // The batch being gathered, inside a target array.
+    private var region: [UInt8] = []
+    private var regionStart = 0
+    private var regionLine = 1
+    private var regionColumn = 1
+    /// The offset up to which the region's bytes have been copied.
+    private var copiedUpTo = 0
+    private var elementsInRegion = 0
+    private var elementsBefore = 0
+    private var inTarget = false
+    /// The target whose array is open (arrays at a path cannot nest inside one another: a path
+    /// runs through objects).
+    private var currentTarget = 0
+
+    /// Whether everything the splitter saw can be trusted: `false` after a bracket that closes
+    /// nothing, a key on a path written with escapes, a trailing comma in a target array, or an
+    /// input that ended inside a string or a container. The batches then say nothing about the
+    /// document; read it sequentially for its error.
+    package private(set) var isReliable = true
+
+    /// A splitter for the arrays at `paths` (member names; an empty path is the root), cutting
+    /// batches of at least `batchBytes` bytes where the elements allow. `nil` when a path has a
+    /// step that is an array index (digits), which the splitter does not follow.
+    package init?(paths: [JSONPath], batchBytes: Int = 256 * 1024) {
+        for path in paths where path.steps.contains(where: { !$0.isEmpty && $0.allSatisfy(\.isNumber) }) {
+            return nil
+        }
+        self.paths = paths.map { $0.steps.map { Array($0.utf8) } }
+        self.batchBytes = max(batchBytes, 1)
+        arraysSeen = Array(repeating: 0, count: paths.count)
+        scanner = sluice_splitter()
+        scanner.line = 1
+        // The elements' separators lie one level inside the deepest array.
+        scanner.report_level = Int32((paths.map(\.steps.count).max() ?? 0) + 1)
+        events = .allocate(capacity: Self.eventCapacity)
+    }
+
+    deinit { events.deallocate() }
+
+    /// The number of bytes scanned so far.
+    package var bytesScanned: Int { Int(scanner.offset) }
+
+    /// Scans `chunk`, calling `emit` with each batch completed in it, in document order.
+    package func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (JSONBatch) throws -> Void) rethrows {
+        guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), !chunk.isEmpty else { return }
+        let chunkStart = Int(scanner.offset)
+        var done = 0
+        while done < chunk.count {
+            var count = 0
+            let scanned = sluice_split_scan(
+                &scanner,
+                base + done,
+                chunk.count - done,
+                events,
+                Self.eventCapacity,
+                &count
+            )
+            for index in 0..<count {
+                try handle(events[index], chunk: chunk, chunkStart: chunkStart, emit)
+            }
+            done += scanned
+        }
+        if scanner.unbalanced { isReliable = false }
+        let end = chunkStart + chunk.count
+        if keyStart >= 0 {
+            key.append(contentsOf: chunk[(max(keyStart, chunkStart) - chunkStart)...])
+            keyStart = end
+        }
+        if inTarget {
+            region.append(contentsOf: chunk[(copiedUpTo - chunkStart)...])
+            copiedUpTo = end
+        }
+    }
+
+    /// Ends the input: the document must have closed every container and string.
+    package func finish() {
+        if scanner.in_string || scanner.depth != 0 || scanner.unbalanced { isReliable = false }
+    }
+
+    private func handle(
+        _ event: sluice_split_event,
+        chunk: UnsafeRawBufferPointer,
+        chunkStart: Int,
+        _ emit: (JSONBatch) throws -> Void
+    ) rethrows {
+        let offset = Int(event.offset)
+        switch Int32(event.kind) {
+        case Int32(sluice_split_string_start):
+            guard var top = frames.last, top.isObject, top.expectingKey, !top.candidates.isEmpty else { return }
+            keyStart = offset + 1
+            key.removeAll(keepingCapacity: true)
+            top.expectingKey = false
+            frames[frames.count - 1] = top
+        case Int32(sluice_split_string_end):
+            guard keyStart >= 0 else { return }
+            key.append(contentsOf: chunk[(max(keyStart, chunkStart) - chunkStart)..<(offset - chunkStart)])
+            keyStart = -1
+            var top = frames[frames.count - 1]
+            if key.contains(UInt8(ascii: "\\")) {
+                // Keys are compared unescaped, as the parser compares them; escapes in a key are
+                // rare enough to be undone by the parser itself.
+                if let unescaped = Self.unescaped(key) {
+                    key = unescaped
+                } else {
+                    isReliable = false
+                }
+            }
+            top.matched = top.candidates.filter { paths[$0][top.steps] == key }
+            frames[frames.count - 1] = top
+        case Int32(sluice_split_comma):
+            guard var top = frames.last else { return }
+            if top.isObject {
+                top.expectingKey = true
+                top.matched = []
+                frames[frames.count - 1] = top
+            } else if top.target >= 0 {
+                elementsInRegion += 1
+                if offset - regionStart >= batchBytes {
+                    try cut(at: offset, chunk: chunk, chunkStart: chunkStart, emit)
+                    regionStart = offset + 1
+                    copiedUpTo = offset + 1
+                    regionLine = Int(event.line)
+                    regionColumn = offset + 1 - Int(event.line_start) + 1
+                }
+            }
+        case Int32(sluice_split_open_object), Int32(sluice_split_open_array):
+            let isObject = Int32(event.kind) == Int32(sluice_split_open_object)
+            var candidates: [Int] = []
+            var steps = 0
+            if let parent = frames.last {
+                if parent.isObject && !parent.matched.isEmpty {
+                    candidates = parent.matched
+                    steps = parent.steps + 1
+                }
+            } else {
+                candidates = Array(paths.indices)
+            }
+            // A target's array: the container at the end of its path, if it is an array.
+            let target = isObject ? -1 : (candidates.first { paths[$0].count == steps } ?? -1)
+            candidates.removeAll { paths[$0].count <= steps }
+            frames.append(Frame(isObject: isObject, candidates: candidates, steps: steps, target: target))
+            if target >= 0 {
+                inTarget = true
+                currentTarget = target
+                region.removeAll(keepingCapacity: true)
+                regionStart = offset + 1
+                copiedUpTo = offset + 1
+                regionLine = Int(event.line)
+                regionColumn = offset + 1 - Int(event.line_start) + 1
+                elementsInRegion = 0
+                elementsBefore = 0
+            }
+        case Int32(sluice_split_close_object), Int32(sluice_split_close_array):
+            guard let top = frames.popLast() else { return }
+            if top.target >= 0 {
+                try cut(at: offset, chunk: chunk, chunkStart: chunkStart, emit, closing: true)
+                inTarget = false
+                arraysSeen[top.target] += 1
+            }
+        default:
+            break
+        }
+    }
+
+    /// Ends the batch at the separator at `offset` (the array's `]` when `closing`).
+    private func cut(
+        at offset: Int,
+        chunk: UnsafeRawBufferPointer,
+        chunkStart: Int,
+        _ emit: (JSONBatch) throws -> Void,
+        closing: Bool = false
+    ) rethrows {
+        region.append(contentsOf: chunk[(copiedUpTo - chunkStart)..<(offset - chunkStart)])
+        copiedUpTo = offset
+        var count = elementsInRegion
+        let holdsValue = region.contains { !Self.isWhitespace($0) }
+        if closing {
+            if holdsValue {
+                count += 1
+            } else if count > 0 || elementsBefore > 0 {
+                // `[1, 2, ]`: a separator with no element after it. The parser rejects it; the
+                // splitter cannot count it.
+                isReliable = false
+            }
+        }
+        guard count > 0 else { return }
+        try emit(
+            JSONBatch(
+                target: currentTarget,
+                array: arraysSeen[currentTarget],
+                firstElement: elementsBefore,
+                elementCount: count,
+                bytes: region,
+                offset: regionStart,
+                line: regionLine,
+                column: regionColumn
+            )
+        )
+        elementsBefore += count
+        elementsInRegion = 0
+        region.removeAll(keepingCapacity: true)
+    }
+
+    /// A key's bytes as written (between its quotes) unescaped, or `nil` when they are not a
+    /// valid JSON string.
+    private static func unescaped(_ raw: [UInt8]) -> [UInt8]? {
+        let quote = UInt8(ascii: "\"")
+        guard let tape = try? JSONParser.parse([quote] + raw + [quote]),
+            let value = try? tape.value(at: tape.startIndex),
+            let bytes = try? value.withUTF8({ Array($0) })
+        else { return nil }
+        return bytes
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+}
