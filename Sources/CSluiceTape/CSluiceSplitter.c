@@ -1,13 +1,17 @@
 // See CSluiceSplitter.h for what this is for.
+//
+// Sixteen bytes at a time where SSE2 is there (every x86-64): a byte needs a look only if it can
+// change the scanner's state (a quote, a bracket, a line feed; inside a string, a quote or a
+// backslash; on the skeleton, also a comma or a colon), and such bytes are found with a few vector
+// compares per block, then visited in order through the block's bit mask. Elsewhere the same
+// states are stepped through one byte at a time.
 #include "CSluiceSplitter.h"
 
 #include <string.h>
 
-/// Whether any byte of `word` is `byte` (the classic zero-byte test on `word ^ byte * 0x01..`).
-static inline uint64_t has_byte(uint64_t word, uint8_t byte) {
-    const uint64_t x = word ^ (0x0101010101010101ULL * byte);
-    return (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
-}
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static inline void report(sluice_splitter *s, sluice_split_event *events, intptr_t *event_count, uint8_t kind, int32_t level, int64_t offset) {
     sluice_split_event *event = events + *event_count;
@@ -17,6 +21,80 @@ static inline void report(sluice_splitter *s, sluice_split_event *events, intptr
     event->line = s->line;
     event->line_start = s->line_start;
     *event_count += 1;
+}
+
+/// Whether the byte outside a string at the current depth would be reported.
+static inline bool shallow(const sluice_splitter *s) { return s->depth <= s->report_level; }
+
+/// Handles one byte outside a string that may change the state. Returns false when it would
+/// report an event and there is no room (the byte is then left for the next call).
+static inline bool step_outside(sluice_splitter *s, uint8_t byte, int64_t offset, sluice_split_event *events, intptr_t *event_count, intptr_t capacity) {
+    switch (byte) {
+    case '"':
+        if (shallow(s)) {
+            if (*event_count >= capacity) return false;
+            report(s, events, event_count, sluice_split_string_start, s->depth, offset);
+            s->string_reported = true;
+        } else {
+            s->string_reported = false;
+        }
+        s->in_string = true;
+        return true;
+    case '{':
+    case '[':
+        if (shallow(s)) {
+            if (*event_count >= capacity) return false;
+            report(s, events, event_count, byte == '{' ? sluice_split_open_object : sluice_split_open_array, s->depth, offset);
+        }
+        s->depth += 1;
+        return true;
+    case '}':
+    case ']':
+        if (s->depth == 0) {
+            s->unbalanced = true;
+            s->report_level = -1;
+            return true;
+        }
+        if (s->depth - 1 <= s->report_level) {
+            if (*event_count >= capacity) return false;
+            report(s, events, event_count, byte == '}' ? sluice_split_close_object : sluice_split_close_array, s->depth - 1, offset);
+        }
+        s->depth -= 1;
+        return true;
+    case ',':
+    case ':':
+        if (shallow(s)) {
+            if (*event_count >= capacity) return false;
+            report(s, events, event_count, byte == ',' ? sluice_split_comma : sluice_split_colon, s->depth, offset);
+        }
+        return true;
+    case '\n':
+        s->line += 1;
+        s->line_start = offset + 1;
+        return true;
+    default:
+        return true;
+    }
+}
+
+/// Handles one byte inside a string that may end it (a quote) or escape the next (a backslash).
+/// Returns the number of bytes consumed (2 for an escape whose next byte is at hand), or 0 when
+/// the string's end would be reported and there is no room.
+static inline intptr_t step_inside(sluice_splitter *s, const uint8_t *bytes, intptr_t index, intptr_t count, int64_t base, sluice_split_event *events, intptr_t *event_count, intptr_t capacity) {
+    const uint8_t byte = bytes[index];
+    if (byte == '\\') {
+        if (index + 1 < count) return 2;
+        s->escaped = true;
+        return 1;
+    }
+    if (byte == '"') {
+        if (s->string_reported) {
+            if (*event_count >= capacity) return 0;
+            report(s, events, event_count, sluice_split_string_end, s->depth, base + index);
+        }
+        s->in_string = false;
+    }
+    return 1;
 }
 
 intptr_t sluice_split_scan(
@@ -30,86 +108,76 @@ intptr_t sluice_split_scan(
     *event_count = 0;
     intptr_t index = 0;
     const int64_t base = s->offset;
-    // Each step of the loop reports at most one event, so checking for room once a step is enough.
     while (index < count) {
-        if (*event_count >= capacity) break;
         if (s->in_string) {
             if (s->escaped) {
                 s->escaped = false;
                 index += 1;
                 continue;
             }
-            // Eight bytes at a time up to the next quote or backslash. A raw line feed inside a
-            // string is not counted: JSON allows none there, and the parser, which reports it,
-            // counts lines only between tokens.
-            while (index + 8 <= count) {
-                uint64_t word;
-                memcpy(&word, bytes + index, 8);
-                if (has_byte(word, '"') | has_byte(word, '\\')) break;
-                index += 8;
-            }
-            while (index < count) {
-                const uint8_t byte = bytes[index];
-                if (byte == '\\') {
-                    if (index + 1 < count) {
-                        index += 2;
-                        continue;
-                    }
-                    s->escaped = true;
-                    index += 1;
+#if defined(__SSE2__)
+            // Skip to the next quote or backslash.
+            const __m128i quote = _mm_set1_epi8('"');
+            const __m128i backslash = _mm_set1_epi8('\\');
+            while (index + 16 <= count) {
+                const __m128i block = _mm_loadu_si128((const __m128i *)(bytes + index));
+                const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)));
+                if (mask != 0) {
+                    index += __builtin_ctz((unsigned)mask);
                     break;
                 }
-                if (byte == '"') {
-                    s->in_string = false;
-                    if (s->string_reported) {
-                        report(s, events, event_count, sluice_split_string_end, s->depth, base + index);
-                    }
-                    index += 1;
-                    break;
-                }
-                index += 1;
+                index += 16;
             }
+#endif
+            while (index < count && bytes[index] != '"' && bytes[index] != '\\') index += 1;
+            if (index >= count) break;
+            const intptr_t used = step_inside(s, bytes, index, count, base, events, event_count, capacity);
+            if (used == 0) break;
+            index += used;
             continue;
         }
-        const uint8_t byte = bytes[index];
-        switch (byte) {
-        case '"':
-            s->in_string = true;
-            s->string_reported = s->depth <= s->report_level;
-            if (s->string_reported) report(s, events, event_count, sluice_split_string_start, s->depth, base + index);
-            break;
-        case '{':
-        case '[':
-            if (s->depth <= s->report_level) {
-                report(s, events, event_count, byte == '{' ? sluice_split_open_object : sluice_split_open_array, s->depth, base + index);
+#if defined(__SSE2__)
+        if (index + 16 <= count) {
+            // The bytes that matter here: quotes, brackets ('[' and ']' are '{' and '}' without
+            // bit 5, so one OR folds them together), line feeds, and on the skeleton separators.
+            const __m128i block = _mm_loadu_si128((const __m128i *)(bytes + index));
+            const __m128i folded = _mm_or_si128(block, _mm_set1_epi8(0x20));
+            __m128i hits = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8('"')), _mm_cmpeq_epi8(block, _mm_set1_epi8('\n'))),
+                _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')), _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')))
+            );
+            const bool was_shallow = shallow(s);
+            if (was_shallow) {
+                hits = _mm_or_si128(hits, _mm_or_si128(_mm_cmpeq_epi8(block, _mm_set1_epi8(',')), _mm_cmpeq_epi8(block, _mm_set1_epi8(':'))));
             }
-            s->depth += 1;
-            break;
-        case '}':
-        case ']':
-            if (s->depth == 0) {
-                s->unbalanced = true;
-                s->report_level = -1;
-                break;
+            unsigned mask = (unsigned)_mm_movemask_epi8(hits);
+            if (mask == 0) {
+                index += 16;
+                continue;
             }
-            s->depth -= 1;
-            if (s->depth <= s->report_level) {
-                report(s, events, event_count, byte == '}' ? sluice_split_close_object : sluice_split_close_array, s->depth, base + index);
+            // Visit the block's hits in order, until one changes what the rest of the block
+            // means (a string begins, or the depth crosses the skeleton's boundary).
+            intptr_t next = index + 16;
+            bool stopped = false;
+            while (mask != 0) {
+                const intptr_t at = index + __builtin_ctz(mask);
+                mask &= mask - 1;
+                if (!step_outside(s, bytes[at], base + at, events, event_count, capacity)) {
+                    next = at;
+                    stopped = true;
+                    break;
+                }
+                if (s->in_string || shallow(s) != was_shallow) {
+                    next = at + 1;
+                    break;
+                }
             }
-            break;
-        case ',':
-        case ':':
-            if (s->depth <= s->report_level) {
-                report(s, events, event_count, byte == ',' ? sluice_split_comma : sluice_split_colon, s->depth, base + index);
-            }
-            break;
-        case '\n':
-            s->line += 1;
-            s->line_start = base + index + 1;
-            break;
-        default:
-            break;
+            index = next;
+            if (stopped) break;
+            continue;
         }
+#endif
+        if (!step_outside(s, bytes[index], base + index, events, event_count, capacity)) break;
         index += 1;
     }
     s->offset = base + index;
