@@ -13,7 +13,10 @@
 #include <emmintrin.h>
 #endif
 
-static inline void report(sluice_splitter *s, sluice_split_event *events, intptr_t *event_count, uint8_t kind, int32_t level, int64_t offset) {
+/// Appends an event, or returns false when there is no room: the caller then leaves the byte for
+/// the next call, its state unchanged.
+static inline __attribute__((always_inline)) bool report(sluice_splitter *s, sluice_split_event *events, intptr_t *event_count, intptr_t capacity, uint8_t kind, int32_t level, int64_t offset) {
+    if (*event_count >= capacity) return false;
     sluice_split_event *event = events + *event_count;
     event->kind = kind;
     event->level = level;
@@ -21,6 +24,7 @@ static inline void report(sluice_splitter *s, sluice_split_event *events, intptr
     event->line = s->line;
     event->line_start = s->line_start;
     *event_count += 1;
+    return true;
 }
 
 /// Whether the byte outside a string at the current depth would be reported.
@@ -28,24 +32,16 @@ static inline bool shallow(const sluice_splitter *s) { return s->depth <= s->rep
 
 /// Handles one byte outside a string that may change the state. Returns false when it would
 /// report an event and there is no room (the byte is then left for the next call).
-static inline bool step_outside(sluice_splitter *s, uint8_t byte, int64_t offset, sluice_split_event *events, intptr_t *event_count, intptr_t capacity) {
+static inline __attribute__((always_inline)) bool step_outside(sluice_splitter *s, uint8_t byte, int64_t offset, sluice_split_event *events, intptr_t *event_count, intptr_t capacity) {
     switch (byte) {
     case '"':
-        if (shallow(s)) {
-            if (*event_count >= capacity) return false;
-            report(s, events, event_count, sluice_split_string_start, s->depth, offset);
-            s->string_reported = true;
-        } else {
-            s->string_reported = false;
-        }
+        s->string_reported = shallow(s);
+        if (s->string_reported && !report(s, events, event_count, capacity, sluice_split_string_start, s->depth, offset)) return false;
         s->in_string = true;
         return true;
     case '{':
     case '[':
-        if (shallow(s)) {
-            if (*event_count >= capacity) return false;
-            report(s, events, event_count, byte == '{' ? sluice_split_open_object : sluice_split_open_array, s->depth, offset);
-        }
+        if (shallow(s) && !report(s, events, event_count, capacity, byte == '{' ? sluice_split_open_object : sluice_split_open_array, s->depth, offset)) return false;
         s->depth += 1;
         return true;
     case '}':
@@ -55,19 +51,12 @@ static inline bool step_outside(sluice_splitter *s, uint8_t byte, int64_t offset
             s->report_level = -1;
             return true;
         }
-        if (s->depth - 1 <= s->report_level) {
-            if (*event_count >= capacity) return false;
-            report(s, events, event_count, byte == '}' ? sluice_split_close_object : sluice_split_close_array, s->depth - 1, offset);
-        }
+        if (s->depth - 1 <= s->report_level && !report(s, events, event_count, capacity, byte == '}' ? sluice_split_close_object : sluice_split_close_array, s->depth - 1, offset)) return false;
         s->depth -= 1;
         return true;
     case ',':
     case ':':
-        if (shallow(s)) {
-            if (*event_count >= capacity) return false;
-            report(s, events, event_count, byte == ',' ? sluice_split_comma : sluice_split_colon, s->depth, offset);
-        }
-        return true;
+        return !shallow(s) || report(s, events, event_count, capacity, byte == ',' ? sluice_split_comma : sluice_split_colon, s->depth, offset);
     case '\n':
         s->line += 1;
         s->line_start = offset + 1;
@@ -80,7 +69,7 @@ static inline bool step_outside(sluice_splitter *s, uint8_t byte, int64_t offset
 /// Handles one byte inside a string that may end it (a quote) or escape the next (a backslash).
 /// Returns the number of bytes consumed (2 for an escape whose next byte is at hand), or 0 when
 /// the string's end would be reported and there is no room.
-static inline intptr_t step_inside(sluice_splitter *s, const uint8_t *bytes, intptr_t index, intptr_t count, int64_t base, sluice_split_event *events, intptr_t *event_count, intptr_t capacity) {
+static inline __attribute__((always_inline)) intptr_t step_inside(sluice_splitter *s, const uint8_t *bytes, intptr_t index, intptr_t count, int64_t base, sluice_split_event *events, intptr_t *event_count, intptr_t capacity) {
     const uint8_t byte = bytes[index];
     if (byte == '\\') {
         if (index + 1 < count) return 2;
@@ -88,10 +77,7 @@ static inline intptr_t step_inside(sluice_splitter *s, const uint8_t *bytes, int
         return 1;
     }
     if (byte == '"') {
-        if (s->string_reported) {
-            if (*event_count >= capacity) return 0;
-            report(s, events, event_count, sluice_split_string_end, s->depth, base + index);
-        }
+        if (s->string_reported && !report(s, events, event_count, capacity, sluice_split_string_end, s->depth, base + index)) return 0;
         s->in_string = false;
     }
     return 1;

@@ -7,8 +7,8 @@
 // hundred a token. The scanner reports the skeleton (the containers leading to the arrays, and the
 // arrays' separators); this file follows the paths through it and cuts batches. It checks nothing
 // else: JSON's rules are the parser's, applied to each batch by a worker and to the skeleton by the
-// caller, and a document the splitter cannot vouch for (a bracket too many, a key on the path
-// written with escapes) is marked so, for the caller to read sequentially.
+// caller, and a document the splitter cannot vouch for (a bracket too many, a trailing comma in an
+// array it cuts) is marked so, for the caller to read sequentially.
 //
 // Batch boundaries depend on byte offsets alone (a batch ends at the first separator at least
 // `batchBytes` after its start), never on where the input's chunks end.
@@ -73,22 +73,22 @@ package final class JSONSplitter {
     private var copiedUpTo = 0
     private var elementsInRegion = 0
     private var elementsBefore = 0
-    private var inTarget = false
-    /// The target whose array is open (arrays at a path cannot nest inside one another: a path
-    /// runs through objects).
-    private var currentTarget = 0
+    /// The target whose array is open, or -1 (arrays at a path cannot nest inside one another: a
+    /// path runs through objects).
+    private var currentTarget = -1
 
     /// Whether everything the splitter saw can be trusted: `false` after a bracket that closes
-    /// nothing, a key on a path written with escapes, a trailing comma in a target array, or an
-    /// input that ended inside a string or a container. The batches then say nothing about the
+    /// nothing, a key on a path that is not a valid string, a trailing comma in a target array,
+    /// or an input that ended inside a string or a container. The batches then say nothing about the
     /// document; read it sequentially for its error.
     package private(set) var isReliable = true
 
     /// A splitter for the arrays at `paths` (member names; an empty path is the root), cutting
     /// batches of at least `batchBytes` bytes where the elements allow. `nil` when a path has a
-    /// step that is an array index (digits), which the splitter does not follow.
+    /// step that can select an array element (one that reads as an `Int`, the element reader's
+    /// rule), which the splitter does not follow.
     package init?(paths: [JSONPath], batchBytes: Int = 256 * 1024) {
-        for path in paths where path.steps.contains(where: { !$0.isEmpty && $0.allSatisfy(\.isNumber) }) {
+        for path in paths where path.steps.contains(where: { Int($0) != nil }) {
             return nil
         }
         self.paths = paths.map { $0.steps.map { Array($0.utf8) } }
@@ -102,9 +102,6 @@ package final class JSONSplitter {
     }
 
     deinit { events.deallocate() }
-
-    /// The number of bytes scanned so far.
-    package var bytesScanned: Int { Int(scanner.offset) }
 
     /// Scans `chunk`, calling `emit` with each batch completed in it, in document order.
     package func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (JSONBatch) throws -> Void) rethrows {
@@ -132,7 +129,7 @@ package final class JSONSplitter {
             key.append(contentsOf: chunk[(max(keyStart, chunkStart) - chunkStart)...])
             keyStart = end
         }
-        if inTarget {
+        if currentTarget >= 0 {
             region.append(contentsOf: chunk[(copiedUpTo - chunkStart)...])
             copiedUpTo = end
         }
@@ -150,18 +147,19 @@ package final class JSONSplitter {
         _ emit: (JSONBatch) throws -> Void
     ) rethrows {
         let offset = Int(event.offset)
-        switch Int32(event.kind) {
-        case Int32(sluice_split_string_start):
-            guard var top = frames.last, top.isObject, top.expectingKey, !top.candidates.isEmpty else { return }
+        let top = frames.count - 1
+        switch Int(event.kind) {
+        case sluice_split_string_start:
+            guard top >= 0, frames[top].isObject, frames[top].expectingKey, !frames[top].candidates.isEmpty else {
+                return
+            }
             keyStart = offset + 1
             key.removeAll(keepingCapacity: true)
-            top.expectingKey = false
-            frames[frames.count - 1] = top
-        case Int32(sluice_split_string_end):
+            frames[top].expectingKey = false
+        case sluice_split_string_end:
             guard keyStart >= 0 else { return }
             key.append(contentsOf: chunk[(max(keyStart, chunkStart) - chunkStart)..<(offset - chunkStart)])
             keyStart = -1
-            var top = frames[frames.count - 1]
             if key.contains(UInt8(ascii: "\\")) {
                 // Keys are compared unescaped, as the parser compares them; escapes in a key are
                 // rare enough to be undone by the parser itself.
@@ -171,61 +169,58 @@ package final class JSONSplitter {
                     isReliable = false
                 }
             }
-            top.matched = top.candidates.filter { paths[$0][top.steps] == key }
-            frames[frames.count - 1] = top
-        case Int32(sluice_split_comma):
-            guard var top = frames.last else { return }
-            if top.isObject {
-                top.expectingKey = true
-                top.matched = []
-                frames[frames.count - 1] = top
-            } else if top.target >= 0 {
+            let steps = frames[top].steps
+            frames[top].matched = frames[top].candidates.filter { paths[$0][steps] == key }
+        case sluice_split_comma:
+            guard top >= 0 else { return }
+            if frames[top].isObject {
+                frames[top].expectingKey = true
+                frames[top].matched = []
+            } else if frames[top].target >= 0 {
                 elementsInRegion += 1
                 if offset - regionStart >= batchBytes {
                     try cut(at: offset, chunk: chunk, chunkStart: chunkStart, emit)
-                    regionStart = offset + 1
-                    copiedUpTo = offset + 1
-                    regionLine = Int(event.line)
-                    regionColumn = offset + 1 - Int(event.line_start) + 1
+                    startRegion(after: event)
                 }
             }
-        case Int32(sluice_split_open_object), Int32(sluice_split_open_array):
-            let isObject = Int32(event.kind) == Int32(sluice_split_open_object)
+        case sluice_split_open_object, sluice_split_open_array:
+            let isObject = Int(event.kind) == sluice_split_open_object
             var candidates: [Int] = []
             var steps = 0
-            if let parent = frames.last {
-                if parent.isObject && !parent.matched.isEmpty {
-                    candidates = parent.matched
-                    steps = parent.steps + 1
-                }
-            } else {
+            if top < 0 {
                 candidates = Array(paths.indices)
+            } else if frames[top].isObject && !frames[top].matched.isEmpty {
+                candidates = frames[top].matched
+                steps = frames[top].steps + 1
             }
             // A target's array: the container at the end of its path, if it is an array.
             let target = isObject ? -1 : (candidates.first { paths[$0].count == steps } ?? -1)
             candidates.removeAll { paths[$0].count <= steps }
             frames.append(Frame(isObject: isObject, candidates: candidates, steps: steps, target: target))
             if target >= 0 {
-                inTarget = true
                 currentTarget = target
                 region.removeAll(keepingCapacity: true)
-                regionStart = offset + 1
-                copiedUpTo = offset + 1
-                regionLine = Int(event.line)
-                regionColumn = offset + 1 - Int(event.line_start) + 1
                 elementsInRegion = 0
                 elementsBefore = 0
+                startRegion(after: event)
             }
-        case Int32(sluice_split_close_object), Int32(sluice_split_close_array):
-            guard let top = frames.popLast() else { return }
-            if top.target >= 0 {
-                try cut(at: offset, chunk: chunk, chunkStart: chunkStart, emit, closing: true)
-                inTarget = false
-                arraysSeen[top.target] += 1
-            }
+        case sluice_split_close_object, sluice_split_close_array:
+            guard let closed = frames.popLast(), closed.target >= 0 else { return }
+            try cut(at: offset, chunk: chunk, chunkStart: chunkStart, emit, closing: true)
+            currentTarget = -1
+            arraysSeen[closed.target] += 1
         default:
             break
         }
+    }
+
+    /// Starts the next batch just after `event`'s byte (the array's `[` or a `,` that ended a
+    /// batch).
+    private func startRegion(after event: sluice_split_event) {
+        regionStart = Int(event.offset) + 1
+        copiedUpTo = regionStart
+        regionLine = Int(event.line)
+        regionColumn = regionStart - Int(event.line_start) + 1
     }
 
     /// Ends the batch at the separator at `offset` (the array's `]` when `closing`).
@@ -239,9 +234,10 @@ package final class JSONSplitter {
         region.append(contentsOf: chunk[(copiedUpTo - chunkStart)..<(offset - chunkStart)])
         copiedUpTo = offset
         var count = elementsInRegion
-        let holdsValue = region.contains { !Self.isWhitespace($0) }
+        // Only the last batch of an array can end without an element after its last separator
+        // (`[]`, or a trailing comma), so only it is looked through.
         if closing {
-            if holdsValue {
+            if region.contains(where: { !Self.isWhitespace($0) }) {
                 count += 1
             } else if count > 0 || elementsBefore > 0 {
                 // `[1, 2, ]`: a separator with no element after it. The parser rejects it; the

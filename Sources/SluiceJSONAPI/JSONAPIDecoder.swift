@@ -93,17 +93,18 @@ public struct JSONAPIDecoder: Sendable {
         self.registry = registry
     }
 
+    // Both `decode` methods are inlinable: reading the document is done once, in this module, by
+    // `DocumentAssembly` (not generic); only the last step, giving primary data its shape, is
+    // generic, and inlined it is specialized for the caller's models. Unspecialized, making each
+    // `Linked<Article>` looked up generic metadata and copied through value witnesses at run
+    // time: about 5 000 instructions per primary resource.
+
     /// Decodes a whole document whose primary data has the shape `Primary`.
     ///
     /// - Parameters:
     ///   - primary: `Linked<Article>`, `[Linked<Article>]`, `Linked<Article>?`, `[AnyResource]`,
     ///     `ResourceIdentifier`, ... (see ``Document``).
     ///   - bytes: The document.
-    // Both `decode` methods are inlinable: reading the document is done once, in this module, by
-    // `DocumentAssembly` (not generic); only the last step, giving primary data its shape, is
-    // generic, and inlined it is specialized for the caller's models. Unspecialized, making each
-    // `Linked<Article>` looked up generic metadata and copied through value witnesses at run
-    // time: about 5 000 instructions per primary resource.
     @inlinable
     public func decode<Primary: PrimaryData>(
         _ primary: Primary.Type,

@@ -189,6 +189,7 @@ private struct TypeResources {
     private var slots: [UInt64] = []
 
     func resource(key: String, isLocal: Bool) -> AnyResource? {
+        // An empty table answers before the key is hashed.
         guard !slots.isEmpty, let index = index(key: key, isLocal: isLocal, hash: Self.hash(key, isLocal: isLocal))
         else { return nil }
         return resources[index]

@@ -58,10 +58,7 @@ struct ChunkIndependenceTests {
         arguments: ["twitter.json", "citm_catalog.json", "canada.json"]
     )
     func corpora(name: String) throws {
-        let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../shared/corpora/\(name)").standardizedFileURL
-        let bytes = try [UInt8](Data(contentsOf: url))
+        let bytes = try Fixtures.corpus(name)
         let whole = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true)
         #expect(whole.outcome == "ok")
         for seed: UInt64 in [7, 8] {

@@ -7,12 +7,14 @@ enum ChunkingVerifier {
     enum Split: CustomStringConvertible {
         case whole
         case byteByByte
+        case fixed(Int)
         case random(seed: UInt64)
 
         var description: String {
             switch self {
             case .whole: return "whole"
             case .byteByByte: return "byte by byte"
+            case .fixed(let size): return "chunks of \(size)"
             case .random(let seed): return "random splits (seed \(seed))"
             }
         }
@@ -23,6 +25,8 @@ enum ChunkingVerifier {
                 return [0..<count]
             case .byteByByte:
                 return (0..<count).map { $0..<($0 + 1) }
+            case .fixed(let size):
+                return stride(from: 0, to: count, by: size).map { $0..<min($0 + size, count) }
             case .random(let seed):
                 var generator = SeededGenerator(seed: seed)
                 var ranges: [Range<Int>] = []

@@ -18,6 +18,16 @@ enum Fixtures {
     static func bytes(ofJSONTestSuiteCase name: String) throws -> [UInt8] {
         Array(try Data(contentsOf: jsonTestSuite.appendingPathComponent(name)))
     }
+
+    /// A file of the shared corpora (`../shared/corpora` beside the project), such as
+    /// `twitter.json`.
+    static func corpus(_ name: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+            .appendingPathComponent("../shared/corpora/\(name)").standardizedFileURL
+        return Array(try Data(contentsOf: url))
+    }
 }
 
 /// A small, fast, seeded generator (SplitMix64), so that "random" splits are the same every run.

@@ -1,29 +1,16 @@
 import Foundation
-import SluiceJSON
-import SluiceJSONAPI
 import Testing
+
+@testable import SluiceJSON
 
 /// The parallel path's splitter (issue 16): every batch it cuts holds whole elements that parse on
 /// their own to exactly the elements a sequential parse finds, starting at the same positions, and
 /// the batches do not depend on how the input is chunked.
 @Suite("Splitter")
 struct SplitterTests {
-    enum Split: CustomStringConvertible {
-        case whole
-        case byteByByte
-        case fixed(Int)
-        case random(UInt64)
-        var description: String {
-            switch self {
-            case .whole: "whole"
-            case .byteByByte: "byte by byte"
-            case .fixed(let size): "chunks of \(size)"
-            case .random(let seed): "random chunks (seed \(seed))"
-            }
-        }
-    }
+    typealias Split = ChunkingVerifier.Split
 
-    /// The batches of `bytes` fed as `split` says, and whether the splitter vouches for them.
+    /// The batches of `bytes` fed as `split` cuts it, and whether the splitter vouches for them.
     static func batches(
         _ bytes: [UInt8],
         paths: [JSONPath],
@@ -32,29 +19,16 @@ struct SplitterTests {
     ) -> (batches: [JSONBatch], reliable: Bool) {
         let splitter = JSONSplitter(paths: paths, batchBytes: batchBytes)!
         var batches: [JSONBatch] = []
-        var generator = SeededGenerator(seed: 1)
-        var sizes: () -> Int
-        switch split {
-        case .whole: sizes = { bytes.count }
-        case .byteByByte: sizes = { 1 }
-        case .fixed(let size): sizes = { size }
-        case .random(let seed):
-            generator = SeededGenerator(seed: seed)
-            sizes = { Int.random(in: 1...9000, using: &generator) }
-        }
         bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let end = min(offset + max(sizes(), 1), buffer.count)
-                splitter.feed(UnsafeRawBufferPointer(rebasing: buffer[offset..<end])) { batches.append($0) }
-                offset = end
+            for range in split.chunks(of: buffer.count) {
+                splitter.feed(UnsafeRawBufferPointer(rebasing: buffer[range])) { batches.append($0) }
             }
         }
         splitter.finish()
         return (batches, splitter.isReliable)
     }
 
-    /// The elements of the arrays at `path`, as a sequential parse of the whole document finds
+    /// The elements of the array at `path`, as a sequential parse of the whole document finds
     /// them: each element's value and position.
     static func reference(_ tape: JSONTape, at path: JSONPath) throws -> [(JSONValue, JSONPosition)] {
         var value = try tape.value(at: tape.startIndex)
@@ -72,13 +46,12 @@ struct SplitterTests {
         let tape = try JSONParser.parse(bytes)
         for (target, path) in paths.enumerated() {
             let expected = try reference(tape, at: path)
-            let mine = batches.filter { $0.target == target }
             var next = 0
-            for batch in mine {
+            for batch in batches where batch.target == target {
                 #expect(batch.array == 0)
                 #expect(batch.firstElement == next, "batches of \(path) in order, none missing")
                 let parsed = try JSONParser.parse([UInt8(ascii: "[")] + batch.bytes + [UInt8(ascii: "]")])
-                let elements = try root(of: parsed).elements().map { try $0.jsonValue() }
+                let elements = try parsed.value(at: parsed.startIndex).elements().map { try $0.jsonValue() }
                 #expect(elements.count == batch.elementCount)
                 for (index, element) in elements.enumerated() where batch.firstElement + index < expected.count {
                     #expect(element == expected[batch.firstElement + index].0)
@@ -107,35 +80,41 @@ struct SplitterTests {
             }
             #expect(next == expected.count, "every element of \(path) is in a batch")
         }
-
-        func root(of parsed: JSONTape) throws -> JSONTape.Value { try parsed.value(at: parsed.startIndex) }
     }
 
-    static func corpus(_ name: String) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("../shared/corpora/\(name)").standardizedFileURL
-        return try [UInt8](Data(contentsOf: url))
-    }
-
-    static func generated(articles: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        SampleDocumentGenerator(articles: articles).write { bytes.append(contentsOf: $0) }
-        return bytes
+    /// A JSON:API compound document shaped as exports are (primary data, then included resources,
+    /// one per line), whose strings hold escapes, brackets, separators and non-ASCII text.
+    static func jsonAPIDocument(articles: Int) -> [UInt8] {
+        var text = "{\"data\": [\n"
+        for index in 0..<articles {
+            if index > 0 { text += ",\n" }
+            text +=
+                #"  {"type": "articles", "id": "\#(index)", "attributes": {"title": "Nº \#(index): \"[x], {y}\" \\ ok","#
+            text += #" "tags": ["a,b", "]", "{"], "score": \#(Double(index) / 8)},"#
+            text += #" "relationships": {"author": {"data": {"type": "people", "id": "\#(index % 7)"}},"#
+            text += #" "comments": {"data": [{"type": "comments", "id": "\#(index)"}]}}}"#
+        }
+        text += "\n],\n\"included\": [\n"
+        for index in 0..<articles {
+            if index > 0 { text += ",\n" }
+            text += #"  {"type": "comments", "id": "\#(index)", "attributes": {"body": "été \u00e9\n\t\"\#(index)\""}}"#
+        }
+        text += "\n], \"meta\": {\"data\": [1, 2]}}\n"
+        return Array(text.utf8)
     }
 
     @Test(
-        "a generated JSON:API document: data and included cut into whole elements, however it is chunked",
-        arguments: [Split.whole, .byteByByte, .fixed(7), .fixed(4096), .random(3), .random(4)]
+        "a JSON:API document: data and included cut into whole elements, however it is chunked",
+        arguments: [Split.whole, .byteByByte, .fixed(7), .fixed(4096), .random(seed: 3), .random(seed: 4)]
     )
-    func generatedDocument(split: Split) throws {
-        let bytes = Self.generated(articles: 300)
+    func jsonAPI(split: Split) throws {
+        let bytes = Self.jsonAPIDocument(articles: 300)
         let paths: [JSONPath] = ["data", "included"]
-        let whole = Self.batches(bytes, paths: paths, batchBytes: 16 * 1024, split: .whole)
+        let whole = Self.batches(bytes, paths: paths, batchBytes: 4 * 1024, split: .whole)
         #expect(whole.reliable)
         #expect(whole.batches.count > 10)
         try Self.verify(bytes, paths: paths, batches: whole.batches)
-        let cut = Self.batches(bytes, paths: paths, batchBytes: 16 * 1024, split: split)
+        let cut = Self.batches(bytes, paths: paths, batchBytes: 4 * 1024, split: split)
         #expect(cut.reliable)
         #expect(cut.batches == whole.batches, "the same batches \(split)")
     }
@@ -145,9 +124,9 @@ struct SplitterTests {
         arguments: [("twitter.json", "statuses"), ("citm_catalog.json", "performances"), ("canada.json", "features")]
     )
     func corpora(name: String, path: String) throws {
-        let bytes = try Self.corpus(name)
+        let bytes = try Fixtures.corpus(name)
         for batchBytes in [1, 10_000, 1 << 30] {
-            let result = Self.batches(bytes, paths: [JSONPath(path)], batchBytes: batchBytes, split: .random(9))
+            let result = Self.batches(bytes, paths: [JSONPath(path)], batchBytes: batchBytes, split: .random(seed: 9))
             #expect(result.reliable)
             try Self.verify(bytes, paths: [JSONPath(path)], batches: result.batches)
             #expect(
@@ -200,18 +179,5 @@ struct SplitterTests {
         let result = Self.batches(escaped, paths: ["data"], batchBytes: 1, split: .byteByByte)
         #expect(result.reliable)
         #expect(result.batches.map(\.elementCount) == [1, 1])
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing split can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }
