@@ -85,6 +85,12 @@ struct JSONElementReader {
         stepBytes = path.steps.map { Array($0.utf8) }
     }
 
+    /// Counts `count` elements as reported without seeing them: the elements after a stand-in
+    /// for a batch another thread read (see ParallelBatches.swift).
+    mutating func skipElements(_ count: Int) {
+        elementCount += count
+    }
+
     /// The first token the reader still needs: every token before it may be released.
     func firstNeededIndex(on tape: JSONTape) -> Int {
         elementStart ?? cursor ?? tape.endIndex

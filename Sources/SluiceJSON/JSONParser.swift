@@ -54,7 +54,7 @@ public import Foundation
 public final class JSONParser {
     private let handle: OpaquePointer
     private let callbacks: UnsafeMutablePointer<yajl_callbacks>
-    private let state: UnsafeMutablePointer<ParserState>
+    let state: UnsafeMutablePointer<ParserState>
     private var finished = false
 
     /// Creates a parser that enforces `limits`.
@@ -169,7 +169,7 @@ public final class JSONParser {
         }
     }
 
-    private func feed(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
+    func feed(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
         state.pointee.beginChunk(bytes, isVirtual: false)
         // Safe because `bytes` is non-empty here, so its base address is not nil.
         let status = yajl_parse(handle, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count)

@@ -33,6 +33,22 @@ package struct JSONBatch: Sendable, Equatable {
     package var offset: Int
     package var line: Int
     package var column: Int
+    /// The line and column of the separator just after the batch (the byte at
+    /// `offset + bytes.count`): where a reader that stepped over the batch carries on.
+    package var endLine: Int
+    package var endColumn: Int
+}
+
+/// What the splitter hands over, in document order: every byte of the document is in exactly one
+/// piece, so a sequential parser fed the pieces (a batch by its bytes, or by a stand-in that ends
+/// where it ends) reads the whole document.
+package enum JSONSplitPiece {
+    /// Bytes outside the batches: the skeleton around the arrays, the arrays' brackets, the
+    /// separators between batches, an array with no elements, and at the end anything left
+    /// unfinished. Valid only during the call that hands them over.
+    case bytes(UnsafeRawBufferPointer)
+    /// A run of whole elements.
+    case batch(JSONBatch)
 }
 
 /// Cuts the arrays at a set of paths into batches of whole elements, chunk by chunk.
@@ -69,6 +85,8 @@ package final class JSONSplitter {
     private var regionStart = 0
     private var regionLine = 1
     private var regionColumn = 1
+    /// The offset from which bytes outside every region have not been handed over yet.
+    private var skeletonFrom = 0
     /// The offset up to which the region's bytes have been copied.
     private var copiedUpTo = 0
     private var elementsInRegion = 0
@@ -103,8 +121,8 @@ package final class JSONSplitter {
 
     deinit { events.deallocate() }
 
-    /// Scans `chunk`, calling `emit` with each batch completed in it, in document order.
-    package func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (JSONBatch) throws -> Void) rethrows {
+    /// Scans `chunk`, calling `emit` with each piece completed in it, in document order.
+    package func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (JSONSplitPiece) throws -> Void) rethrows {
         guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), !chunk.isEmpty else { return }
         let chunkStart = Int(scanner.offset)
         var done = 0
@@ -132,19 +150,41 @@ package final class JSONSplitter {
         if currentTarget >= 0 {
             region.append(contentsOf: chunk[(copiedUpTo - chunkStart)...])
             copiedUpTo = end
+        } else {
+            try emitSkeleton(upTo: end, chunk: chunk, chunkStart: chunkStart, emit)
         }
     }
 
-    /// Ends the input: the document must have closed every container and string.
-    package func finish() {
+    /// Ends the input: the document must have closed every container and string. The bytes of an
+    /// array left open are handed over as they are, for a sequential parser to find the fault.
+    package func finish(_ emit: (JSONSplitPiece) throws -> Void) rethrows {
         if scanner.in_string || scanner.depth != 0 || scanner.unbalanced { isReliable = false }
+        if currentTarget >= 0 {
+            currentTarget = -1
+            if !region.isEmpty { try region.withUnsafeBytes { try emit(.bytes($0)) } }
+            region.removeAll()
+        }
+    }
+
+    /// Hands over the chunk's bytes from `skeletonFrom` to `end` (all in this chunk: skeleton bytes
+    /// of earlier chunks went at those chunks' ends).
+    private func emitSkeleton(
+        upTo end: Int,
+        chunk: UnsafeRawBufferPointer,
+        chunkStart: Int,
+        _ emit: (JSONSplitPiece) throws -> Void
+    ) rethrows {
+        let from = max(skeletonFrom, chunkStart)
+        skeletonFrom = end
+        guard end > from else { return }
+        try emit(.bytes(UnsafeRawBufferPointer(rebasing: chunk[(from - chunkStart)..<(end - chunkStart)])))
     }
 
     private func handle(
         _ event: sluice_split_event,
         chunk: UnsafeRawBufferPointer,
         chunkStart: Int,
-        _ emit: (JSONBatch) throws -> Void
+        _ emit: (JSONSplitPiece) throws -> Void
     ) rethrows {
         let offset = Int(event.offset)
         let top = frames.count - 1
@@ -179,7 +219,10 @@ package final class JSONSplitter {
             } else if frames[top].target >= 0 {
                 elementsInRegion += 1
                 if offset - regionStart >= batchBytes {
-                    try cut(at: offset, chunk: chunk, chunkStart: chunkStart, emit)
+                    try cut(at: event, chunk: chunk, chunkStart: chunkStart, emit)
+                    // The separator between two batches is skeleton.
+                    skeletonFrom = offset
+                    try emitSkeleton(upTo: offset + 1, chunk: chunk, chunkStart: chunkStart, emit)
                     startRegion(after: event)
                 }
             }
@@ -198,6 +241,8 @@ package final class JSONSplitter {
             candidates.removeAll { paths[$0].count <= steps }
             frames.append(Frame(isObject: isObject, candidates: candidates, steps: steps, target: target))
             if target >= 0 {
+                // Up to and with the `[`, the bytes are skeleton.
+                try emitSkeleton(upTo: offset + 1, chunk: chunk, chunkStart: chunkStart, emit)
                 currentTarget = target
                 region.removeAll(keepingCapacity: true)
                 elementsInRegion = 0
@@ -206,8 +251,9 @@ package final class JSONSplitter {
             }
         case sluice_split_close_object, sluice_split_close_array:
             guard let closed = frames.popLast(), closed.target >= 0 else { return }
-            try cut(at: offset, chunk: chunk, chunkStart: chunkStart, emit, closing: true)
+            try cut(at: event, chunk: chunk, chunkStart: chunkStart, emit, closing: true)
             currentTarget = -1
+            skeletonFrom = offset
             arraysSeen[closed.target] += 1
         default:
             break
@@ -223,14 +269,16 @@ package final class JSONSplitter {
         regionColumn = regionStart - Int(event.line_start) + 1
     }
 
-    /// Ends the batch at the separator at `offset` (the array's `]` when `closing`).
+    /// Ends the batch at the separator `event` (the array's `]` when `closing`). A closing region
+    /// with no element in it (`[ ]`) is handed over as skeleton bytes.
     private func cut(
-        at offset: Int,
+        at event: sluice_split_event,
         chunk: UnsafeRawBufferPointer,
         chunkStart: Int,
-        _ emit: (JSONBatch) throws -> Void,
+        _ emit: (JSONSplitPiece) throws -> Void,
         closing: Bool = false
     ) rethrows {
+        let offset = Int(event.offset)
         region.append(contentsOf: chunk[(copiedUpTo - chunkStart)..<(offset - chunkStart)])
         copiedUpTo = offset
         var count = elementsInRegion
@@ -245,17 +293,25 @@ package final class JSONSplitter {
                 isReliable = false
             }
         }
-        guard count > 0 else { return }
+        guard count > 0 else {
+            if !region.isEmpty { try region.withUnsafeBytes { try emit(.bytes($0)) } }
+            region.removeAll(keepingCapacity: true)
+            return
+        }
         try emit(
-            JSONBatch(
-                target: currentTarget,
-                array: arraysSeen[currentTarget],
-                firstElement: elementsBefore,
-                elementCount: count,
-                bytes: region,
-                offset: regionStart,
-                line: regionLine,
-                column: regionColumn
+            .batch(
+                JSONBatch(
+                    target: currentTarget,
+                    array: arraysSeen[currentTarget],
+                    firstElement: elementsBefore,
+                    elementCount: count,
+                    bytes: region,
+                    offset: regionStart,
+                    line: regionLine,
+                    column: regionColumn,
+                    endLine: Int(event.line),
+                    endColumn: offset - Int(event.line_start) + 1
+                )
             )
         )
         elementsBefore += count

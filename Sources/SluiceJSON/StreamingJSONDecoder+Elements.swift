@@ -20,8 +20,8 @@ extension StreamingJSONDecoder {
         at path: JSONPath,
         from chunks: Chunks
     ) -> JSONElementSequence<Element, Chunks> where Chunks.Element: ContiguousBytes {
-        let (options, limits) = snapshot()
-        return JSONElementSequence(chunks: chunks, path: path, options: options, limits: limits)
+        let (options, limits, parallel) = snapshot()
+        return JSONElementSequence(chunks: chunks, path: path, options: options, limits: limits, parallel: parallel)
     }
 
     /// The elements of the array at `path` in the file at `file` (`-` for standard input), as an
@@ -71,38 +71,101 @@ extension StreamingJSONDecoder {
     }
 
     func makeStreamer<Element: Decodable>(of type: Element.Type, at path: JSONPath) -> ElementStreamer<Element> {
-        let (options, limits) = snapshot()
-        return ElementStreamer(path: path, options: options, limits: limits)
+        let (options, limits, parallel) = snapshot()
+        return ElementStreamer(path: path, options: options, limits: limits, parallel: parallel)
     }
 }
 
-/// The parser, the element reader and the decode context of one element stream. A class: the
-/// async iterator's chunk pump calls into it from a closure.
+/// The parser, the element reader and the decode context of one element stream, and the parallel
+/// driver when other threads help (see ParallelBatches.swift). A class: the async iterator's chunk
+/// pump calls into it from a closure.
 final class ElementStreamer<Element: Decodable> {
     private let parser: JSONParser
     private var reader: JSONElementReader
     private let context: TapeDecodingContext
     private let pathKeys: [any CodingKey]
+    private let driver: ParallelSplitDriver<[Element]>?
 
-    init(path: JSONPath, options: TapeDecodingOptions, limits: JSONLimits) {
+    init(path: JSONPath, options: TapeDecodingOptions, limits: JSONLimits, parallel: ParallelOptions) {
         parser = JSONParser(limits: limits)
         reader = JSONElementReader(path: path)
         // One context for the whole stream: uniquing spans the elements, as it spans one document.
         context = TapeDecodingContext(options: options)
-        pathKeys = path.steps.map { step in Int(step).map { AnyCodingKey(intValue: $0) } ?? AnyCodingKey(step) }
+        let pathKeys: [any CodingKey] = path.steps.map { step in
+            Int(step).map { AnyCodingKey(intValue: $0) } ?? AnyCodingKey(step)
+        }
+        self.pathKeys = pathKeys
+        // Uniquing and parent links tie elements together through the one context, which threads
+        // cannot share: those streams stay on one thread.
+        if options.uniquing.isEmpty && options.identityStore == nil {
+            driver = ParallelSplitDriver(
+                paths: [path],
+                threads: parallel.threads.threadCount,
+                batchBytes: parallel.batchBytes
+            ) {
+                Self.batchReader(pathKeys: pathKeys, options: options, limits: limits)
+            }
+        } else {
+            driver = nil
+        }
+    }
+
+    /// What a worker thread reads a batch with: its own decode context, each batch parsed on its
+    /// own; `nil` for a batch with a fault, which the merger then reads sequentially.
+    private static func batchReader(
+        pathKeys: [any CodingKey],
+        options: TapeDecodingOptions,
+        limits: JSONLimits
+    ) -> BatchWorkers<[Element]>.Work {
+        let context = TapeDecodingContext(options: options)
+        return { batch, before in
+            guard let parser = batch.parseAsArray(limits: limits, arrayDepth: pathKeys.count + 1) else { return nil }
+            let tape = parser.tape
+            var elements: [Element] = []
+            elements.reserveCapacity(batch.elementCount)
+            do {
+                var index = before
+                for value in try tape.value(at: tape.startIndex).elements() {
+                    let decoder = TapeDecoder(
+                        value: value,
+                        context: context,
+                        parentPath: pathKeys,
+                        key: ElementKey(index)
+                    )
+                    elements.append(try decoder.decodeValue(Element.self))
+                    context.state.pendingChildren.removeAll(keepingCapacity: true)
+                    index += 1
+                }
+            } catch {
+                return nil
+            }
+            return elements
+        }
     }
 
     /// The most tokens the parser held at once: what bounds the stream's memory.
     var peakTokenCount: Int { parser.tape.peakTokenCount }
+    /// How many batches other threads (or this one, as a worker) read: tests check the parallel
+    /// path ran.
+    private(set) var batchesMerged = 0
 
     /// Parses a chunk and hands over every element it completes; then releases their tokens.
     func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
-        try StreamingJSONDecoder.publicErrors { try feedChunk(chunk, body) }
+        try StreamingJSONDecoder.publicErrors {
+            if let driver {
+                try driver.feed(chunk, bytes: { try feedChunk($0, body) }, batch: { try mergeBatch($0, $1, body) })
+            } else {
+                try feedChunk(chunk, body)
+            }
+        }
     }
 
     /// Ends the input: checks the document was whole and had an array at the path.
     func finish(_ body: (Element) throws -> Void) throws {
-        try StreamingJSONDecoder.publicErrors { try finishInput(body) }
+        try StreamingJSONDecoder.publicErrors {
+            try driver?.finish(bytes: { try feedChunk($0, body) }, batch: { try mergeBatch($0, $1, body) })
+            try finishInput(body)
+        }
     }
 
     private func feedChunk(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
@@ -115,6 +178,29 @@ final class ElementStreamer<Element: Decodable> {
             throw error
         }
         try drain(body)
+    }
+
+    /// A batch a worker read: the parser steps over it with a stand-in, which the reader reports
+    /// as one element; the worker's elements are handed over in its place.
+    private func mergeBatch(_ batch: JSONBatch, _ elements: [Element], _ body: (Element) throws -> Void) throws {
+        try drain(body)
+        try batch.bytes.withUnsafeBytes { tail in
+            try StreamingJSONDecoder.parsing {
+                try parser.parseStandIn(
+                    endingAt: batch.offset + tail.count,
+                    line: batch.endLine,
+                    column: batch.endColumn,
+                    tail: tail
+                )
+            }
+        }
+        var standIns = 0
+        reader.advance(over: parser.tape) { _, _ in standIns += 1 }
+        precondition(standIns == 1, "Internal inconsistency: a batch's stand-in was not read as one element")
+        reader.skipElements(elements.count - 1)
+        batchesMerged += 1
+        parser.removeTokens(before: reader.firstNeededIndex(on: parser.tape))
+        for element in elements { try body(element) }
     }
 
     private func finishInput(_ body: (Element) throws -> Void) throws {
@@ -162,11 +248,12 @@ where Chunks.Element: ContiguousBytes {
     let path: JSONPath
     let options: TapeDecodingOptions
     let limits: JSONLimits
+    let parallel: ParallelOptions
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(
             pump: ChunkPump(chunks.makeAsyncIterator()),
-            streamer: ElementStreamer(path: path, options: options, limits: limits)
+            streamer: ElementStreamer(path: path, options: options, limits: limits, parallel: parallel)
         )
     }
 

@@ -18,7 +18,7 @@ extension StreamingJSONDecoder {
     /// - Throws: `DecodingError.dataCorrupted` for a value that has no JSON form (such as an
     ///   infinite `Double` or a non-string dictionary key), else the model's `DecodingError`.
     public func decode<T: Decodable>(_ type: T.Type, fromJSONObject object: Any) throws -> T {
-        let (options, limits) = snapshot()
+        let (options, limits, _) = snapshot()
         var builder = JSONTape.Builder()
         try Self.replay(object, into: &builder, path: [], depth: limits.maxDepth)
         return try Self.decode(type, from: builder.result, options: options)

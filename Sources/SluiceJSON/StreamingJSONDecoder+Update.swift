@@ -19,7 +19,7 @@ extension StreamingJSONDecoder {
     /// - Throws: `EncodingError` if the current value cannot be encoded, else as
     ///   ``decode(_:from:)-(_,Data)``.
     public func update<T: Codable>(_ value: inout T, from data: Data) throws {
-        let (options, limits) = snapshot()
+        let (options, limits, _) = snapshot()
         // Non-finite numbers have no JSON form; these markers carry them through the round trip.
         let encoder = StreamingJSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(

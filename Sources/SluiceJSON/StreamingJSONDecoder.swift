@@ -31,6 +31,7 @@ public final class StreamingJSONDecoder: Sendable {
     private struct Settings {
         var options = TapeDecodingOptions()
         var limits = JSONLimits.default
+        var parallel = ParallelOptions()
     }
 
     private let settings = LockedSettings(Settings())
@@ -50,9 +51,26 @@ public final class StreamingJSONDecoder: Sendable {
     public init() {}
 
     /// The settings in force now, for one decode.
-    func snapshot() -> (options: TapeDecodingOptions, limits: JSONLimits) {
+    func snapshot() -> (options: TapeDecodingOptions, limits: JSONLimits, parallel: ParallelOptions) {
         let snapshot = settings.snapshot
-        return (snapshot.options, snapshot.limits)
+        return (snapshot.options, snapshot.limits, snapshot.parallel)
+    }
+
+    /// How many threads stream the elements of one document (``elements(of:at:from:)`` and
+    /// ``forEachElement(of:at:inFileAt:_:)``). Default: ``Parallelism/automatic``.
+    ///
+    /// The elements, their order and every error are the same for any setting; streams whose
+    /// elements share a decoding context (``uniquing``, ``identityStore``) and paths that go
+    /// through an array index read on one thread.
+    public var parallelism: Parallelism {
+        get { settings[\.parallel.threads] }
+        set { settings[\.parallel.threads] = newValue }
+    }
+
+    /// The size batches are cut to on the parallel path; tests make it small to cut many.
+    var batchBytes: Int {
+        get { settings[\.parallel.batchBytes] }
+        set { settings[\.parallel.batchBytes] = newValue }
     }
 
     /// How member names are matched to coding keys. Default: ``JSONKeyStrategy/useDefaultKeys``.
@@ -159,7 +177,7 @@ public final class StreamingJSONDecoder: Sendable {
 
     /// Decodes a value of `type` from a JSON document in memory.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        let (options, limits) = snapshot()
+        let (options, limits, _) = snapshot()
         let tape = try Self.parseWhole(limits: limits) { try $0.parse(bytes) }
         return try Self.decode(type, from: tape, options: options)
     }
@@ -170,7 +188,7 @@ public final class StreamingJSONDecoder: Sendable {
     /// - Throws: ``FileChunkReader/Failure`` when the file cannot be read, else as
     ///   ``decode(_:from:)-(_,Data)``.
     public func decode<T: Decodable>(_ type: T.Type, fromFileAt path: String) throws -> T {
-        let (options, limits) = snapshot()
+        let (options, limits, _) = snapshot()
         let reader = try FileChunkReader(path: path)
         let tape = try Self.parseWhole(limits: limits) { parser in
             try reader.forEachChunk { chunk in try parser.parse(chunk) }
@@ -184,7 +202,7 @@ public final class StreamingJSONDecoder: Sendable {
         _ type: T.Type,
         from chunks: Chunks
     ) async throws -> T where Chunks.Element: ContiguousBytes {
-        let (options, limits) = snapshot()
+        let (options, limits, _) = snapshot()
         let parser = JSONParser(limits: limits)
         for try await chunk in chunks {
             try Self.parsing { try withBytes(chunk) { buffer throws(JSONError) in try parser.parse(buffer) } }

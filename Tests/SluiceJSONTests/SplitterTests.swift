@@ -19,12 +19,25 @@ struct SplitterTests {
     ) -> (batches: [JSONBatch], reliable: Bool) {
         let splitter = JSONSplitter(paths: paths, batchBytes: batchBytes)!
         var batches: [JSONBatch] = []
-        bytes.withUnsafeBytes { buffer in
-            for range in split.chunks(of: buffer.count) {
-                splitter.feed(UnsafeRawBufferPointer(rebasing: buffer[range])) { batches.append($0) }
+        // Every byte is in exactly one piece: the pieces put back together are the document.
+        var reassembled: [UInt8] = []
+        func take(_ piece: JSONSplitPiece) {
+            switch piece {
+            case .bytes(let buffer):
+                reassembled.append(contentsOf: buffer)
+            case .batch(let batch):
+                #expect(batch.offset == reassembled.count, "a batch starts where the pieces before it end")
+                reassembled.append(contentsOf: batch.bytes)
+                batches.append(batch)
             }
         }
-        splitter.finish()
+        bytes.withUnsafeBytes { buffer in
+            for range in split.chunks(of: buffer.count) {
+                splitter.feed(UnsafeRawBufferPointer(rebasing: buffer[range]), take)
+            }
+        }
+        splitter.finish(take)
+        #expect(reassembled == bytes, "the pieces make up the document \(split)")
         return (batches, splitter.isReliable)
     }
 
@@ -76,6 +89,12 @@ struct SplitterTests {
                     #expect(line == position.line)
                     #expect(column == position.column)
                 }
+                // Where the batch ends: the separator after it.
+                let endOffset = batch.offset + batch.bytes.count
+                let lineFeeds = bytes[..<endOffset].lazy.filter { $0 == 0x0A }.count
+                let lineStart = (bytes[..<endOffset].lastIndex(of: 0x0A) ?? -1) + 1
+                #expect(batch.endLine == lineFeeds + 1)
+                #expect(batch.endColumn == endOffset - lineStart + 1)
                 next += batch.elementCount
             }
             #expect(next == expected.count, "every element of \(path) is in a batch")
