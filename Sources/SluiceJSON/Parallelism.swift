@@ -40,4 +40,11 @@ package struct ParallelOptions: Sendable {
     package var batchBytes = 256 * 1024
 
     package init() {}
+
+    /// One thread: what the engines that work for a parallel read use themselves.
+    package static var sequential: ParallelOptions {
+        var options = ParallelOptions()
+        options.threads = .workers(1)
+        return options
+    }
 }

@@ -66,13 +66,22 @@ final class DocumentEngine {
     private var errorObjects: [ErrorObject]?
     /// Reused for every resource a model decodes (see `ResourceFields`).
     private let fields = ResourceFields()
+    /// The parallel path's driver, when other threads help (see ParallelBatches.swift in
+    /// SluiceJSON): `data` and `included` are cut into batches that workers decode, each worker
+    /// with an engine of its own; this engine reads the rest and hands everything over in order.
+    private let driver: ParallelSplitDriver<[Event]>?
+    /// The events of the batch whose stand-in is being read.
+    private var standIn: [Event]?
+    /// How many batches workers decoded: tests check the parallel path ran.
+    private(set) var batchesMerged = 0
 
     init(
         registry: ResourceRegistry,
         options: TapeDecodingOptions,
         limits: JSONLimits,
         rejectsUnknownTypes: Bool,
-        primaryHoldsIdentifiers: Bool
+        primaryHoldsIdentifiers: Bool,
+        parallel: ParallelOptions = ParallelOptions.sequential
     ) {
         parser = JSONParser(limits: limits)
         self.registry = registry
@@ -80,16 +89,96 @@ final class DocumentEngine {
         self.specContext = context.withDefaultKeys
         self.rejectsUnknownTypes = rejectsUnknownTypes
         self.primaryHoldsIdentifiers = primaryHoldsIdentifiers
+        // Uniquing ties resources together through the one decoding context, which threads
+        // cannot share: such documents are read on one thread.
+        guard options.uniquing.isEmpty && options.identityStore == nil else {
+            driver = nil
+            return
+        }
+        driver = ParallelSplitDriver(
+            paths: ["data", "included"],
+            threads: parallel.threads.threadCount,
+            batchBytes: parallel.batchBytes
+        ) {
+            let worker = DocumentEngine(
+                registry: registry,
+                options: options,
+                limits: limits,
+                rejectsUnknownTypes: rejectsUnknownTypes,
+                primaryHoldsIdentifiers: primaryHoldsIdentifiers
+            )
+            return { batch, _ in worker.decode(batch) }
+        }
     }
 
     /// Parses a chunk and handles every event it completes.
     func feed(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) throws -> Void) throws {
+        if let driver {
+            try driver.feed(chunk, bytes: { try feedSequentially($0, handle) }, batch: { try merge($0, $1, handle) })
+        } else {
+            try feedSequentially(chunk, handle)
+        }
+    }
+
+    private func feedSequentially(_ chunk: UnsafeRawBufferPointer, _ handle: (Event) throws -> Void) throws {
         try parsing({ () throws(JSONError) in try parser.parse(chunk) }, handle)
         try drain(handle)
     }
 
+    /// A batch a worker decoded: the parser steps over it with a stand-in, which the reader reports
+    /// as one element of `data` or `included`; `drain` hands over the worker's events in its place.
+    private func merge(_ batch: JSONBatch, _ events: [Event], _ handle: (Event) throws -> Void) throws {
+        try batch.bytes.withUnsafeBytes { tail in
+            try parsing(
+                { () throws(JSONError) in
+                    try parser.parseStandIn(
+                        endingAt: batch.offset + tail.count,
+                        line: batch.endLine,
+                        column: batch.endColumn,
+                        tail: tail
+                    )
+                },
+                handle
+            )
+        }
+        standIn = events
+        defer { standIn = nil }
+        try drain(handle)
+        precondition(standIn == nil, "Internal inconsistency: a batch's stand-in was not read as one element")
+        batchesMerged += 1
+    }
+
+    /// A worker's part: the events of the resources in `batch`, or `nil` when anything in it is
+    /// amiss, for the merger to read the batch itself and meet the fault where one thread would.
+    private func decode(_ batch: JSONBatch) -> [Event]? {
+        // The batch's array is the root object's member: depth 2.
+        guard let parser = batch.parseAsArray(limits: self.parser.limits, arrayDepth: 2) else { return nil }
+        let tape = parser.tape
+        var events: [Event] = []
+        events.reserveCapacity(batch.elementCount)
+        let isPrimary = batch.target == 0
+        var index = tape.startIndex + 1
+        do {
+            for position in batch.firstElement..<(batch.firstElement + batch.elementCount) {
+                guard let end = tape.endOfValue(at: index) else { return nil }
+                if isPrimary {
+                    let place = ResourcePlace(section: "/data", position: position)
+                    events.append(.primary(try primaryItem(at: index, place: place, tape: tape), position: position))
+                } else {
+                    let place = ResourcePlace(section: "/included", position: position)
+                    events.append(.included(try resource(at: index, place: place, tape: tape), position: position))
+                }
+                index = end
+            }
+        } catch {
+            return nil
+        }
+        return events
+    }
+
     /// Ends the input; throws the error document if the document was one.
     func finish(_ handle: (Event) throws -> Void) throws {
+        try driver?.finish(bytes: { try feedSequentially($0, handle) }, batch: { try merge($0, $1, handle) })
         try parsing({ () throws(JSONError) in try parser.finish() }, handle)
         try drain(handle)
         if let errorObjects {
@@ -119,7 +208,18 @@ final class DocumentEngine {
         defer { parser.removeTokens(before: reader.releasableIndex) }
         let tape = parser.tape
         while true {
-            switch reader.next(in: tape) {
+            let action = reader.next(in: tape)
+            if let events = standIn, action.isElement {
+                // The stand-in for a batch a worker decoded: its resources, in its place.
+                standIn = nil
+                reader.skipElements(events.count - 1)
+                for event in events {
+                    if case .primary = event { summary.primaryCount += 1 } else { summary.includedCount += 1 }
+                    try handle(event)
+                }
+                continue
+            }
+            switch action {
             case .needMoreInput, .finished:
                 return
             case .includedCollectionStarted, .skippedMember:

@@ -79,6 +79,14 @@ struct DocumentReader {
         case rootNotObject(valueIndex: Int)
         /// The root object has closed.
         case finished
+
+        /// Whether it reports an element of `data` or `included`.
+        var isElement: Bool {
+            switch self {
+            case .primaryElement, .includedElement: true
+            default: false
+            }
+        }
     }
 
     private enum State: Equatable {
@@ -155,6 +163,15 @@ struct DocumentReader {
         case .awaitingValue(_, let valueIndex): return valueIndex
         default: return cursor
         }
+    }
+
+    /// Counts `count` more elements of the array being read as reported: the elements after a
+    /// stand-in for a batch another thread read (see ParallelBatches.swift in SluiceJSON).
+    mutating func skipElements(_ count: Int) {
+        guard case .inArray(let member, let read) = state else {
+            preconditionFailure("Internal inconsistency: elements skipped outside an array")
+        }
+        state = .inArray(member, count: read + count)
     }
 
     /// Advances over the tokens available and returns the next action.

@@ -88,6 +88,18 @@ public struct JSONAPIDecoder: Sendable {
         didSet { precondition(chunkSize > 0, "JSONAPIDecoder.chunkSize must be positive") }
     }
 
+    /// How many threads read one document: the resources of `data` and `included` are cut into
+    /// batches that other threads decode while this one reads on (see ``Parallelism``). Default:
+    /// ``Parallelism/automatic``. Documents, resources, their order, the identity map and every
+    /// error are the same for any setting. Decoders with ``TapeDecodingOptions/uniquing`` or an
+    /// identity store read on one thread.
+    public var parallelism: Parallelism {
+        get { parallel.threads }
+        set { parallel.threads = newValue }
+    }
+    /// The parallel path's settings; tests cut small batches through `batchBytes`.
+    var parallel = ParallelOptions()
+
     /// Creates a decoder for the resource models in `registry`.
     public init(registry: ResourceRegistry = []) {
         self.registry = registry
@@ -190,7 +202,8 @@ public struct JSONAPIDecoder: Sendable {
             options: options,
             limits: limits,
             rejectsUnknownTypes: rejectsUnknownTypes,
-            primaryHoldsIdentifiers: holdsIdentifiers
+            primaryHoldsIdentifiers: holdsIdentifiers,
+            parallel: parallel
         )
     }
 

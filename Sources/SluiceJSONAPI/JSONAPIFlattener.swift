@@ -10,6 +10,9 @@ public import SluiceJSON
 public struct JSONAPIFlattener: Sendable {
     /// Limits on the input.
     public var limits = JSONLimits()
+    /// How many threads read the document (see ``Parallelism``). Default: ``Parallelism/automatic``.
+    /// The lines and their order are the same for any setting.
+    public var parallelism = Parallelism.automatic
 
     /// Creates a flattener.
     public init() {}
@@ -21,6 +24,7 @@ public struct JSONAPIFlattener: Sendable {
     public func flatten(_ reader: FileChunkReader, write: ([UInt8]) throws -> Void) throws -> DocumentSummary {
         var decoder = JSONAPIDecoder()
         decoder.limits = limits
+        decoder.parallelism = parallelism
         let engine = decoder.makeEngine(primaryModels: [], holdsIdentifiers: false)
         var spill: FileHandle?
         var spillURL: URL?
