@@ -54,6 +54,8 @@ struct Bench: AsyncParsableCommand {
     @Option(help: .hidden)
     var contender: Contender?
 
+    @OptionGroup var jobs: JobsOption
+
     private var showsProgress: Bool { format == .text && !quiet }
 
     func validate() throws {
@@ -68,7 +70,7 @@ struct Bench: AsyncParsableCommand {
     func run() async throws {
         if let contender, let file {
             // One measured run, in a process of its own; the parent reads the JSON line it prints.
-            let result = try contender.measure(path: file)
+            let result = try contender.measure(path: file, parallelism: jobs.parallelism)
             try Terminal.standardOutput.write(result.json.jsonText + "\n")
             return
         }
@@ -93,11 +95,18 @@ struct Bench: AsyncParsableCommand {
             try report.add(error, in: path)
             throw ExitCode(report.exitCode)
         }
-        var results: [Contender: [Measurement]] = [:]
+        // With more than one thread, Sluice also runs on one, so that the table shows what the
+        // threads bring, in the same run.
+        let threads = jobs.parallelism.threadCount
+        let entrants =
+            (threads > 1 ? [Entrant(.sluice, threads: 1)] : []) + [
+                Entrant(.sluice, threads: threads), Entrant(.foundation, threads: 1),
+            ]
+        var results: [Entrant: [Measurement]] = [:]
         for run in 1...runs {
-            for contender in Contender.allCases {
-                if showsProgress { Terminal.message("Run \(run) of \(runs): \(contender.title)…\n") }
-                results[contender, default: []].append(try Self.spawn(contender, path: path))
+            for entrant in entrants {
+                if showsProgress { Terminal.message("Run \(run) of \(runs): \(entrant.title)…\n") }
+                results[entrant, default: []].append(try Self.spawn(entrant, path: path))
             }
         }
         let checksums = Set(results.values.joined().map(\.checksum))
@@ -105,21 +114,47 @@ struct Bench: AsyncParsableCommand {
             Terminal.message("The runs disagree on what the document holds: \(checksums.map(\.description)).\n")
             throw ExitCode(1)
         }
-        let sluice = Summary(results[.sluice] ?? [], checksum: checksum)
-        let foundation = Summary(results[.foundation] ?? [], checksum: checksum)
+        let sluice = Summary(results[Entrant(.sluice, threads: threads)] ?? [], checksum: checksum)
+        let oneThread = threads > 1 ? Summary(results[Entrant(.sluice, threads: 1)] ?? [], checksum: checksum) : nil
+        let foundation = Summary(results[Entrant(.foundation, threads: 1)] ?? [], checksum: checksum)
         let input = file ?? "generated document of \(articles) articles"
         switch format {
-        case .text: try Terminal.standardOutput.write(table(input: input, bytes: bytes, sluice, foundation))
+        case .text:
+            try Terminal.standardOutput.write(
+                table(input: input, bytes: bytes, sluice, threads: threads, oneThread: oneThread, foundation)
+            )
         case .json:
-            try Terminal.standardOutput.write(json(input: input, bytes: bytes, sluice, foundation).jsonText + "\n")
+            try Terminal.standardOutput.write(
+                json(input: input, bytes: bytes, sluice, threads: threads, oneThread: oneThread, foundation).jsonText
+                    + "\n"
+            )
+        }
+    }
+
+    /// A contender with its thread count: one row of the table.
+    struct Entrant: Hashable {
+        var contender: Contender
+        var threads: Int
+
+        init(_ contender: Contender, threads: Int) {
+            self.contender = contender
+            self.threads = threads
+        }
+
+        var title: String {
+            switch contender {
+            case .sluice: "Sluice streaming, \(threads) thread\(threads == 1 ? "" : "s")"
+            case .foundation: contender.title
+            }
         }
     }
 
     /// Runs one contender in a child process of this executable and reads its measurement.
-    private static func spawn(_ contender: Contender, path: String) throws -> Measurement {
+    private static func spawn(_ entrant: Entrant, path: String) throws -> Measurement {
+        let contender = entrant.contender
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executablePath)
-        process.arguments = ["bench", "--contender", contender.rawValue, path]
+        process.arguments = ["bench", "--contender", contender.rawValue, "--jobs", String(entrant.threads), path]
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
@@ -149,13 +184,22 @@ struct Bench: AsyncParsableCommand {
         return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private func table(input: String, bytes: Int, _ sluice: Summary, _ foundation: Summary) -> String {
+    private func table(
+        input: String,
+        bytes: Int,
+        _ sluice: Summary,
+        threads: Int,
+        oneThread: Summary?,
+        _ foundation: Summary
+    ) -> String {
         let megabytes = Double(bytes) / 1_000_000
         var text = "Input: \(input), \(Terminal.formatted(megabytes, decimals: 1)) MB, "
         text += "\(sluice.checksum.resources) resources. Medians of \(runs) run\(runs == 1 ? "" : "s").\n\n"
         let header = ["", "MB/s", "wall s", "CPU s", "peak memory"]
         var rows = [header]
-        for (name, summary) in [("Sluice, streaming", sluice), ("Foundation JSONSerialization + mapping", foundation)] {
+        var named = [(Entrant(.sluice, threads: threads).title, sluice), (Contender.foundation.title, foundation)]
+        if let oneThread { named.insert((Entrant(.sluice, threads: 1).title, oneThread), at: 0) }
+        for (name, summary) in named {
             rows.append([
                 name,
                 Self.text(Self.ratio(megabytes, summary.seconds), decimals: 1),
@@ -180,6 +224,12 @@ struct Bench: AsyncParsableCommand {
         )
         text += "\nFoundation takes \(timeRatio)x Sluice's time, \(cpuRatio)x its CPU time "
         text += "and \(memoryRatio)x its peak memory.\n"
+        if let oneThread {
+            let speedup = Self.text(Self.ratio(oneThread.seconds, sluice.seconds), decimals: 2)
+            let extra = Double(sluice.peakMemoryBytes - oneThread.peakMemoryBytes) / 1_048_576
+            text += "\(threads) threads read it \(speedup)x as fast as 1, with "
+            text += "\(Terminal.formatted(extra, decimals: 1)) MiB more peak memory.\n"
+        }
         return text
     }
 
@@ -197,7 +247,14 @@ struct Bench: AsyncParsableCommand {
         value.map { .number(String($0)) } ?? .null
     }
 
-    private func json(input: String, bytes: Int, _ sluice: Summary, _ foundation: Summary) -> JSONValue {
+    private func json(
+        input: String,
+        bytes: Int,
+        _ sluice: Summary,
+        threads: Int,
+        oneThread: Summary?,
+        _ foundation: Summary
+    ) -> JSONValue {
         func entry(_ summary: Summary) -> JSONValue {
             [
                 "megabytesPerSecond": Self.number(Self.ratio(Double(bytes) / 1_000_000, summary.seconds)),
@@ -206,7 +263,7 @@ struct Bench: AsyncParsableCommand {
                 "peakMemoryBytes": .number(String(summary.peakMemoryBytes)),
             ]
         }
-        return [
+        var result: JSONValue = [
             "input": .string(input),
             "bytes": .number(String(bytes)),
             "runs": .number(String(runs)),
@@ -216,7 +273,14 @@ struct Bench: AsyncParsableCommand {
             "speedup": Self.number(Self.ratio(foundation.seconds, sluice.seconds)),
             "cpuRatio": Self.number(Self.ratio(foundation.cpuSeconds, sluice.cpuSeconds)),
             "memoryRatio": Self.number(Self.ratio(Double(foundation.peakMemoryBytes), Double(sluice.peakMemoryBytes))),
+            "threads": .number(String(threads)),
         ]
+        if let oneThread, case .object(var members) = result {
+            members["sluiceOneThread"] = entry(oneThread)
+            members["threadSpeedup"] = Self.number(Self.ratio(oneThread.seconds, sluice.seconds))
+            result = .object(members)
+        }
+        return result
     }
 }
 
@@ -308,13 +372,13 @@ enum Contender: String, CaseIterable, ExpressibleByArgument {
     }
 
     /// Reads the document at `path` once, timing the whole read including the file.
-    func measure(path: String) throws -> Measurement {
+    func measure(path: String, parallelism: Parallelism) throws -> Measurement {
         let clock = ContinuousClock()
         let cpuBefore = Self.cpuSeconds()
         let start = clock.now
         let checksum: BenchChecksum
         switch self {
-        case .sluice: checksum = try Self.sluice(path: path)
+        case .sluice: checksum = try Self.sluice(path: path, parallelism: parallelism)
         case .foundation: checksum = try Self.foundation(path: path)
         }
         let seconds = (clock.now - start).seconds
@@ -327,10 +391,12 @@ enum Contender: String, CaseIterable, ExpressibleByArgument {
     }
 
     /// Sluice: resources streamed from the file in their generic form, one at a time.
-    private static func sluice(path: String) throws -> BenchChecksum {
+    private static func sluice(path: String, parallelism: Parallelism) throws -> BenchChecksum {
         var checksum = BenchChecksum()
+        var decoder = JSONAPIDecoder()
+        decoder.parallelism = parallelism
         do {
-            try JSONAPIDecoder().forEachResource(in: try FileChunkReader(path: path)) { streamed in
+            try decoder.forEachResource(in: try FileChunkReader(path: path)) { streamed in
                 guard let raw = streamed.resource.raw else { return }
                 checksum.add(type: raw.type, id: raw.id ?? raw.lid, attributes: raw.attributes.count)
                 for (_, relationship) in raw.relationships {

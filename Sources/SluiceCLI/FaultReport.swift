@@ -1,3 +1,4 @@
+import ArgumentParser
 import SluiceJSON
 import SluiceJSONAPI
 
@@ -119,4 +120,22 @@ struct FaultReport {
 enum Input {
     /// How a path is named in messages: `<stdin>` for `-`.
     static func displayName(of path: String) -> String { path == "-" ? "<stdin>" : path }
+}
+
+/// `--jobs N`, the threads one document is read with, for every command that reads documents.
+struct JobsOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "How many threads read each document, this one included. Default: the cores available.",
+            discussion: "The output is the same for any number; 1 reads on one thread."
+        )
+    )
+    var jobs: Int?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1.") }
+    }
+
+    /// The setting the coders take.
+    var parallelism: Parallelism { jobs.map { .workers($0) } ?? .automatic }
 }

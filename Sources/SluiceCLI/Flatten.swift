@@ -29,13 +29,17 @@ struct Flatten: AsyncParsableCommand {
     @Argument(help: "The document to read. Give - (the default) to read standard input.")
     var file = "-"
 
+    @OptionGroup var jobs: JobsOption
+
     func run() async throws {
         let name = Input.displayName(of: file)
         var report = FaultReport()
         var output = OutputBuffer(terminal: .standardOutput)
         do {
             let reader = try FileChunkReader(path: file)
-            try JSONAPIFlattener().flatten(reader) { try output.write($0) }
+            var flattener = JSONAPIFlattener()
+            flattener.parallelism = jobs.parallelism
+            try flattener.flatten(reader) { try output.write($0) }
         } catch let failure as OutputFailure {
             throw failure
         } catch {

@@ -68,6 +68,8 @@ struct Import: AsyncParsableCommand {
     @Option(help: "With a URL: stop after this many pages.")
     var maxPages: Int?
 
+    @OptionGroup var jobs: JobsOption
+
     func validate() throws {
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive.") }
         guard progressInterval > 0 else { throw ValidationError("--progress-interval must be positive.") }
@@ -128,6 +130,7 @@ extension Import {
         do {
             var options = SQLiteImporter.Options()
             options.batchSize = batchSize
+            options.parallelism = jobs.parallelism
             return try SQLiteImporter(path: database, options: options)
         } catch {
             Terminal.message("sluice: \(database): cannot open the database: \(error)\n")

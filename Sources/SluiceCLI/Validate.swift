@@ -55,6 +55,8 @@ struct Validate: AsyncParsableCommand {
     @Argument(help: "The files to check. Give - to read standard input.")
     var files: [String]
 
+    @OptionGroup var jobs: JobsOption
+
     func validate() throws {
         guard maxDepth > 0 else { throw ValidationError("--max-depth must be at least 1.") }
         guard maxStringBytes >= 0 else { throw ValidationError("--max-string-bytes must not be negative.") }
@@ -74,7 +76,7 @@ struct Validate: AsyncParsableCommand {
                 let bytes: Int
                 var isValid = true
                 if syntax {
-                    bytes = try JSONParser.validateSyntax(of: reader, limits: limits)
+                    bytes = try JSONParser.validateSyntax(of: reader, limits: limits, parallelism: jobs.parallelism)
                 } else {
                     var validator = JSONAPIValidator(isRequestDocument: request)
                     validator.limits = limits

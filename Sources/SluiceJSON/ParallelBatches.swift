@@ -81,19 +81,28 @@ package final class BatchWorkers<Output>: @unchecked Sendable {
         condition.withLock { finished[sequence] != nil }
     }
 
-    /// The result of the batch `sequence`: read here if no thread has started it, else waited for.
+    /// The result of the batch `sequence`: read here if no thread has started it. While another
+    /// thread reads it, this one reads the next batches waiting rather than sit idle: on a machine
+    /// with as many cores as threads, an idle merger is a core lost.
     package func take(_ sequence: Int) -> Output? {
         condition.lock()
-        if waitingHead < waiting.count, waiting[waitingHead].sequence == sequence {
+        while true {
+            if let output = finished.removeValue(forKey: sequence) {
+                condition.unlock()
+                return output
+            }
+            guard waitingHead < waiting.count else {
+                condition.wait()
+                continue
+            }
             let job = popWaiting()
             condition.unlock()
             if localWork == nil { localWork = makeWork() }
-            return localWork?(job.batch, job.before)
+            let output = localWork?(job.batch, job.before)
+            if job.sequence == sequence { return output }
+            condition.lock()
+            finished[job.sequence] = .some(output)
         }
-        while finished[sequence] == nil { condition.wait() }
-        let output = finished.removeValue(forKey: sequence)!
-        condition.unlock()
-        return output
     }
 
     /// Stops the threads once they finish the batch in hand; queued batches are dropped.

@@ -46,6 +46,9 @@ public final class SQLiteImporter {
         public var batchSize = 5_000
         /// Limits on the input document.
         public var limits = JSONLimits()
+        /// How many threads parse the document (see `Parallelism`), besides the thread that writes
+        /// to the database. Default: `.automatic`. What is imported is the same for any setting.
+        public var parallelism = Parallelism.automatic
 
         /// The defaults.
         public init() {}
@@ -159,6 +162,7 @@ public final class SQLiteImporter {
         let started = ContinuousClock.now
         var decoder = JSONAPIDecoder()
         decoder.limits = options.limits
+        decoder.parallelism = options.parallelism
         let batchSize = max(1, options.batchSize)
         let total = reader.size
         var session: ImportSession?

@@ -225,6 +225,46 @@ struct ParallelStreamingTests {
         }
     }
 
+    /// The outcome of `validateSyntax` on `bytes`, read from a file in chunks of `chunkSize`.
+    static func syntaxCheck(_ bytes: [UInt8], threads: Int, chunkSize: Int) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sluice-syntax-\(UUID().uuidString).json"
+        )
+        try Data(bytes).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        do {
+            let reader = try FileChunkReader(path: url.path, chunkSize: chunkSize)
+            return "valid, \(try JSONParser.validateSyntax(of: reader, parallelism: .workers(threads))) bytes"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("syntax checks: the same first fault for any number of threads")
+    func syntaxCheck() throws {
+        var generator = SeededGenerator(seed: 99)
+        let bytes = Array(Self.document(items: 20_000).dropFirst(0))
+        // A root array, a JSON:API shape and a plain object, each whole and with faults planted.
+        var cases: [[UInt8]] = [bytes, Array("[1, 2, [3], {\"a\": [4]}, \"5\"]".utf8)]
+        for (_, plant) in Self.faults { cases.append(plant(Self.document(items: 300))) }
+        for _ in 0..<6 {
+            var faulty = bytes
+            faulty[Int.random(in: 0..<faulty.count, using: &generator)] = Array("x]}\",".utf8).randomElement(
+                using: &generator
+            )!
+            cases.append(faulty)
+        }
+        let root = Array(("[" + (0..<40_000).map { "{\"n\": \($0)}" }.joined(separator: ",\n") + "]").utf8)
+        cases.append(root)
+        cases.append(Self.replace("{\"n\": 39000}", with: "{\"n\": 39000,}", in: root))
+        for bytes in cases {
+            let reference = try Self.syntaxCheck(bytes, threads: 1, chunkSize: 64 * 1024)
+            for (threads, chunkSize) in [(2, 64 * 1024), (8, 1000)] {
+                #expect(try Self.syntaxCheck(bytes, threads: threads, chunkSize: chunkSize) == reference)
+            }
+        }
+    }
+
     @Test("the depth limit holds inside batches as in the document")
     func depthLimit() {
         let bytes = Self.replace(
