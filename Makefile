@@ -6,7 +6,7 @@ SHARED ?= ../shared
 CORPORA ?= $(SHARED)/corpora
 RELEASE_BIN = .build/release/sluice
 
-.PHONY: demo test build lint deps clean docs check-install
+.PHONY: demo test build lint deps clean docs check-install test-tsan
 
 # Installs what the build and the demo need through apt-get, as root or through sudo, when
 # missing: libyajl-dev (Sluice's C parser), libsqlite3-dev (GRDB's SQLite) and the sqlite3 shell
@@ -66,6 +66,13 @@ demo: build
 
 test: deps
 	$(SWIFT) test --parallel
+
+# The parallel path under Thread Sanitizer: worker threads, the merger and the hand-over of
+# results, with any data race failing the run. Tests/ThreadSanitizer is a package of its own that
+# depends on Sluice by path and builds only the modules the parallel path runs on, every one
+# instrumented.
+test-tsan: deps
+	cd Tests/ThreadSanitizer && TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread
 
 # The DocC documentation of every library, built from its catalog; fails on any warning.
 docs: deps

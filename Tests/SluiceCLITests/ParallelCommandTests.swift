@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import Testing
+
+/// `--jobs` (issue 16): `sluice import`, `flatten` and `validate --syntax` give the same databases,
+/// lines and faults for any number of threads, run as the built binary on real files.
+@Suite("Parallel commands")
+struct ParallelImportTests {
+    typealias Command = ValidateCommandTests
+
+    /// Every row of every table but `documents` (whose times differ), as text, sorted (some tables
+    /// have no rowid to order by).
+    static func dump(_ database: String) throws -> [String] {
+        try ImportCommandTests.read(database) { db in
+            let tables = try String.fetchAll(
+                db,
+                sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'documents' ORDER BY name"
+            )
+            var lines: [String] = []
+            for table in tables {
+                lines += try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"").map { "\(table): \($0)" }.sorted()
+            }
+            return lines
+        }
+    }
+
+    @Test("import: the same tables, rows and relationships for 1, 2 and 8 threads")
+    func importSame() throws {
+        let directory = try ImportCommandTests.directory()
+        // About 3 MB: a dozen batches of 256 KiB.
+        let document = try ImportCommandTests.generate(articles: 2000, into: directory)
+        var reference: [String]?
+        for jobs in [1, 2, 8] {
+            let database = directory.appendingPathComponent("jobs\(jobs).sqlite").path
+            let run = try Command.run(["import", document, "--sqlite", database, "--jobs", String(jobs), "--quiet"])
+            #expect(run.status == 0, "\(run.standardError)")
+            let dump = try Self.dump(database)
+            #expect(dump.count > 10_000)
+            if let reference {
+                #expect(dump == reference, "--jobs \(jobs)")
+            } else {
+                reference = dump
+            }
+        }
+    }
+
+    @Test("import of a document with a fault: the same rows committed and the same message")
+    func importFault() throws {
+        let directory = try ImportCommandTests.directory()
+        let path = try ImportCommandTests.generate(articles: 2000, into: directory)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        // A comment's id made a number, deep in included.
+        let target = Data(#"{"type":"comments","id":"4000","attributes""#.utf8)
+        let range = try #require(bytes.range(of: target))
+        bytes.replaceSubrange(range, with: Data(#"{"type":"comments","id":4000,"attributes""#.utf8))
+        let faulty = directory.appendingPathComponent("faulty.json").path
+        try bytes.write(to: URL(fileURLWithPath: faulty))
+        var reference: (Int32, String, [String])?
+        for jobs in [1, 2, 8] {
+            // One database path for every run, since the message names it.
+            let database = directory.appendingPathComponent("faulty.sqlite").path
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+            let run = try Command.run(["import", faulty, "--sqlite", database, "--jobs", String(jobs), "--quiet"])
+            #expect(run.status == 1)
+            #expect(run.standardError.contains("/included/"), "\(run.standardError)")
+            let outcome = (run.status, run.standardError, try Self.dump(database))
+            if let reference {
+                #expect(outcome.0 == reference.0 && outcome.1 == reference.1, "--jobs \(jobs)")
+                #expect(outcome.2 == reference.2, "--jobs \(jobs): the same rows committed")
+            } else {
+                reference = outcome
+            }
+        }
+    }
+
+    @Test("flatten and validate --syntax: the same output and faults for 1, 2 and 8 threads")
+    func flattenAndValidate() throws {
+        let directory = try ImportCommandTests.directory()
+        let document = try ImportCommandTests.generate(articles: 2000, into: directory)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: document))
+        bytes.insert(UInt8(ascii: "x"), at: bytes.count * 2 / 3)
+        let faulty = directory.appendingPathComponent("faulty.json").path
+        try bytes.write(to: URL(fileURLWithPath: faulty))
+        for arguments in [["flatten", document], ["flatten", faulty], ["validate", "--syntax", faulty]] {
+            let reference = try Command.run(arguments + ["--jobs", "1"])
+            for jobs in ["2", "8"] {
+                let run = try Command.run(arguments + ["--jobs", jobs])
+                #expect(run.status == reference.status, "\(arguments) --jobs \(jobs)")
+                #expect(run.standardOutput == reference.standardOutput, "\(arguments) --jobs \(jobs)")
+                #expect(run.standardError == reference.standardError, "\(arguments) --jobs \(jobs)")
+            }
+        }
+        #expect(try Command.run(["flatten", document, "--jobs", "0"]).status == 2, "--jobs 0 is a usage error")
+    }
+}
