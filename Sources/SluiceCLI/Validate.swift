@@ -12,7 +12,10 @@ struct Validate: AsyncParsableCommand {
             violation is reported, each as FILE:LINE:COLUMN: POINTER: message on standard error. \
             Included resources that primary data does not reach are reported as warnings, which do not \
             make a file invalid (sparse fieldsets can cause them). With --syntax only JSON syntax is \
-            checked, and faults read FILE:LINE:COLUMN: message. Columns count UTF-8 bytes.
+            checked, and faults read FILE:LINE:COLUMN: message. Columns count UTF-8 bytes. With \
+            --syntax, --jobs threads check each file (the elements of a root array, or of data and \
+            included, go to other threads in batches); the first fault is the same for any number. \
+            The JSON:API rules are checked on one thread.
 
             A valid file prints nothing, so scripts need only the exit code; --verbose prints NAME: valid \
             for each valid file and a closing summary on standard output, and on a terminal the summary \

@@ -89,9 +89,9 @@ public struct JSONAPIDecoder: Sendable {
     }
 
     /// How many threads read one document: the resources of `data` and `included` are cut into
-    /// batches that other threads decode while this one reads on (see ``Parallelism``). Default:
-    /// ``Parallelism/automatic``. Documents, resources, their order, the identity map and every
-    /// error are the same for any setting. Decoders with ``TapeDecodingOptions/uniquing`` or an
+    /// batches that other threads decode while this one reads on (see `Parallelism`). Default:
+    /// `.automatic`. Documents, resources, their order, the identity map and every
+    /// error are the same for any setting. Decoders with `uniquing` or an
     /// identity store read on one thread.
     public var parallelism: Parallelism {
         get { parallel.threads }

@@ -10,7 +10,7 @@ public import SluiceJSON
 public struct JSONAPIFlattener: Sendable {
     /// Limits on the input.
     public var limits = JSONLimits()
-    /// How many threads read the document (see ``Parallelism``). Default: ``Parallelism/automatic``.
+    /// How many threads read the document (see `Parallelism`). Default: `.automatic`.
     /// The lines and their order are the same for any setting.
     public var parallelism = Parallelism.automatic
 

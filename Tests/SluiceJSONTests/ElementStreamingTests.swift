@@ -144,7 +144,11 @@ struct ElementStreamingTests {
                 idSum += status.id
             }
         }
-        try streamer.finish { _ in seen += 1 }
+        // Elements still in batches on other threads are handed over by `finish`.
+        try streamer.finish { status in
+            seen += 1
+            idSum += status.id
+        }
         #expect(seen == count)
         #expect(idSum == count * (count - 1) / 2)
         // One 64 KiB chunk holds a few hundred elements' tokens at most; the whole file holds
