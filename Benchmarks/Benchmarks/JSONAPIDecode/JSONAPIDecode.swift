@@ -3,6 +3,7 @@
 // - Sluice whole-document: JSONAPIDecoder into [Linked<Article>] with a navigable graph;
 // - Sluice streaming: resources delivered one by one from an async sequence of 64 KiB chunks;
 // - both again with the same models under `@JSONModel` (generated readers);
+// - Sluice's contenders read with every core (the default); the `-1-thread` ones on one;
 // - Foundation JSONDecoder + Codable JSON:API structs + linking by dictionaries;
 // - Foundation JSONSerialization + hand mapping + linking.
 // And the way back (encoding, same document): Sluice's JSONAPIEncoder from the resource models,
@@ -105,6 +106,29 @@ let benchmarks: @Sendable () -> Void = {
             await check("JSONModel streaming", bytes) { try await GeneratedModels.streaming(bytes) }
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations { blackHole(try await GeneratedModels.streaming(bytes)) }
+        }
+        // The same on one thread: the sequential path, beside the parallel default above (which
+        // uses every core: two on the machines these figures come from).
+        Benchmark("Sluice-JSONModel-whole-document-1-thread-\(label)") { benchmark in
+            let bytes = generated(generator)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                blackHole(try GeneratedModels.wholeDocument(bytes, threads: .workers(1)))
+            }
+        }
+        Benchmark("Sluice-JSONModel-streaming-1-thread-\(label)") { benchmark in
+            let bytes = generated(generator)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                blackHole(try await GeneratedModels.streaming(bytes, threads: .workers(1)))
+            }
+        }
+        Benchmark("Sluice-streaming-1-thread-\(label)") { benchmark in
+            let bytes = generated(generator)
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                blackHole(try await SluiceModels.streaming(bytes, threads: .workers(1)))
+            }
         }
         Benchmark("Foundation-JSONDecoder-\(label)") { benchmark in
             let bytes = generated(generator)
