@@ -169,7 +169,7 @@ package final class ParallelSplitDriver<Output> {
     package init?(
         paths: [JSONPath],
         threads: Int,
-        batchBytes: Int = 256 * 1024,
+        batchBytes: Int = ParallelOptions().batchBytes,
         makeWork: @escaping () -> BatchWorkers<Output>.Work
     ) {
         guard threads > 1, let splitter = JSONSplitter(paths: paths, batchBytes: batchBytes) else { return nil }
