@@ -114,21 +114,30 @@ struct Bench: AsyncParsableCommand {
             Terminal.message("The runs disagree on what the document holds: \(checksums.map(\.description)).\n")
             throw ExitCode(1)
         }
-        let sluice = Summary(results[Entrant(.sluice, threads: threads)] ?? [], checksum: checksum)
-        let oneThread = threads > 1 ? Summary(results[Entrant(.sluice, threads: 1)] ?? [], checksum: checksum) : nil
-        let foundation = Summary(results[Entrant(.foundation, threads: 1)] ?? [], checksum: checksum)
-        let input = file ?? "generated document of \(articles) articles"
+        let outcome = Outcome(
+            input: file ?? "generated document of \(articles) articles",
+            bytes: bytes,
+            threads: threads,
+            sluice: Summary(results[Entrant(.sluice, threads: threads)] ?? [], checksum: checksum),
+            oneThread: threads > 1 ? Summary(results[Entrant(.sluice, threads: 1)] ?? [], checksum: checksum) : nil,
+            foundation: Summary(results[Entrant(.foundation, threads: 1)] ?? [], checksum: checksum)
+        )
         switch format {
-        case .text:
-            try Terminal.standardOutput.write(
-                table(input: input, bytes: bytes, sluice, threads: threads, oneThread: oneThread, foundation)
-            )
-        case .json:
-            try Terminal.standardOutput.write(
-                json(input: input, bytes: bytes, sluice, threads: threads, oneThread: oneThread, foundation).jsonText
-                    + "\n"
-            )
+        case .text: try Terminal.standardOutput.write(table(outcome))
+        case .json: try Terminal.standardOutput.write(json(outcome).jsonText + "\n")
         }
+    }
+
+    /// What a run measured: the medians of each entrant, and what they read.
+    struct Outcome {
+        var input: String
+        var bytes: Int
+        /// The threads Sluice read with (`--jobs`).
+        var threads: Int
+        var sluice: Summary
+        /// Sluice on one thread, measured beside it when `threads` is more than one.
+        var oneThread: Summary?
+        var foundation: Summary
     }
 
     /// A contender with its thread count: one row of the table.
@@ -184,21 +193,15 @@ struct Bench: AsyncParsableCommand {
         return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private func table(
-        input: String,
-        bytes: Int,
-        _ sluice: Summary,
-        threads: Int,
-        oneThread: Summary?,
-        _ foundation: Summary
-    ) -> String {
-        let megabytes = Double(bytes) / 1_000_000
-        var text = "Input: \(input), \(Terminal.formatted(megabytes, decimals: 1)) MB, "
+    private func table(_ outcome: Outcome) -> String {
+        let (sluice, foundation, threads) = (outcome.sluice, outcome.foundation, outcome.threads)
+        let megabytes = Double(outcome.bytes) / 1_000_000
+        var text = "Input: \(outcome.input), \(Terminal.formatted(megabytes, decimals: 1)) MB, "
         text += "\(sluice.checksum.resources) resources. Medians of \(runs) run\(runs == 1 ? "" : "s").\n\n"
         let header = ["", "MB/s", "wall s", "CPU s", "peak memory"]
         var rows = [header]
         var named = [(Entrant(.sluice, threads: threads).title, sluice), (Contender.foundation.title, foundation)]
-        if let oneThread { named.insert((Entrant(.sluice, threads: 1).title, oneThread), at: 0) }
+        if let oneThread = outcome.oneThread { named.insert((Entrant(.sluice, threads: 1).title, oneThread), at: 0) }
         for (name, summary) in named {
             rows.append([
                 name,
@@ -224,7 +227,7 @@ struct Bench: AsyncParsableCommand {
         )
         text += "\nFoundation takes \(timeRatio)x Sluice's time, \(cpuRatio)x its CPU time "
         text += "and \(memoryRatio)x its peak memory.\n"
-        if let oneThread {
+        if let oneThread = outcome.oneThread {
             let speedup = Self.text(Self.ratio(oneThread.seconds, sluice.seconds), decimals: 2)
             let extra = Double(sluice.peakMemoryBytes - oneThread.peakMemoryBytes) / 1_048_576
             text += "\(threads) threads read it \(speedup)x as fast as 1, with "
@@ -247,14 +250,8 @@ struct Bench: AsyncParsableCommand {
         value.map { .number(String($0)) } ?? .null
     }
 
-    private func json(
-        input: String,
-        bytes: Int,
-        _ sluice: Summary,
-        threads: Int,
-        oneThread: Summary?,
-        _ foundation: Summary
-    ) -> JSONValue {
+    private func json(_ outcome: Outcome) -> JSONValue {
+        let (sluice, foundation, bytes) = (outcome.sluice, outcome.foundation, outcome.bytes)
         func entry(_ summary: Summary) -> JSONValue {
             [
                 "megabytesPerSecond": Self.number(Self.ratio(Double(bytes) / 1_000_000, summary.seconds)),
@@ -264,7 +261,7 @@ struct Bench: AsyncParsableCommand {
             ]
         }
         var result: JSONValue = [
-            "input": .string(input),
+            "input": .string(outcome.input),
             "bytes": .number(String(bytes)),
             "runs": .number(String(runs)),
             "resources": .number(String(sluice.checksum.resources)),
@@ -273,9 +270,9 @@ struct Bench: AsyncParsableCommand {
             "speedup": Self.number(Self.ratio(foundation.seconds, sluice.seconds)),
             "cpuRatio": Self.number(Self.ratio(foundation.cpuSeconds, sluice.cpuSeconds)),
             "memoryRatio": Self.number(Self.ratio(Double(foundation.peakMemoryBytes), Double(sluice.peakMemoryBytes))),
-            "threads": .number(String(threads)),
+            "threads": .number(String(outcome.threads)),
         ]
-        if let oneThread, case .object(var members) = result {
+        if let oneThread = outcome.oneThread, case .object(var members) = result {
             members["sluiceOneThread"] = entry(oneThread)
             members["threadSpeedup"] = Self.number(Self.ratio(oneThread.seconds, sluice.seconds))
             result = .object(members)

@@ -17,27 +17,34 @@ extension JSONParser {
         state.pointee.lineStart = offset - (column - 1)
     }
 
-    /// Stands in for a value that another parser has read, which ends just before the byte at
-    /// `end` (on `line`, at `column`): the parser reads a `null` placed just before `end`, then
-    /// carries on at `end` with `tail` (the last bytes before `end`) as what precedes it.
+    /// Stands in for `batch`, which another parser has read: the parser reads a `null` placed just
+    /// before the batch's end, then carries on at the separator after it as if it had read the
+    /// batch (excerpts included). The stand-in needs four bytes: `batch` must hold that many.
     ///
-    /// - Precondition: no token is open (the input so far ends at a `[` or `,` and whitespace), and
-    ///   `end` is at least 4 bytes after what was read.
-    package func parseStandIn(endingAt end: Int, line: Int, column: Int, tail: UnsafeRawBufferPointer) throws(JSONError)
-    {
+    /// - Precondition: the input so far ends where `batch` starts, just after its `[` or `,`.
+    package func parseStandIn(for batch: JSONBatch) throws(JSONError) {
         if let failure = state.pointee.failure { throw failure }
-        precondition(state.pointee.pendingStart < 0, "JSONParser.parseStandIn(endingAt:) inside a token")
+        precondition(
+            state.pointee.pendingStart < 0 && state.pointee.chunkBase == batch.offset && batch.bytes.count >= 4,
+            "JSONParser.parseStandIn(for:) not at the batch's start, or a batch too short"
+        )
         let standIn: StaticString = "null"
+        let end = batch.offset + batch.bytes.count
         let start = end - standIn.utf8CodeUnitCount
-        precondition(start >= state.pointee.chunkBase, "JSONParser.parseStandIn(endingAt:) going back")
         state.pointee.chunkBase = start
         state.pointee.scanOffset = start
-        state.pointee.line = line
-        // The stand-in's own column may come out below 1 when a line feed falls in the value's last
+        state.pointee.line = batch.endLine
+        // The stand-in's own column may come out below 1 when a line feed falls in the batch's last
         // bytes; nothing reads it, and from `end` on the column is right.
-        state.pointee.lineStart = end - (column - 1)
+        state.pointee.lineStart = end - (batch.endColumn - 1)
+        // What precedes `end` for excerpts: the batch's last bytes, after those before the batch
+        // when the batch is short (the last of an array can be a single small element).
+        let capacity = ParserState.recentCapacity
+        let recent =
+            batch.bytes.count >= capacity
+            ? Array(batch.bytes.suffix(capacity))
+            : state.pointee.recent.suffix(capacity - batch.bytes.count) + batch.bytes
         try feed(UnsafeRawBufferPointer(start: standIn.utf8Start, count: standIn.utf8CodeUnitCount))
-        let keep = min(tail.count, ParserState.recentCapacity)
-        state.pointee.recent = Array(tail[(tail.count - keep)...])
+        state.pointee.recent = recent
     }
 }

@@ -37,14 +37,7 @@ extension JSONParser {
             parser.removeAllTokens()
         }
         func stepOver(_ batch: JSONBatch, _: Void) throws {
-            try batch.bytes.withUnsafeBytes { tail in
-                try parser.parseStandIn(
-                    endingAt: batch.offset + tail.count,
-                    line: batch.endLine,
-                    column: batch.endColumn,
-                    tail: tail
-                )
-            }
+            try parser.parseStandIn(for: batch)
             parser.removeAllTokens()
         }
         try reader.forEachChunk { chunk in

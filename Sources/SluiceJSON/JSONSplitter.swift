@@ -6,9 +6,11 @@
 // depth, a few instructions a byte in C (CSluiceSplitter.c), where the parser costs well over a
 // hundred a token. The scanner reports the skeleton (the containers leading to the arrays, and the
 // arrays' separators); this file follows the paths through it and cuts batches. It checks nothing
-// else: JSON's rules are the parser's, applied to each batch by a worker and to the skeleton by the
-// caller, and a document the splitter cannot vouch for (a bracket too many, a trailing comma in an
-// array it cuts) is marked so, for the caller to read sequentially.
+// else: JSON's rules are the parser's, applied to each batch by a worker and to everything else by
+// the caller's sequential parser, which reads every byte that is not in a batch. So a document the
+// splitter misreads (a bracket too many, a trailing comma, an unfinished string) needs no flag: its
+// fault is in bytes the sequential parser reads, or in a batch no worker can parse, which the
+// caller then reads sequentially too (see ParallelBatches.swift).
 //
 // Batch boundaries depend on byte offsets alone (a batch ends at the first separator at least
 // `batchBytes` after its start), never on where the input's chunks end.
@@ -95,12 +97,6 @@ package final class JSONSplitter {
     /// path runs through objects).
     private var currentTarget = -1
 
-    /// Whether everything the splitter saw can be trusted: `false` after a bracket that closes
-    /// nothing, a key on a path that is not a valid string, a trailing comma in a target array,
-    /// or an input that ended inside a string or a container. The batches then say nothing about the
-    /// document; read it sequentially for its error.
-    package private(set) var isReliable = true
-
     /// A splitter for the arrays at `paths` (member names; an empty path is the root), cutting
     /// batches of at least `batchBytes` bytes where the elements allow. `nil` when a path has a
     /// step that can select an array element (one that reads as an `Int`, the element reader's
@@ -141,7 +137,6 @@ package final class JSONSplitter {
             }
             done += scanned
         }
-        if scanner.unbalanced { isReliable = false }
         let end = chunkStart + chunk.count
         if keyStart >= 0 {
             key.append(contentsOf: chunk[(max(keyStart, chunkStart) - chunkStart)...])
@@ -155,10 +150,9 @@ package final class JSONSplitter {
         }
     }
 
-    /// Ends the input: the document must have closed every container and string. The bytes of an
-    /// array left open are handed over as they are, for a sequential parser to find the fault.
+    /// Ends the input. The bytes of an array left open are handed over as they are, for the
+    /// sequential parser to find the fault.
     package func finish(_ emit: (JSONSplitPiece) throws -> Void) rethrows {
-        if scanner.in_string || scanner.depth != 0 || scanner.unbalanced { isReliable = false }
         if currentTarget >= 0 {
             currentTarget = -1
             if !region.isEmpty { try region.withUnsafeBytes { try emit(.bytes($0)) } }
@@ -202,12 +196,9 @@ package final class JSONSplitter {
             keyStart = -1
             if key.contains(UInt8(ascii: "\\")) {
                 // Keys are compared unescaped, as the parser compares them; escapes in a key are
-                // rare enough to be undone by the parser itself.
-                if let unescaped = Self.unescaped(key) {
-                    key = unescaped
-                } else {
-                    isReliable = false
-                }
+                // rare enough to be undone by the parser itself. A key that is no valid string
+                // matches nothing; the sequential parser reports it.
+                if let unescaped = Self.unescaped(key) { key = unescaped }
             }
             let steps = frames[top].steps
             frames[top].matched = frames[top].candidates.filter { paths[$0][steps] == key }
@@ -283,16 +274,10 @@ package final class JSONSplitter {
         copiedUpTo = offset
         var count = elementsInRegion
         // Only the last batch of an array can end without an element after its last separator
-        // (`[]`, or a trailing comma), so only it is looked through.
-        if closing {
-            if region.contains(where: { !Self.isWhitespace($0) }) {
-                count += 1
-            } else if count > 0 || elementsBefore > 0 {
-                // `[1, 2, ]`: a separator with no element after it. The parser rejects it; the
-                // splitter cannot count it.
-                isReliable = false
-            }
-        }
+        // (`[]`, or a trailing comma), so only it is looked through. A trailing comma is left to the
+        // parsers: alone after a cut, its whitespace goes to the sequential parser as skeleton
+        // bytes; inside a batch, no worker can parse the batch.
+        if closing && region.contains(where: { !Self.isWhitespace($0) }) { count += 1 }
         guard count > 0 else {
             if !region.isEmpty { try region.withUnsafeBytes { try emit(.bytes($0)) } }
             region.removeAll(keepingCapacity: true)

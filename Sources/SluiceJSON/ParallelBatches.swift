@@ -209,25 +209,25 @@ package final class ParallelSplitDriver<Output> {
         bytes: (UnsafeRawBufferPointer) throws -> Void,
         batch: (JSONBatch, Output) throws -> Void
     ) throws {
-        switch piece {
-        case .bytes(let buffer):
-            // Bytes with nothing before them waiting are merged at once, without a copy.
+        /// Bytes this thread parses itself: at once, without a copy, when nothing before them
+        /// waits; else in their turn.
+        func read(_ buffer: UnsafeRawBufferPointer) throws {
             if head == pending.count {
                 try bytes(buffer)
             } else {
                 pending.append(.bytes(Array(buffer)))
             }
+        }
+        switch piece {
+        case .bytes(let buffer):
+            try read(buffer)
         case .batch(let split):
             let before = elementsSplit[split.target]
             elementsSplit[split.target] += split.elementCount
-            // The stand-in needs four bytes; a batch smaller than that is a lone short element at
-            // the end of an array, cheaper to read than to send.
+            // The stand-in needs four bytes. A batch smaller than that (the last of an array, or
+            // any with a tiny batch size) is cheaper to read here than to send.
             guard split.bytes.count >= 4 else {
-                if head == pending.count {
-                    try split.bytes.withUnsafeBytes { try bytes($0) }
-                } else {
-                    pending.append(.bytes(split.bytes))
-                }
+                try split.bytes.withUnsafeBytes { try read($0) }
                 return
             }
             workers.submit(split, sequence: nextSequence, before: before)

@@ -124,17 +124,8 @@ final class ElementStreamer<Element: Decodable> {
             var elements: [Element] = []
             elements.reserveCapacity(batch.elementCount)
             do {
-                var index = before
-                for value in try tape.value(at: tape.startIndex).elements() {
-                    let decoder = TapeDecoder(
-                        value: value,
-                        context: context,
-                        parentPath: pathKeys,
-                        key: ElementKey(index)
-                    )
-                    elements.append(try decoder.decodeValue(Element.self))
-                    context.state.pendingChildren.removeAll(keepingCapacity: true)
-                    index += 1
+                for (offset, value) in try tape.value(at: tape.startIndex).elements().enumerated() {
+                    elements.append(try decodeElement(value, at: before + offset, context: context, pathKeys: pathKeys))
                 }
             } catch {
                 return nil
@@ -183,17 +174,8 @@ final class ElementStreamer<Element: Decodable> {
     /// A batch a worker read: the parser steps over it with a stand-in, which the reader reports
     /// as one element; the worker's elements are handed over in its place.
     private func mergeBatch(_ batch: JSONBatch, _ elements: [Element], _ body: (Element) throws -> Void) throws {
-        try drain(body)
-        try batch.bytes.withUnsafeBytes { tail in
-            try StreamingJSONDecoder.parsing {
-                try parser.parseStandIn(
-                    endingAt: batch.offset + tail.count,
-                    line: batch.endLine,
-                    column: batch.endColumn,
-                    tail: tail
-                )
-            }
-        }
+        // Everything before the batch has been drained: `feedChunk` drains after every parse.
+        try StreamingJSONDecoder.parsing { try parser.parseStandIn(for: batch) }
         var standIns = 0
         reader.advance(over: parser.tape) { _, _ in standIns += 1 }
         precondition(standIns == 1, "Internal inconsistency: a batch's stand-in was not read as one element")
@@ -230,13 +212,23 @@ final class ElementStreamer<Element: Decodable> {
         let context = self.context
         let pathKeys = self.pathKeys
         try reader.advance(over: parser.tape) { value, index in
-            let decoder = TapeDecoder(value: value, context: context, parentPath: pathKeys, key: ElementKey(index))
-            let element = try decoder.decodeValue(Element.self)
-            // Parent links an element left waiting (its parent is not streamed) would pile up.
-            context.state.pendingChildren.removeAll(keepingCapacity: true)
-            try body(element)
+            try body(try Self.decodeElement(value, at: index, context: context, pathKeys: pathKeys))
         }
         parser.removeTokens(before: reader.firstNeededIndex(on: parser.tape))
+    }
+
+    /// Decodes the element `index` of the streamed arrays, on this thread or a worker's.
+    private static func decodeElement(
+        _ value: JSONTape.Value,
+        at index: Int,
+        context: TapeDecodingContext,
+        pathKeys: [any CodingKey]
+    ) throws -> Element {
+        let decoder = TapeDecoder(value: value, context: context, parentPath: pathKeys, key: ElementKey(index))
+        let element = try decoder.decodeValue(Element.self)
+        // Parent links an element left waiting (its parent is not streamed) would pile up.
+        context.state.pendingChildren.removeAll(keepingCapacity: true)
+        return element
     }
 }
 

@@ -128,19 +128,7 @@ final class DocumentEngine {
     /// A batch a worker decoded: the parser steps over it with a stand-in, which the reader reports
     /// as one element of `data` or `included`; `drain` hands over the worker's events in its place.
     private func merge(_ batch: JSONBatch, _ events: [Event], _ handle: (Event) throws -> Void) throws {
-        try batch.bytes.withUnsafeBytes { tail in
-            try parsing(
-                { () throws(JSONError) in
-                    try parser.parseStandIn(
-                        endingAt: batch.offset + tail.count,
-                        line: batch.endLine,
-                        column: batch.endColumn,
-                        tail: tail
-                    )
-                },
-                handle
-            )
-        }
+        try parsing({ () throws(JSONError) in try parser.parseStandIn(for: batch) }, handle)
         standIn = events
         defer { standIn = nil }
         try drain(handle)
@@ -156,18 +144,13 @@ final class DocumentEngine {
         let tape = parser.tape
         var events: [Event] = []
         events.reserveCapacity(batch.elementCount)
-        let isPrimary = batch.target == 0
+        // The driver's paths are `data`, then `included`.
+        let member: DocumentReader.Member = batch.target == 0 ? .data : .included
         var index = tape.startIndex + 1
         do {
             for position in batch.firstElement..<(batch.firstElement + batch.elementCount) {
                 guard let end = tape.endOfValue(at: index) else { return nil }
-                if isPrimary {
-                    let place = ResourcePlace(section: "/data", position: position)
-                    events.append(.primary(try primaryItem(at: index, place: place, tape: tape), position: position))
-                } else {
-                    let place = ResourcePlace(section: "/included", position: position)
-                    events.append(.included(try resource(at: index, place: place, tape: tape), position: position))
-                }
+                events.append(try element(of: member, at: index, position: position, tape: tape))
                 index = end
             }
         } catch {
@@ -251,32 +234,30 @@ final class DocumentEngine {
                 )
             case .primaryElement(let valueIndex, let position):
                 summary.primaryCount += 1
-                try handle(
-                    .primary(
-                        try primaryItem(
-                            at: valueIndex,
-                            place: ResourcePlace(section: "/data", position: position),
-                            tape: tape
-                        ),
-                        position: position
-                    )
-                )
+                try handle(try element(of: .data, at: valueIndex, position: position, tape: tape))
             case .includedElement(let valueIndex, let position):
                 summary.includedCount += 1
-                try handle(
-                    .included(
-                        try resource(
-                            at: valueIndex,
-                            place: ResourcePlace(section: "/included", position: position),
-                            tape: tape
-                        ),
-                        position: position
-                    )
-                )
+                try handle(try element(of: .included, at: valueIndex, position: position, tape: tape))
             case .member(let member, _, let valueIndex):
                 try readMember(member, value: try tape.value(at: valueIndex))
             }
         }
+    }
+
+    /// The event for the element `position` of `data` or `included`, whose value starts at
+    /// `valueIndex`: read by this engine, or by a worker's for a batch.
+    private func element(
+        of member: DocumentReader.Member,
+        at valueIndex: Int,
+        position: Int,
+        tape: JSONTape
+    ) throws -> Event {
+        if member == .data {
+            let place = ResourcePlace(section: "/data", position: position)
+            return .primary(try primaryItem(at: valueIndex, place: place, tape: tape), position: position)
+        }
+        let place = ResourcePlace(section: "/included", position: position)
+        return .included(try resource(at: valueIndex, place: place, tape: tape), position: position)
     }
 
     private func readMember(_ member: DocumentReader.Member, value: JSONTape.Value) throws {

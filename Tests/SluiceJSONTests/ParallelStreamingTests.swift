@@ -302,7 +302,12 @@ struct ParallelStreamingTests {
         decoder.parallelism = .workers(3)
         decoder.batchBytes = 2000
         var ids: [Int] = []
-        for try await item in decoder.elements(of: Item.self, at: "items", from: AsyncChunks(chunks: chunks)) {
+        // As `ElementStreamingTests` hands over chunks: one at a time, as a body arrives.
+        let body = AsyncStream<[UInt8]> { continuation in
+            for chunk in chunks { continuation.yield(chunk) }
+            continuation.finish()
+        }
+        for try await item in decoder.elements(of: Item.self, at: "items", from: body) {
             ids.append(item.id)
         }
         #expect(ids == Array(0..<400))
@@ -323,24 +328,4 @@ struct ParallelStreamingTests {
         }
         #expect(seen == 10)
     }
-}
-
-/// Chunks handed over one at a time, as a body arrives.
-struct AsyncChunks: AsyncSequence, Sendable {
-    typealias Element = [UInt8]
-    let chunks: [[UInt8]]
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var chunks: [[UInt8]]
-        var index = 0
-
-        mutating func next() async -> [UInt8]? {
-            guard index < chunks.count else { return nil }
-            defer { index += 1 }
-            await Task.yield()
-            return chunks[index]
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: chunks) }
 }

@@ -10,25 +10,41 @@ import Testing
 struct SplitterTests {
     typealias Split = ChunkingVerifier.Split
 
-    /// The batches of `bytes` fed as `split` cuts it, and whether the splitter vouches for them.
+    /// What a sequential read of a document says: `valid`, or its error.
+    static func outcome(_ read: () throws -> Void) -> String {
+        do {
+            try read()
+            return "valid"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// The batches of `bytes` fed as `split` cuts it, and what the document reads as: whole, with
+    /// one parser, and as the parallel path's merger reads the pieces (a stand-in for each batch
+    /// that parses on its own, the batch's bytes for any other). The two must agree, whatever the
+    /// splitter made of the bytes.
     static func batches(
         _ bytes: [UInt8],
         paths: [JSONPath],
         batchBytes: Int,
         split: Split
-    ) -> (batches: [JSONBatch], reliable: Bool) {
+    ) -> (batches: [JSONBatch], whole: String) {
         let splitter = JSONSplitter(paths: paths, batchBytes: batchBytes)!
         var batches: [JSONBatch] = []
         // Every byte is in exactly one piece: the pieces put back together are the document.
         var reassembled: [UInt8] = []
+        var pieces: [Either<[UInt8], JSONBatch>] = []
         func take(_ piece: JSONSplitPiece) {
             switch piece {
             case .bytes(let buffer):
                 reassembled.append(contentsOf: buffer)
+                pieces.append(.left(Array(buffer)))
             case .batch(let batch):
                 #expect(batch.offset == reassembled.count, "a batch starts where the pieces before it end")
                 reassembled.append(contentsOf: batch.bytes)
                 batches.append(batch)
+                pieces.append(.right(batch))
             }
         }
         bytes.withUnsafeBytes { buffer in
@@ -38,7 +54,32 @@ struct SplitterTests {
         }
         splitter.finish(take)
         #expect(reassembled == bytes, "the pieces make up the document \(split)")
-        return (batches, splitter.isReliable)
+        let whole = outcome { _ = try JSONParser.parse(bytes) }
+        let merged = outcome {
+            let parser = JSONParser()
+            for piece in pieces {
+                switch piece {
+                case .left(let bytes):
+                    try parser.parse(bytes)
+                case .right(let batch):
+                    let depth = paths[batch.target].steps.count + 1
+                    if batch.bytes.count >= 4, batch.parseAsArray(limits: .default, arrayDepth: depth) != nil {
+                        try parser.parseStandIn(for: batch)
+                    } else {
+                        try parser.parse(batch.bytes)
+                    }
+                }
+                parser.removeAllTokens()
+            }
+            try parser.finish()
+        }
+        #expect(merged == whole, "the merger's read is the sequential one \(split)")
+        return (batches, whole)
+    }
+
+    enum Either<Left, Right> {
+        case left(Left)
+        case right(Right)
     }
 
     /// The elements of the array at `path`, as a sequential parse of the whole document finds
@@ -130,11 +171,11 @@ struct SplitterTests {
         let bytes = Self.jsonAPIDocument(articles: 300)
         let paths: [JSONPath] = ["data", "included"]
         let whole = Self.batches(bytes, paths: paths, batchBytes: 4 * 1024, split: .whole)
-        #expect(whole.reliable)
+        #expect(whole.whole == "valid")
         #expect(whole.batches.count > 10)
         try Self.verify(bytes, paths: paths, batches: whole.batches)
         let cut = Self.batches(bytes, paths: paths, batchBytes: 4 * 1024, split: split)
-        #expect(cut.reliable)
+        #expect(cut.whole == "valid")
         #expect(cut.batches == whole.batches, "the same batches \(split)")
     }
 
@@ -146,7 +187,7 @@ struct SplitterTests {
         let bytes = try Fixtures.corpus(name)
         for batchBytes in [1, 10_000, 1 << 30] {
             let result = Self.batches(bytes, paths: [JSONPath(path)], batchBytes: batchBytes, split: .random(seed: 9))
-            #expect(result.reliable)
+            #expect(result.whole == "valid")
             try Self.verify(bytes, paths: [JSONPath(path)], batches: result.batches)
             #expect(
                 result.batches
@@ -167,7 +208,7 @@ struct SplitterTests {
         for split in [Split.whole, .byteByByte, .fixed(2), .fixed(3)] {
             for batchBytes in [1, 5, 1000] {
                 let result = Self.batches(bytes, paths: paths, batchBytes: batchBytes, split: split)
-                #expect(result.reliable)
+                #expect(result.whole == "valid")
                 try Self.verify(bytes, paths: paths, batches: result.batches)
                 #expect(result.batches.filter { $0.target == 0 }.map(\.elementCount).reduce(0, +) == 7)
                 #expect(result.batches.filter { $0.target == 2 }.map(\.elementCount) == [1])
@@ -181,22 +222,27 @@ struct SplitterTests {
         #expect(result.batches.first?.line == 1 && result.batches.first?.column == 2)
     }
 
-    @Test("what the splitter cannot vouch for is marked, for the caller to read sequentially")
-    func unreliable() {
+    @Test("what the splitter misreads is read as one parser reads it: the same fault")
+    func misread() {
         let cases = [
             #"{"data": [1, 2]}]"#,  // closes more than it opened
-            #"{"data": [1, 2, ]}"#,  // a trailing comma
+            #"{"data": [1, 2, ]}"#,  // a trailing comma (after a cut, or inside a batch)
             #"{"data": [1, 2"#,  // ends inside the array
             #"{"data": ["1, 2]}"#,  // ends inside a string
+            #"{"d\x": [1], "data": [2]}"#,  // a key that is no string
         ]
         for json in cases {
-            #expect(!Self.batches(Array(json.utf8), paths: ["data"], batchBytes: 1, split: .whole).reliable, "\(json)")
+            // `batches` checks the merger's read against the whole one.
+            for batchBytes in [1, 1000] {
+                let result = Self.batches(Array(json.utf8), paths: ["data"], batchBytes: batchBytes, split: .whole)
+                #expect(result.whole != "valid", "\(json)")
+            }
         }
         #expect(JSONSplitter(paths: ["data.0"]) == nil, "index steps are not followed")
         // A key written with escapes is compared unescaped, as the parser compares it.
         let escaped = Array(#"{"d\u0061ta": [1, 2], "x\"": [3]}"#.utf8)
         let result = Self.batches(escaped, paths: ["data"], batchBytes: 1, split: .byteByByte)
-        #expect(result.reliable)
+        #expect(result.whole == "valid")
         #expect(result.batches.map(\.elementCount) == [1, 1])
     }
 }

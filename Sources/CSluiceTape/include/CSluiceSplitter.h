@@ -7,9 +7,9 @@
 // (and their escapes), nesting depth and line feeds; everything at or above `report_level` (the
 // document's skeleton: the containers that lead to the arrays and those arrays' separators) is
 // reported as an event for the Swift side (`JSONSplitter`) to interpret. What lies deeper, inside
-// the elements, is stepped over without a report. The scanner checks nothing JSON requires beyond
-// bracket balance: a document it cannot vouch for is parsed sequentially, where the parser's own
-// messages say what is wrong.
+// the elements, is stepped over without a report. The scanner checks nothing JSON requires: what
+// is not in a batch goes to a sequential parser, and a batch no worker can parse is read by it too,
+// so the parser's own messages say what is wrong.
 #ifndef CSLUICESPLITTER_H
 #define CSLUICESPLITTER_H
 

@@ -79,7 +79,11 @@ struct ParallelRaceTests {
         let chunks = stride(from: 0, to: bytes.count, by: 10_000).map {
             Array(bytes[$0..<min($0 + 10_000, bytes.count)])
         }
-        let streamed = try await decoder.decode([AnyResource].self, from: Chunks(chunks: chunks))
+        let body = AsyncStream<[UInt8]> { continuation in
+            for chunk in chunks { continuation.yield(chunk) }
+            continuation.finish()
+        }
+        let streamed = try await decoder.decode([AnyResource].self, from: body)
         #expect(streamed.data.map(\.raw) == reference.data.map(\.raw))
     }
 
@@ -107,22 +111,4 @@ struct ParallelRaceTests {
         let bytes = try JSONParser.validateSyntax(of: FileChunkReader(path: url.path), parallelism: .workers(3))
         #expect(bytes == text.utf8.count)
     }
-}
-
-/// Chunks handed over one at a time, as a body arrives.
-struct Chunks: AsyncSequence, Sendable {
-    let chunks: [[UInt8]]
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var chunks: [[UInt8]]
-        var index = 0
-
-        mutating func next() async -> [UInt8]? {
-            guard index < chunks.count else { return nil }
-            defer { index += 1 }
-            return chunks[index]
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: chunks) }
 }
