@@ -18,7 +18,9 @@ let package = Package(
     products: [
         .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
         .library(name: "SluiceJSONAPI", targets: ["SluiceJSONAPI"]),
+        .library(name: "SluiceImport", targets: ["SluiceImport"]),
         .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
+        .library(name: "SluicePostgres", targets: ["SluicePostgres"]),
         .library(name: "SluiceHTTP", targets: ["SluiceHTTP"]),
         .library(name: "SluiceMacros", targets: ["SluiceMacros"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
@@ -28,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // @JSONModel only (SluiceMacros and its tests); the CLI and the other libraries never
         // build it. 600 through 603 all serve: 603 matches Swift 6.3.
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
@@ -59,13 +63,33 @@ let package = Package(
             dependencies: ["SluiceJSON"],
             swiftSettings: strictSettings
         ),
+        // What every import target shares: the reading threads and the pipe of import records,
+        // progress, summaries and resume points.
+        .target(
+            name: "SluiceImport",
+            dependencies: ["SluiceJSONAPI"],
+            swiftSettings: strictSettings
+        ),
         // JSON:API documents streamed into SQLite (the `sluice import` job), on GRDB.
         .target(
             name: "SluiceSQLite",
             dependencies: [
+                "SluiceImport",
                 "SluiceJSONAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // JSON:API documents streamed into PostgreSQL (`sluice import --postgres`), on postgres-nio.
+        .target(
+            name: "SluicePostgres",
+            dependencies: [
+                "SluiceImport",
+                "SluiceJSONAPI",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -102,6 +126,7 @@ let package = Package(
                 "SluiceJSON",
                 "SluiceJSONAPI",
                 "SluiceSQLite",
+                "SluicePostgres",
                 "SluiceHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -3,6 +3,7 @@ import Foundation
 import SluiceHTTP
 import SluiceJSON
 import SluiceJSONAPI
+import SluicePostgres
 import SluiceSQLite
 
 #if canImport(Glibc)
@@ -11,10 +12,10 @@ import Glibc
 import Musl
 #endif
 
-/// `sluice import`: a JSON:API document streamed into SQLite.
+/// `sluice import`: a JSON:API document streamed into SQLite or PostgreSQL.
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Imports a JSON:API document into an SQLite database, as a stream, in constant memory.",
+        abstract: "Imports a JSON:API document into SQLite or PostgreSQL, as a stream, in constant memory.",
         discussion: """
             Every resource, primary or included, becomes a row of the table named as its type, keyed \
             by its id (its lid when it has none), with one column per attribute: TEXT, INTEGER or REAL \
@@ -23,9 +24,16 @@ struct Import: AsyncParsableCommand {
             linkage becomes a row of relationships(source_type, source_id, name, position, target_type, \
             target_id), and the document a row of documents with its status, meta, links and counts.
 
+            With --postgres URL the same tables go into a PostgreSQL database (objects and arrays as \
+            jsonb, numbers beyond a double as numeric), written with COPY in one transaction per \
+            batch. The URL is postgres://USER@HOST:PORT/DATABASE?sslmode=MODE (disable, prefer, \
+            require, verify-full); the password comes from the URL or PGPASSWORD and is never printed.
+
             Rows are written in transactions of --batch-size resources, so an import that is stopped \
             leaves every committed batch whole. Importing the same document again updates the rows \
-            instead of adding new ones. A name ending in .gz is read through gzip.
+            instead of adding new ones; --resume instead continues an interrupted import of the same \
+            file from its last committed batch (the documents row records how far it got). A name \
+            ending in .gz is read through gzip. The summary gives rows per second for each table.
 
             Given an http or https URL, each page is imported as it arrives and the next link is             followed to the last page (a documents row per page); --header adds request headers             (credentials are never printed).
 
@@ -39,6 +47,8 @@ struct Import: AsyncParsableCommand {
             Examples:
               sluice import export.json
               sluice import export.json.gz --sqlite /var/tmp/export.sqlite --batch-size 20000
+              PGPASSWORD=secret sluice import export.json --postgres postgres://importer@db:5432/exports
+              sluice import export.json --resume
               sluice generate --articles 1000 | sluice import - --quiet
               sluice import 'https://api.example.com/articles?page[size]=500' -H 'Authorization: Bearer $TOKEN'
             """
@@ -50,8 +60,20 @@ struct Import: AsyncParsableCommand {
     @Option(name: .customLong("sqlite"), help: "The SQLite database to write, created when missing.")
     var database = "sluice.sqlite"
 
+    @Option(
+        name: .customLong("postgres"),
+        help: ArgumentHelp(
+            "A PostgreSQL database to write instead of SQLite.",
+            valueName: "postgres://user@host:port/database"
+        )
+    )
+    var postgres: String?
+
     @Option(help: "Resources per transaction.")
     var batchSize = 5_000
+
+    @Flag(help: "Continue an interrupted import of the same file from its last committed batch.")
+    var resume = false
 
     @Option(help: "Seconds between progress lines when standard error is not a terminal.")
     var progressInterval = 5.0
@@ -86,10 +108,21 @@ struct Import: AsyncParsableCommand {
             try report.add(error, in: name)
             throw ExitCode(report.exitCode)
         }
-        let importer = try openImporter()
+        let target = try await openTarget()
+        do {
+            try await importFile(input, name: name, into: target)
+        } catch {
+            await target.close()
+            throw error
+        }
+        await target.close()
+    }
+
+    private func importFile(_ input: ImportInput, name: String, into target: ImportTarget) async throws {
+        var report = FaultReport()
         let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
         do {
-            let summary = try importer.importDocument(from: input.reader, source: name) { display.update($0) }
+            let summary = try await target.importDocument(from: input.reader, source: name, display: display).get()
             guard input.finish() else {
                 // A document that parsed although gzip failed (a damaged trailer, say).
                 Terminal.message("\(name): cannot read: gzip could not decompress it completely\n")
@@ -98,23 +131,29 @@ struct Import: AsyncParsableCommand {
             guard !quiet else { return }
             var line = "Imported \(summary.resources) resources (\(summary.primaryCount) primary, "
             line += "\(summary.includedCount) included) and \(summary.relationshipRows) relationship rows "
-            line += "from \(name) into \(database) in \(Terminal.formatted(summary.seconds, decimals: 2)) s "
+            line += "from \(name) into \(target.name) in \(Terminal.formatted(summary.seconds, decimals: 2)) s "
             line += "(\(Terminal.formatted(throughputOf: summary.bytes, seconds: summary.seconds)), "
             line += "\(summary.batches) transactions).\n"
+            if summary.resumedAfter > 0 {
+                line += "Resumed after the \(summary.resumedAfter) resources an interrupted import had committed.\n"
+            }
+            line += Self.tableRates(summary)
             if summary.unidentified > 0 {
                 line += "\(summary.unidentified) resources had neither id nor lid and were left out.\n"
             }
             if summary.typeMismatches > 0 {
                 line += "\(summary.typeMismatches) values differed from their column's declared type; "
-                line += "SQLite's type affinity applied to them.\n"
+                line +=
+                    postgres == nil
+                    ? "SQLite's type affinity applied to them.\n" : "their columns were widened to hold them.\n"
             }
             try Terminal.standardOutput.write(line)
-        } catch let failure as SQLiteImporter.Failure {
+        } catch let failure as ImportFailure {
             input.cancel()
             do {
                 try report.add(failure.underlying, in: name)
             } catch {
-                Terminal.message("sluice: \(database): \(error)\n")
+                Terminal.message("sluice: \(target.name): \(error)\n")
                 Terminal.message("\(Self.count(failure.committedResources)) imported before the fault.\n")
                 throw ExitCode(2)
             }
@@ -126,16 +165,46 @@ struct Import: AsyncParsableCommand {
 
 extension Import {
     /// The database, opened with the options given; exit 2 when it cannot be.
-    func openImporter() throws -> SQLiteImporter {
+    func openTarget() async throws -> ImportTarget {
+        if let postgres {
+            let target: PostgresTarget
+            do {
+                target = try PostgresTarget(url: postgres)
+            } catch {
+                Terminal.message("sluice: \(error)\n")
+                throw ExitCode(2)
+            }
+            do {
+                var options = PostgresImporter.Options()
+                options.batchSize = batchSize
+                options.parallelism = jobs.parallelism
+                options.resume = resume
+                return ImportTarget(postgres: try await PostgresImporter.connect(to: target, options: options))
+            } catch {
+                Terminal.message("sluice: \(target): cannot open the database: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
         do {
             var options = SQLiteImporter.Options()
             options.batchSize = batchSize
             options.parallelism = jobs.parallelism
-            return try SQLiteImporter(path: database, options: options)
+            options.resume = resume
+            return ImportTarget(sqlite: try SQLiteImporter(path: database, options: options), path: database)
         } catch {
             Terminal.message("sluice: \(database): cannot open the database: \(error)\n")
             throw ExitCode(2)
         }
+    }
+
+    /// Rows and rows per second of each table the import wrote, one line each.
+    static func tableRates(_ summary: ImportSummary) -> String {
+        let width = summary.tables.map(\.table.count).max() ?? 0
+        return summary.tables.map { table in
+            let name = table.table.padding(toLength: max(width, table.table.count), withPad: " ", startingAt: 0)
+            let rate = Int(summary.rowsPerSecond(table).rounded())
+            return "  \(name)  \(table.rows) rows, \(rate) rows/s\n"
+        }.joined()
     }
 
     /// Imports a paginated collection: each page's body goes through a pipe into the importer
@@ -155,8 +224,18 @@ extension Import {
     }
 
     private func importPages(from source: HTTPSource) async throws {
+        let importer = try await openTarget()
+        do {
+            try await importPages(from: source, into: importer)
+        } catch {
+            await importer.close()
+            throw error
+        }
+        await importer.close()
+    }
+
+    private func importPages(from source: HTTPSource, into importer: ImportTarget) async throws {
         let client = source.client
-        let importer = try openImporter()
         // A write into the pipe after the importer has stopped reading must fail, not kill us.
         signal(SIGPIPE, SIG_IGN)
         let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
@@ -171,7 +250,7 @@ extension Import {
                 throw ExitCode(1)
             }
             let name = HTTPSource.redacted(url)
-            let summary: SQLiteImporter.Summary
+            let summary: ImportSummary
             do {
                 guard let body = try await client.documentBody(at: url) else {
                     // 204 or an empty body: nothing to import; on the first page that is a fault.
@@ -182,7 +261,7 @@ extension Import {
                     break
                 }
                 summary = try await Self.importBody(body, name: name, into: importer, display: display)
-            } catch let failure as SQLiteImporter.Failure {
+            } catch let failure as ImportFailure {
                 var report = FaultReport()
                 var code: Int32 = 1
                 if failure.underlying is JSONAPIClientError {
@@ -223,7 +302,7 @@ extension Import {
         line +=
             "and \(totals.relationships) relationship rows from \(totals.pages) page\(totals.pages == 1 ? "" : "s") "
         line +=
-            "of \(HTTPSource.redacted(source.start)) into \(database) in \(Terminal.formatted(seconds, decimals: 2)) s "
+            "of \(HTTPSource.redacted(source.start)) into \(importer.name) in \(Terminal.formatted(seconds, decimals: 2)) s "
         line += "(\(Terminal.formatted(throughputOf: totals.bytes, seconds: seconds))).\n"
         try Terminal.standardOutput.write(line)
     }
@@ -233,14 +312,14 @@ extension Import {
     static func importBody(
         _ body: DocumentBody,
         name: String,
-        into importer: SQLiteImporter,
+        into importer: ImportTarget,
         display: ProgressDisplay
-    ) async throws -> SQLiteImporter.Summary {
+    ) async throws -> ImportSummary {
         let pipe = Pipe()
         let reader = try FileChunkReader(path: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
         try pipe.fileHandleForReading.close()
-        let work = ImportWork(importer: importer, reader: reader, name: name, display: display, done: ImportDone())
-        async let imported = work.run()
+        let done = ImportDone()
+        async let imported = importer.importDocument(from: reader, source: name, display: display, done: done)
         let fd = pipe.fileHandleForWriting.fileDescriptor
         // Non-blocking: an importer that stopped at a fault keeps its end of the pipe open until
         // it is released, so a blocking write into a full pipe would wait forever.
@@ -258,7 +337,7 @@ extension Import {
                     if errno == EINTR { continue }
                     // The pipe is full: wait for room, unless the importer has finished (at a
                     // fault it reports itself).
-                    guard errno == EAGAIN, !work.done.value else { break feed }
+                    guard errno == EAGAIN, !done.value else { break feed }
                     var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                     _ = poll(&waiting, 1, 50)
                 }
@@ -272,8 +351,8 @@ extension Import {
         // is the cause, not the document's truncation the importer saw.
         if let feedError {
             // Keep the importer's count of what it committed before the input stopped.
-            if case .failure(let failure as SQLiteImporter.Failure) = result {
-                throw SQLiteImporter.Failure(underlying: feedError, committedResources: failure.committedResources)
+            if case .failure(let failure as ImportFailure) = result {
+                throw ImportFailure(underlying: feedError, committedResources: failure.committedResources)
             }
             throw feedError
         }
@@ -283,7 +362,7 @@ extension Import {
     /// Says how many resources an import that stopped at a fault left in the database.
     func reportCommitted(_ resources: Int) {
         Terminal.message(
-            "\(Self.count(resources)) imported before the fault and \(resources == 1 ? "is" : "are") in \(database).\n"
+            "\(Self.count(resources)) imported before the fault and \(resources == 1 ? "is" : "are") in \(postgres.flatMap { try? PostgresTarget(url: $0).description } ?? database).\n"
         )
     }
 
@@ -337,7 +416,9 @@ struct ImportInput {
 
 /// Import progress on standard error: one line redrawn in place on a terminal, a plain line every
 /// `interval` seconds otherwise.
-final class ProgressDisplay {
+final class ProgressDisplay: @unchecked Sendable {
+    // @unchecked: one import at a time updates it, from the thread or task that import runs on;
+    // the CLI awaits each import before the next.
     private let enabled: Bool
     private let inPlace: Bool
     /// Seconds between lines: a terminal is redrawn ten times a second at most.
@@ -399,29 +480,68 @@ final class ProgressDisplay {
 }
 
 /// One page's import, run on a thread of its own.
-private struct ImportWork: @unchecked Sendable {
-    // @unchecked: the importer, reader and display are used by the new thread only, until `run`
-    // returns; the caller touches none of them meanwhile.
-    let importer: SQLiteImporter
-    let reader: FileChunkReader
+/// Where `sluice import` writes: an SQLite file or a PostgreSQL database, behind one call.
+final class ImportTarget: @unchecked Sendable {
+    // @unchecked: an importer is used by one import at a time (the CLI awaits each), on the
+    // thread or task that import runs on.
+    private let sqlite: SQLiteImporter?
+    private let postgres: PostgresImporter?
+    /// The database as messages name it (a path, or the URL without its password).
     let name: String
-    let display: ProgressDisplay
-    /// Set when the import has returned, so the feeder stops waiting for room in the pipe.
-    let done: ImportDone
 
-    func run() async -> Result<SQLiteImporter.Summary, any Error> {
-        await withCheckedContinuation { continuation in
+    init(sqlite: SQLiteImporter, path: String) {
+        self.sqlite = sqlite
+        self.postgres = nil
+        name = path
+    }
+
+    init(postgres: PostgresImporter) {
+        self.sqlite = nil
+        self.postgres = postgres
+        name = postgres.target.description
+    }
+
+    /// Imports `reader`'s document; `done` is set when the import has returned. SQLite's importer
+    /// blocks while it works, so it runs on a thread of its own, off Swift's cooperative pool.
+    func importDocument(
+        from reader: FileChunkReader,
+        source: String,
+        display: ProgressDisplay,
+        done: ImportDone = ImportDone()
+    ) async -> Result<ImportSummary, any Error> {
+        if let postgres {
+            defer { done.set() }
+            do {
+                return .success(try await postgres.importDocument(from: reader, source: source) { display.update($0) })
+            } catch {
+                return .failure(error)
+            }
+        }
+        let work = UncheckedWork(importer: sqlite!, reader: reader, display: display)
+        return await withCheckedContinuation { continuation in
             let thread = Thread {
                 let result = Result {
-                    try importer.importDocument(from: reader, source: name) { display.update($0) }
+                    try work.importer.importDocument(from: work.reader, source: source) { work.display.update($0) }
                 }
                 done.set()
                 continuation.resume(returning: result)
             }
-            thread.name = "sluice-import-page"
+            thread.name = "sluice-import"
             thread.start()
         }
     }
+
+    /// Closes a PostgreSQL connection (SQLite's file closes with the importer).
+    func close() async {
+        try? await postgres?.close()
+    }
+}
+
+/// An importer, reader and display handed to the thread that uses them alone until it returns.
+private struct UncheckedWork: @unchecked Sendable {
+    let importer: SQLiteImporter
+    let reader: FileChunkReader
+    let display: ProgressDisplay
 }
 
 /// A flag one thread sets and another reads.

@@ -19,6 +19,9 @@ public struct AnyResource: Resource {
     public let model: (any Resource)?
     /// The raw resource object, kept when no model is registered for ``type``.
     public let raw: RawResource?
+    /// What an import stores of a resource no model is registered for, in place of ``raw``, when
+    /// the decoder was asked for records (the importers ask).
+    package var importRecord: ImportRecord?
 
     /// Creates a resource from its parts.
     public init(type: String, identity: ResourceIdentity?, model: (any Resource)?, raw: RawResource?) {

@@ -62,6 +62,8 @@ final class DocumentEngine {
     private let specContext: TapeDecodingContext
     private let rejectsUnknownTypes: Bool
     private let primaryHoldsIdentifiers: Bool
+    /// Whether resources without a model come as import records rather than `RawResource`s.
+    private let makesImportRecords: Bool
     private(set) var summary = DocumentSummary()
     private var errorObjects: [ErrorObject]?
     /// Reused for every resource a model decodes (see `ResourceFields`).
@@ -81,6 +83,7 @@ final class DocumentEngine {
         limits: JSONLimits,
         rejectsUnknownTypes: Bool,
         primaryHoldsIdentifiers: Bool,
+        makesImportRecords: Bool = false,
         parallel: ParallelOptions = ParallelOptions.sequential
     ) {
         parser = JSONParser(limits: limits)
@@ -89,6 +92,7 @@ final class DocumentEngine {
         self.specContext = context.withDefaultKeys
         self.rejectsUnknownTypes = rejectsUnknownTypes
         self.primaryHoldsIdentifiers = primaryHoldsIdentifiers
+        self.makesImportRecords = makesImportRecords
         // Uniquing ties resources together through the one decoding context, which threads
         // cannot share: such documents are read on one thread.
         guard options.uniquing.isEmpty && options.identityStore == nil else {
@@ -105,7 +109,8 @@ final class DocumentEngine {
                 options: options,
                 limits: limits,
                 rejectsUnknownTypes: rejectsUnknownTypes,
-                primaryHoldsIdentifiers: primaryHoldsIdentifiers
+                primaryHoldsIdentifiers: primaryHoldsIdentifiers,
+                makesImportRecords: makesImportRecords
             )
             return { batch, _ in worker.decode(batch) }
         }
@@ -364,6 +369,18 @@ final class DocumentEngine {
                 message:
                     "No model is registered for the resource type \"\(typeName)\" (registered: \(known.isEmpty ? "none" : known))."
             )
+        }
+        if makesImportRecords {
+            // The tape straight into a record; the shapes it leaves go through RawResource, whose
+            // decoding reports any fault as always.
+            let record =
+                try ImportRecord(resourceObject: value, context: specContext)
+                ?? ImportRecord(decode(RawResource.self, from: value, pointer: pointer))
+            // No identity: the importers key resources by the record, and a String per key is
+            // what records save.
+            var resource = AnyResource(type: typeName, identity: nil, model: nil, raw: nil)
+            resource.importRecord = record
+            return resource
         }
         let raw = try decode(RawResource.self, from: value, pointer: pointer)
         return AnyResource(type: typeName, identity: raw.identity, model: nil, raw: raw)

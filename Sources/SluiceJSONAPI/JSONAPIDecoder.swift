@@ -99,6 +99,9 @@ public struct JSONAPIDecoder: Sendable {
     }
     /// The parallel path's settings; tests cut small batches through `batchBytes`.
     var parallel = ParallelOptions()
+    /// Whether resources without a registered model come as ``ImportRecord``s (in
+    /// `AnyResource.importRecord`) instead of `RawResource`s: what the importers write.
+    package var makesImportRecords = false
 
     /// Creates a decoder for the resource models in `registry`.
     public init(registry: ResourceRegistry = []) {
@@ -203,6 +206,7 @@ public struct JSONAPIDecoder: Sendable {
             limits: limits,
             rejectsUnknownTypes: rejectsUnknownTypes,
             primaryHoldsIdentifiers: holdsIdentifiers,
+            makesImportRecords: makesImportRecords,
             parallel: parallel
         )
     }

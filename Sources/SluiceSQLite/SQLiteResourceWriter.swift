@@ -15,11 +15,16 @@ enum BoundValue {
     case null
     case integer(Int64)
     case real(Double)
-    case text(String)
+    /// UTF-8 that outlives the statement's step (a record's bytes).
+    case text(UnsafeRawBufferPointer)
 }
 
-/// SQLite copies the bytes of a text bound with this destructor before the call returns.
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+/// SQLite reads a text bound with this destructor where it is, until the statement is reset or
+/// bound again: the record that holds it outlives the step.
+private let staticText = unsafeBitCast(0, to: sqlite3_destructor_type.self)
+
+/// A non-null address for an empty text: a null pointer would bind NULL, not "".
+private var emptyText: UnsafeRawPointer { UnsafeRawPointer(("" as StaticString).utf8Start) }
 
 extension Statement {
     /// Binds `values` to parameters 1... and runs the statement to completion.
@@ -32,15 +37,16 @@ extension Statement {
             case .null: sqlite3_bind_null(statement, index)
             case .integer(let integer): sqlite3_bind_int64(statement, index, integer)
             case .real(let real): sqlite3_bind_double(statement, index, real)
-            case .text(var text):
-                text.withUTF8 { bytes in
-                    // A null pointer would bind NULL, not "": an empty string gets a real one.
-                    guard let start = bytes.baseAddress else {
-                        _ = sqlite3_bind_text64(statement, index, "", 0, transient, UInt8(SQLITE_UTF8))
-                        return
-                    }
-                    _ = sqlite3_bind_text64(statement, index, start, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
-                }
+            case .text(let text):
+                let start = text.count == 0 ? emptyText : text.baseAddress ?? emptyText
+                _ = sqlite3_bind_text64(
+                    statement,
+                    index,
+                    start.assumingMemoryBound(to: CChar.self),
+                    UInt64(text.count),
+                    staticText,
+                    UInt8(SQLITE_UTF8)
+                )
             }
             index += 1
         }
@@ -62,15 +68,20 @@ final class SQLiteResourceWriter {
     private var takenTableNames: Set<String>
     private let deleteRelationship: Statement
     private let insertRelationship: Statement
+    /// The table of the resource written last.
+    private var lastTable: TypeTable?
+    /// The tables this import wrote to, in the order first met.
+    private var tablesWritten: [TypeTable] = []
+
+    /// Rows this import wrote into each resource table, in the order first met.
+    var tableRows: [(table: String, rows: Int)] {
+        tablesWritten.map { ($0.name, $0.rowsWritten) }
+    }
     private(set) var relationshipRows = 0
     private(set) var typeMismatches = 0
     /// Reused per resource: the columns (by ordinal) and values of the row being written.
     private var rowColumns: [Int] = []
     private var rowValues: [BoundValue] = []
-    /// Whether a type had relationship rows when the import first met it: only then can a
-    /// resource's linkage replace earlier rows, which must be deleted first. A fresh import
-    /// skips a delete per relationship (a third of its SQLite work).
-    private var typesWithEarlierLinks: [String: Bool] = [:]
 
     /// The SQL type a column is declared with, after its attribute's first non-null value.
     enum DeclaredType: String {
@@ -79,21 +90,14 @@ final class SQLiteResourceWriter {
         case real = "REAL"
 
         /// The type `value` asks for; `nil` for `null`, which makes no column.
-        init?(for value: JSONValue) {
+        init?(for value: ImportRecord.Value) {
             switch value {
             case .null: return nil
-            case .bool: self = .integer
-            case .number(let text):
-                if Int64(text) != nil {
-                    self = .integer
-                } else if let real = Double(text), real.isFinite {
-                    self = .real
-                } else {
-                    // Beyond a double's range: kept as its text (a REAL column would make it an
-                    // infinity).
-                    self = .text
-                }
-            case .string, .array, .object: self = .text
+            case .bool, .integer: self = .integer
+            case .real: self = .real
+            // Beyond a double's range: kept as its text (a REAL column would make it an infinity).
+            case .bigNumber: self = .text
+            case .string, .json: self = .text
             }
         }
     }
@@ -108,6 +112,8 @@ final class SQLiteResourceWriter {
 
     final class TypeTable {
         let type: String
+        let typeBytes: [UInt8]
+        let name: String
         let quotedName: String
         /// Columns by attribute name.
         var columns: [String: Column] = [:]
@@ -118,10 +124,38 @@ final class SQLiteResourceWriter {
         /// Upserts by the ordinals of the columns they set (resources of a type mostly share
         /// one set, so this holds a statement or two).
         var upserts: [[Int]: Statement] = [:]
+        /// Whether the table had relationship rows when the import first met the type: only then
+        /// can a resource's linkage replace earlier rows, which must be deleted first. A fresh
+        /// import skips a delete per relationship (a third of its SQLite work).
+        var hasEarlierLinks: Bool?
+        /// Resources written into the table by this import.
+        var rowsWritten = 0
+        /// The attribute names met at each position of the last resources, with their columns:
+        /// resources of a type mostly list the same attributes in the same order, so a name is
+        /// found by comparing bytes with the one seen at its position, without a `String`.
+        private var recent: [(name: [UInt8], column: Column)?] = []
+
+        /// The column of the attribute `name`, the attribute at `position` of its resource.
+        func column(named name: UnsafeRawBufferPointer, at position: Int) -> Column? {
+            if position < recent.count, let entry = recent[position],
+                entry.name.withUnsafeBytes({ $0.hasSameBytes(as: name) })
+            {
+                return entry.column
+            }
+            guard let column = columns[String(decoding: name, as: UTF8.self)] else { return nil }
+            remember(column, named: name, at: position)
+            return column
+        }
+
+        func remember(_ column: Column, named name: UnsafeRawBufferPointer, at position: Int) {
+            guard position < 256 else { return }
+            while recent.count <= position { recent.append(nil) }
+            recent[position] = (Array(name), column)
+        }
 
         /// Adds a column named `name` for `attribute`.
         func add(_ attribute: String, name: String, type: DeclaredType) -> Column {
-            let column = Column(ordinal: quotedNames.count, quoted: SQLiteSchemaNames.quoted(name), type: type)
+            let column = Column(ordinal: quotedNames.count, quoted: ImportNames.quoted(name), type: type)
             quotedNames.append(column.quoted)
             columns[attribute] = column
             takenColumns.insert(name.lowercased())
@@ -130,7 +164,9 @@ final class SQLiteResourceWriter {
 
         init(type: String, name: String) {
             self.type = type
-            self.quotedName = SQLiteSchemaNames.quoted(name)
+            self.typeBytes = Array(type.utf8)
+            self.name = name
+            self.quotedName = ImportNames.quoted(name)
         }
     }
 
@@ -168,120 +204,132 @@ final class SQLiteResourceWriter {
         }
     }
 
-    /// Writes `resource`; `false` when it has neither `id` nor `lid` and so cannot be keyed.
-    func write(_ resource: RawResource) throws -> Bool {
-        guard let key = resource.id ?? resource.lid else { return false }
-        let table = try table(for: resource.type)
-        rowColumns.removeAll(keepingCapacity: true)
-        rowValues.removeAll(keepingCapacity: true)
-        rowValues.append(.text(key))
-        let attributes = resource.attributes
-        for (name, value) in zip(attributes.keys, attributes.values) {
-            let column: Column
-            if let known = table.columns[name] {
-                column = known
-            } else {
-                // A null before any value makes no column: an absent column reads as NULL.
-                guard let type = DeclaredType(for: value) else { continue }
-                column = try addColumn(name, type, to: table)
-            }
-            let stored = boundValue(value, for: column)
-            // A member named twice: the last value wins, as for the readers.
-            if let earlier = rowColumns.firstIndex(of: column.ordinal) {
-                rowValues[earlier + 1] = stored
-            } else {
-                rowColumns.append(column.ordinal)
-                rowValues.append(stored)
-            }
-        }
-        try upsertStatement(for: table).run(rowValues, on: db)
-        guard !resource.relationshipNames.isEmpty else { return true }
-        let replacesLinks = try hasEarlierLinks(resource.type)
-        for (name, relationship) in zip(resource.relationshipNames, resource.relationshipValues) {
-            guard let linkage = relationship.data else { continue }
-            // The linkage replaces what an earlier import wrote for this relationship.
-            if replacesLinks { try deleteRelationship.run([.text(resource.type), .text(key), .text(name)], on: db) }
-            // The relationship's meta rides on each of its rows, so a join on the links sees it
-            // without a second table.
-            let meta = relationship.meta.map { BoundValue.text($0.jsonText) } ?? .null
-            switch linkage {
-            case .null: break
-            case .one(let identifier): try writeLink(resource.type, key, name, 0, identifier, meta)
-            case .many(let identifiers):
-                for (position, identifier) in identifiers.enumerated() {
-                    try writeLink(resource.type, key, name, position, identifier, meta)
+    /// Writes the resource `record` holds; `false` when it has neither `id` nor `lid` and so
+    /// cannot be keyed. Texts are bound straight from the record's bytes (SQLite reads them
+    /// during the step, before the record goes).
+    func write(_ record: ImportRecord) throws -> Bool {
+        try record.withReader { reader in
+            let type = reader.text()
+            let (keyKind, key) = reader.key()
+            guard keyKind != .none else { return false }
+            let table = try table(for: type)
+            rowColumns.removeAll(keepingCapacity: true)
+            rowValues.removeAll(keepingCapacity: true)
+            rowValues.append(.text(key))
+            let attributeCount = reader.count()
+            for position in 0..<attributeCount {
+                let name = reader.text()
+                let value = reader.value()
+                let column: Column
+                if let known = table.column(named: name, at: position) {
+                    column = known
+                } else {
+                    // A null before any value makes no column: an absent column reads as NULL.
+                    guard let type = DeclaredType(for: value) else { continue }
+                    column = try addColumn(String(decoding: name, as: UTF8.self), type, to: table)
+                    table.remember(column, named: name, at: position)
+                }
+                let stored = boundValue(value, for: column)
+                // A member named twice: the last value wins, as for the readers.
+                if let earlier = rowColumns.firstIndex(of: column.ordinal) {
+                    rowValues[earlier + 1] = stored
+                } else {
+                    rowColumns.append(column.ordinal)
+                    rowValues.append(stored)
                 }
             }
+            try upsertStatement(for: table).run(rowValues, on: db)
+            table.rowsWritten += 1
+            let relationshipCount = reader.count()
+            guard relationshipCount > 0 else { return true }
+            let replacesLinks = try hasEarlierLinks(table)
+            for _ in 0..<relationshipCount {
+                let name = reader.text()
+                let linkage = reader.linkage()
+                // The relationship's meta rides on each of its rows, so a join on the links sees
+                // it without a second table.
+                let meta = reader.meta().map { BoundValue.text($0) } ?? .null
+                let identifiers = reader.count()
+                guard linkage != .absent else { continue }
+                // The linkage replaces what an earlier import wrote for this relationship.
+                if replacesLinks { try deleteRelationship.run([.text(type), .text(key), .text(name)], on: db) }
+                for position in 0..<identifiers {
+                    let targetType = reader.text()
+                    let (targetKind, target) = reader.key()
+                    guard targetKind != .none else { continue }
+                    try insertRelationship.run(
+                        [
+                            .text(type), .text(key), .text(name), .integer(Int64(position)), .text(targetType),
+                            .text(target), meta,
+                        ],
+                        on: db
+                    )
+                    relationshipRows += 1
+                }
+            }
+            return true
         }
-        return true
     }
 
-    private func writeLink(
-        _ type: String,
-        _ key: String,
-        _ name: String,
-        _ position: Int,
-        _ identifier: ResourceIdentifier,
-        _ meta: BoundValue
-    ) throws {
-        guard let target = identifier.id ?? identifier.lid else { return }
-        try insertRelationship.run(
-            [
-                .text(type), .text(key), .text(name), .integer(Int64(position)), .text(identifier.type), .text(target),
-                meta,
-            ],
-            on: db
-        )
-        relationshipRows += 1
-    }
-
-    private func hasEarlierLinks(_ type: String) throws -> Bool {
-        if let known = typesWithEarlierLinks[type] { return known }
+    private func hasEarlierLinks(_ table: TypeTable) throws -> Bool {
+        if let known = table.hasEarlierLinks { return known }
         let found =
             try Bool.fetchOne(
                 db,
                 sql: "SELECT EXISTS (SELECT 1 FROM relationships WHERE source_type = ?)",
-                arguments: [type]
+                arguments: [table.type]
             )
             ?? false
-        typesWithEarlierLinks[type] = found
+        table.hasEarlierLinks = found
         return found
     }
 
     /// The value stored for `value` in `column`, counting a kind the column was not declared for.
-    private func boundValue(_ value: JSONValue, for column: Column) -> BoundValue {
+    private func boundValue(_ value: ImportRecord.Value, for column: Column) -> BoundValue {
         switch value {
         case .null:
             return .null
         case .bool(let flag):
             if column.type == .text { typeMismatches += 1 }
             return .integer(flag ? 1 : 0)
-        case .number(let text):
+        case .integer(let integer, let text):
             // Into a TEXT column a number keeps its digits as written.
             if column.type == .text {
-                // (A number beyond a double's range asks for TEXT itself.)
-                if DeclaredType(for: value) != .text { typeMismatches += 1 }
+                typeMismatches += 1
                 return .text(text)
             }
-            if let integer = Int64(text) { return .integer(integer) }
-            if let real = Double(text), real.isFinite { return .real(real) }
-            // Beyond a double's range: the text (SQLite's REAL affinity makes it an infinity).
-            typeMismatches += 1
-            return .text(text)
-        case .string(let text):
+            return .integer(integer)
+        case .real(let real, let text):
+            if column.type == .text {
+                typeMismatches += 1
+                return .text(text)
+            }
+            return .real(real)
+        case .bigNumber(let text):
+            // Beyond a double's range: the text (SQLite's REAL affinity would make it an
+            // infinity); it asks for TEXT itself.
             if column.type != .text { typeMismatches += 1 }
             return .text(text)
-        case .array, .object:
+        case .string(let text), .json(let text):
             if column.type != .text { typeMismatches += 1 }
-            return .text(value.jsonText)
+            return .text(text)
         }
+    }
+
+    /// The table of the type spelled `bytes`: the last one when it is the same type again.
+    private func table(for bytes: UnsafeRawBufferPointer) throws -> TypeTable {
+        if let lastTable, lastTable.typeBytes.withUnsafeBytes({ $0.hasSameBytes(as: bytes) }) { return lastTable }
+        let table = try table(for: String(decoding: bytes, as: UTF8.self))
+        lastTable = table
+        if !tablesWritten.contains(where: { $0 === table }) { tablesWritten.append(table) }
+        return table
     }
 
     /// The table of `type`, created on first sight.
     private func table(for type: String) throws -> TypeTable {
         if let known = tables[type] { return known }
-        let wanted = SQLiteSchemaNames.isReservedTable(type) ? "\(type)_resources" : type
-        let name = SQLiteSchemaNames.unique(wanted, avoiding: takenTableNames)
+        let wanted = ImportNames.isReservedTable(type) ? "\(type)_resources" : type
+        let name = ImportNames.unique(wanted, avoiding: takenTableNames)
         let table = TypeTable(type: type, name: name)
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(table.quotedName) (id TEXT PRIMARY KEY)")
         try db.execute(sql: "INSERT INTO sluice_tables (type, table_name) VALUES (?, ?)", arguments: [type, name])
@@ -292,9 +340,9 @@ final class SQLiteResourceWriter {
 
     private func addColumn(_ attribute: String, _ type: DeclaredType, to table: TypeTable) throws -> Column {
         let wanted = attribute.lowercased() == "id" ? "\(attribute)_attribute" : attribute
-        let name = SQLiteSchemaNames.unique(wanted, avoiding: table.takenColumns)
+        let name = ImportNames.unique(wanted, avoiding: table.takenColumns)
         try db.execute(
-            sql: "ALTER TABLE \(table.quotedName) ADD COLUMN \(SQLiteSchemaNames.quoted(name)) \(type.rawValue)"
+            sql: "ALTER TABLE \(table.quotedName) ADD COLUMN \(ImportNames.quoted(name)) \(type.rawValue)"
         )
         try db.execute(
             sql: "INSERT INTO sluice_columns (type, attribute, column_name, declared_type) VALUES (?, ?, ?, ?)",

@@ -2,6 +2,7 @@
 
 import Foundation
 import GRDB
+import SluiceImport
 import SluiceJSON
 import SluiceJSONAPI
 
@@ -23,7 +24,9 @@ enum SQLiteSchema {
                     meta TEXT,
                     links TEXT,
                     jsonapi TEXT,
-                    error TEXT
+                    error TEXT,
+                    source_size INTEGER,
+                    resume_resources INTEGER
                 );
                 CREATE TABLE IF NOT EXISTS relationships (
                     source_type TEXT NOT NULL,
@@ -51,12 +54,69 @@ enum SQLiteSchema {
     }
 
     /// Adds what later versions added to the fixed tables of a database an earlier version made:
-    /// `relationships.meta` (relationship meta used to be dropped).
+    /// `relationships.meta` (relationship meta used to be dropped), and `documents.source_size`
+    /// and `documents.resume_resources` (where a resumed import goes on).
     static func upgradeFixedTables(_ db: Database) throws {
         let columns = try db.columns(in: "relationships").map { $0.name.lowercased() }
         if !columns.contains("meta") {
             try db.execute(sql: "ALTER TABLE relationships ADD COLUMN meta TEXT")
         }
+        let documentColumns = try db.columns(in: "documents").map { $0.name.lowercased() }
+        for (column, type) in [("source_size", "INTEGER"), ("resume_resources", "INTEGER")]
+        where !documentColumns.contains(column) {
+            try db.execute(sql: "ALTER TABLE documents ADD COLUMN \(column) \(type)")
+        }
+    }
+
+    /// Where the interrupted import of `source` stopped: `nil` when there is none to continue
+    /// (no row, or a complete one).
+    static func resumePoint(_ db: Database, source: String) throws -> ResumePoint? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT status, bytes, resources, relationship_rows, source_size, resume_resources
+                    FROM documents WHERE source = ?
+                    """,
+                arguments: [source]
+            )
+        else { return nil }
+        let status: String = row["status"]
+        guard status != "complete" else { return nil }
+        return ResumePoint(
+            resourcesRead: row["resume_resources"] ?? 0,
+            resources: row["resources"] ?? 0,
+            relationshipRows: row["relationship_rows"] ?? 0,
+            bytes: row["bytes"] ?? 0,
+            sourceSize: row["source_size"]
+        )
+    }
+
+    /// The counts a batch reaches, written into the batch's own transaction: what a resumed
+    /// import reads back.
+    static func recordProgress(
+        _ db: Database,
+        source: String,
+        bytes: Int,
+        resources: Int,
+        relationshipRows: Int,
+        resourcesRead: Int
+    ) throws {
+        try db.execute(
+            sql: """
+                UPDATE documents SET bytes = ?, resources = ?, relationship_rows = ?, resume_resources = ?
+                WHERE source = ?
+                """,
+            arguments: [bytes, resources, relationshipRows, resourcesRead, source]
+        )
+    }
+
+    /// A resumed import's row: importing again, the fault of the interrupted run cleared.
+    static func markResumed(_ db: Database, source: String) throws {
+        try db.execute(
+            sql: "UPDATE documents SET status = 'importing', finished_at = NULL, error = NULL WHERE source = ?",
+            arguments: [source]
+        )
     }
 
     /// The index for reverse lookups (who links to a resource), made at the end of the first
@@ -67,21 +127,22 @@ enum SQLiteSchema {
     }
 
     /// Starts (or restarts) the row of `source`.
-    static func recordDocument(_ db: Database, source: String, status: String) throws {
+    static func recordDocument(_ db: Database, source: String, status: String, sourceSize: Int?) throws {
         try db.execute(
             sql: """
-                INSERT INTO documents (source, status, started_at) VALUES (?, ?, ?)
+                INSERT INTO documents (source, status, started_at, source_size, resume_resources)
+                VALUES (?, ?, ?, ?, 0)
                 ON CONFLICT (source) DO UPDATE SET status = excluded.status, started_at = excluded.started_at,
-                    finished_at = NULL, error = NULL
+                    finished_at = NULL, error = NULL, source_size = excluded.source_size, resume_resources = 0
                 """,
-            arguments: [source, status, timestamp()]
+            arguments: [source, status, timestamp(), sourceSize]
         )
     }
 
     static func finishDocument(
         _ db: Database,
         source: String,
-        summary: SQLiteImporter.Summary,
+        summary: ImportSummary,
         document: DocumentSummary
     ) throws {
         try db.execute(
@@ -99,7 +160,7 @@ enum SQLiteSchema {
         )
     }
 
-    static func failDocument(_ db: Database, source: String, summary: SQLiteImporter.Summary, error: any Error) throws {
+    static func failDocument(_ db: Database, source: String, summary: ImportSummary, error: any Error) throws {
         try db.execute(
             sql: """
                 UPDATE documents SET status = 'failed', finished_at = ?, bytes = ?, resources = ?,
@@ -111,41 +172,10 @@ enum SQLiteSchema {
     }
 
     private static func jsonText(_ value: some Encodable) throws -> String {
-        String(decoding: try StreamingJSONEncoder().encode(value), as: UTF8.self)
+        try ImportText.json(value)
     }
 
     private static func timestamp() -> String {
-        JSONDateText.iso8601String(Date(), fractionalDigits: 3)
-    }
-}
-
-/// How types and attribute names become SQLite names.
-///
-/// A type's table is named as the type, and an attribute's column as the attribute, unless SQLite
-/// cannot tell the name from one already taken: SQLite compares names without regard to ASCII
-/// case, so of `Name` and `name` the one seen second gets `name_2` (or `Name_2`). The import's own tables (`documents`,
-/// `relationships`, names starting `sluice_` or `sqlite_`) and the key column (`id`) are never
-/// given to a type or attribute: such a type's table is `TYPE_resources`, such an attribute's
-/// column `ATTRIBUTE_attribute`. `sluice_tables` and `sluice_columns` record every choice, so a
-/// later import (and a query) finds the same names.
-enum SQLiteSchemaNames {
-    /// Table names no resource type gets.
-    static func isReservedTable(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return lower == "documents" || lower == "relationships" || lower.hasPrefix("sluice_")
-            || lower.hasPrefix("sqlite_")
-    }
-
-    /// A name not in `taken` (lowercased names), from `wanted`.
-    static func unique(_ wanted: String, avoiding taken: Set<String>) -> String {
-        guard taken.contains(wanted.lowercased()) else { return wanted }
-        var suffix = 2
-        while taken.contains("\(wanted)_\(suffix)".lowercased()) { suffix += 1 }
-        return "\(wanted)_\(suffix)"
-    }
-
-    /// `name` quoted as an SQL identifier.
-    static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        ImportText.timestamp()
     }
 }

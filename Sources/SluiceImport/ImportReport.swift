@@ -1,0 +1,179 @@
+// What an import reports while it runs and when it ends, the same for every target (SQLite,
+// PostgreSQL), so the CLI and a caller read both alike.
+
+public import Foundation
+public import SluiceJSONAPI
+
+/// Where an import is.
+public struct ImportProgress: Sendable {
+    /// Bytes of the document read so far.
+    public var bytesRead: Int
+    /// The document's size, when known (a file; not a pipe).
+    public var totalBytes: Int?
+    /// Resources read so far (with those a resumed import had committed before).
+    public var resources: Int
+    /// Resources in committed batches.
+    public var committedResources: Int
+    /// Seconds since the import started.
+    public var elapsed: Double
+    /// Whether the import has ended (the last report of an import has it set).
+    public var finished: Bool
+
+    package init(
+        bytesRead: Int,
+        totalBytes: Int?,
+        resources: Int,
+        committedResources: Int,
+        elapsed: Double,
+        finished: Bool
+    ) {
+        self.bytesRead = bytesRead
+        self.totalBytes = totalBytes
+        self.resources = resources
+        self.committedResources = committedResources
+        self.elapsed = elapsed
+        self.finished = finished
+    }
+}
+
+/// What an import did.
+public struct ImportSummary: Sendable {
+    /// Rows one table received.
+    public struct TableRows: Sendable, Hashable {
+        /// The table's name (a resource type's table, or `relationships`).
+        public var table: String
+        /// Rows written into it by this run (inserted or updated).
+        public var rows: Int
+
+        package init(table: String, rows: Int) {
+            self.table = table
+            self.rows = rows
+        }
+    }
+
+    /// Resources written (primary data and included), with those a resumed import had committed
+    /// before it was interrupted.
+    public var resources: Int
+    /// Resources in primary data.
+    public var primaryCount: Int
+    /// Resources in `included`.
+    public var includedCount: Int
+    /// Relationship rows written.
+    public var relationshipRows: Int
+    /// Resources left out because they have neither `id` nor `lid` (nothing to key them by).
+    public var unidentified: Int
+    /// Values written into a column declared for another kind of value (a string into an
+    /// `INTEGER` column, a number into a `TEXT` one). SQLite keeps them as they are (its column
+    /// affinity); PostgreSQL widens the column first (see `PostgresImporter`).
+    public var typeMismatches: Int
+    /// Bytes read.
+    public var bytes: Int
+    /// Transactions committed.
+    public var batches: Int
+    /// Seconds the import took.
+    public var seconds: Double
+    /// The document's top-level `links` (where a paginated export's next page is).
+    public var links: Links?
+    /// Resources a resumed import passed over because an earlier run had committed them (0 for an
+    /// import that was not resumed).
+    public var resumedAfter: Int
+    /// Rows per table written by this run, resource tables in the order first met, then
+    /// `relationships`.
+    public var tables: [TableRows]
+
+    package init(
+        resources: Int,
+        primaryCount: Int,
+        includedCount: Int,
+        relationshipRows: Int,
+        unidentified: Int,
+        typeMismatches: Int,
+        bytes: Int,
+        batches: Int,
+        seconds: Double,
+        links: Links?,
+        resumedAfter: Int,
+        tables: [TableRows]
+    ) {
+        self.resources = resources
+        self.primaryCount = primaryCount
+        self.includedCount = includedCount
+        self.relationshipRows = relationshipRows
+        self.unidentified = unidentified
+        self.typeMismatches = typeMismatches
+        self.bytes = bytes
+        self.batches = batches
+        self.seconds = seconds
+        self.links = links
+        self.resumedAfter = resumedAfter
+        self.tables = tables
+    }
+
+    /// Rows per second `table` received over the whole import.
+    public func rowsPerSecond(_ table: TableRows) -> Double {
+        seconds > 0 ? Double(table.rows) / seconds : 0
+    }
+}
+
+/// An import stopped by a fault of the input or of the database: what was committed before it
+/// stays, and `documents` says where a resumed import goes on.
+public struct ImportFailure: Error, Sendable, CustomStringConvertible {
+    /// The fault: a `JSONError`, a `JSONAPIDecodingError`, a `JSONAPIErrorDocument`, a
+    /// `FileChunkReader.Failure` or a database error.
+    public var underlying: any Error
+    /// Resources committed before the fault (all of them are in the database).
+    public var committedResources: Int
+
+    /// Creates a failure (a caller that feeds the importer reports its own faults this way).
+    public init(underlying: any Error, committedResources: Int) {
+        self.underlying = underlying
+        self.committedResources = committedResources
+    }
+
+    public var description: String {
+        "\(underlying) (\(committedResources) resource\(committedResources == 1 ? "" : "s") imported before it)"
+    }
+}
+
+/// `localizedDescription` gives the fault and how much was committed before it.
+extension ImportFailure: LocalizedError {
+    public var errorDescription: String? { description }
+}
+
+/// Where an interrupted import of a source stopped, as its `documents` row recorded at the last
+/// commit: a resumed import passes over `resourcesRead` resources and goes on from there.
+package struct ResumePoint: Sendable {
+    /// Resources read (written or unidentified) up to the last committed batch.
+    package var resourcesRead: Int
+    /// Resources written up to then.
+    package var resources: Int
+    /// Relationship rows written up to then.
+    package var relationshipRows: Int
+    /// The document's bytes read by then.
+    package var bytes: Int
+    /// The size of the document when the interrupted import read it (`nil` for a pipe).
+    package var sourceSize: Int?
+
+    package init(resourcesRead: Int, resources: Int, relationshipRows: Int, bytes: Int, sourceSize: Int?) {
+        self.resourcesRead = resourcesRead
+        self.resources = resources
+        self.relationshipRows = relationshipRows
+        self.bytes = bytes
+        self.sourceSize = sourceSize
+    }
+
+    /// Why this point cannot be resumed from with a document of `size` bytes, if it cannot.
+    package func mismatch(withSize size: Int?) -> String? {
+        guard let sourceSize, let size, sourceSize != size else { return nil }
+        return
+            "the document is \(size) bytes but was \(sourceSize) bytes when the interrupted import read it: import it again without resuming"
+    }
+}
+
+/// Thrown for `resume` when the document is not the one the interrupted import read.
+public struct ImportResumeError: Error, Sendable, CustomStringConvertible {
+    /// Why the import cannot be resumed.
+    public var reason: String
+    package init(reason: String) { self.reason = reason }
+    public var description: String { "Cannot resume the import: \(reason)." }
+}

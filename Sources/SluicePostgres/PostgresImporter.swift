@@ -1,0 +1,242 @@
+// Streams a JSON:API document into PostgreSQL: the same reading threads and import records as the
+// SQLite importer, the same tables and columns, written with COPY ... FROM STDIN into temporary
+// staging tables and moved into place with INSERT ... ON CONFLICT, one transaction per batch.
+
+import Foundation
+import Logging
+import PostgresNIO
+@_exported public import SluiceImport
+public import SluiceJSON
+import SluiceJSONAPI
+
+/// Imports JSON:API documents into a PostgreSQL database.
+///
+/// ```swift
+/// let target = try PostgresTarget(url: "postgres://importer@127.0.0.1:5432/exports")
+/// let importer = try await PostgresImporter.connect(to: target)
+/// let summary = try await importer.importDocument(from: try FileChunkReader(path: "export.json"), source: "export.json")
+/// try await importer.close()
+/// ```
+///
+/// The schema is the SQLite importer's (see `SQLiteImporter`), with PostgreSQL's types: one table per
+/// resource type keyed by `id text PRIMARY KEY`, a column per attribute (`text`, `bigint` for
+/// integers and Booleans as 0/1, `double precision`, `numeric` for numbers beyond a double,
+/// `jsonb` for objects and arrays); `relationships` with `meta jsonb`; `documents` with `meta`,
+/// `links` and `jsonapi` as `jsonb`; `sluice_tables` and `sluice_columns`. A value a column's type
+/// cannot hold widens the column first (`bigint` to `double precision` or `numeric`, anything to
+/// `text`; `jsonb` turned into text keeps PostgreSQL's spelling of it), where SQLite would keep the
+/// value under its column affinity.
+///
+/// Each batch is one transaction: its rows are copied into temporary tables (`COPY ... FROM
+/// STDIN`), then upserted (`INSERT ... SELECT DISTINCT ON ... ON CONFLICT DO UPDATE`, the last
+/// occurrence of a key winning, as in SQLite), with the `documents` row's counts. A lost connection
+/// or a fault in the input stops the import with the batches before it whole; the `documents` row
+/// says `failed` (written on a new connection when the old one is gone), and ``Options/resume``
+/// continues from the last committed batch. Imports into one database take turns (an advisory
+/// lock), since two would race to create the same tables.
+public final class PostgresImporter {
+    /// How an import runs.
+    public struct Options: Sendable {
+        /// Resources per transaction. Default: 5 000.
+        public var batchSize = 5_000
+        /// Limits on the input document.
+        public var limits = JSONLimits()
+        /// How many threads parse the document, besides the one that writes. Default: `.automatic`.
+        public var parallelism = Parallelism.automatic
+        /// Whether to continue an interrupted import of the same source from its last committed
+        /// batch (see `SQLiteImporter.Options.resume`). Default: `false`.
+        public var resume = false
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The server and database written to.
+    public let target: PostgresTarget
+    /// How the import runs.
+    public var options: Options
+    private var connection: PostgresConnection
+    private let logger: Logger
+    private var stagesCreated: Set<String> = []
+
+    private init(target: PostgresTarget, options: Options, connection: PostgresConnection, logger: Logger) {
+        self.target = target
+        self.options = options
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects to `target` and creates the fixed tables when missing.
+    public static func connect(
+        to target: PostgresTarget,
+        options: Options = Options()
+    ) async throws
+        -> PostgresImporter
+    {
+        let logger = Logger(label: "sluice-postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                configuration: try target.configuration(),
+                id: 1,
+                logger: logger
+            )
+        } catch {
+            throw PostgresImportError(error, doing: "connecting to \(target)")
+        }
+        let importer = PostgresImporter(target: target, options: options, connection: connection, logger: logger)
+        do {
+            for statement in PostgresSchema.fixedTables { try await importer.execute(statement) }
+        } catch {
+            try? await connection.close()
+            throw PostgresImportError(error, doing: "creating the fixed tables")
+        }
+        return importer
+    }
+
+    /// Closes the connection.
+    public func close() async throws {
+        try await connection.close()
+    }
+
+    /// Runs `sql` (no parameters) and returns its rows, each column as text (`nil` for NULL):
+    /// for queries beside the import, as `SQLiteImporter.database` serves.
+    public func rows(_ sql: String) async throws -> [[String?]] {
+        var result: [[String?]] = []
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        for try await row in rows {
+            var values: [String?] = []
+            for cell in row {
+                values.append(cell.bytes.map { String(buffer: $0) })
+            }
+            result.append(values)
+        }
+        return result
+    }
+
+    /// Imports the document `reader` reads, recorded under `source` in `documents`.
+    ///
+    /// - Parameters:
+    ///   - reader: The document, read in chunks; not to be used elsewhere until the call returns.
+    ///   - source: The name the import is recorded under (a path or a URL).
+    ///   - progress: Called after every block of a few hundred resources and once at the end.
+    /// - Throws: `ImportFailure` with the fault (a `PostgresImportError` for the server's) and
+    ///   how many resources were committed before it.
+    @discardableResult
+    public func importDocument(
+        from reader: FileChunkReader,
+        source: String,
+        progress: ((ImportProgress) -> Void)? = nil
+    ) async throws -> ImportSummary {
+        let started = ContinuousClock.now
+        var session: PostgresSession?
+        func report(finished: Bool) {
+            guard let progress, let session else { return }
+            progress(
+                ImportProgress(
+                    bytesRead: session.bytesRead,
+                    totalBytes: reader.size,
+                    resources: session.resources,
+                    committedResources: session.committed,
+                    elapsed: (ContinuousClock.now - started) / .seconds(1),
+                    finished: finished
+                )
+            )
+        }
+        do {
+            try await execute("SELECT pg_advisory_lock(\(PostgresSchema.advisoryLock))")
+        } catch {
+            throw ImportFailure(
+                underlying: PostgresImportError(error, doing: "waiting for other imports"),
+                committedResources: 0
+            )
+        }
+        do {
+            let resume = options.resume ? try await PostgresSchema.resumePoint(on: self, source: source) : nil
+            if let reason = resume?.mismatch(withSize: reader.size) { throw ImportResumeError(reason: reason) }
+            let current = try await PostgresSession(
+                importer: self,
+                source: source,
+                sourceSize: reader.size,
+                resume: resume,
+                started: started
+            )
+            session = current
+            let pipe = ImportPipe.start(
+                reading: reader,
+                limits: options.limits,
+                parallelism: options.parallelism,
+                skipping: resume?.resourcesRead ?? 0
+            )
+            do {
+                let document = try await current.write(from: pipe, batchSize: max(1, options.batchSize)) {
+                    report(finished: false)
+                }
+                current.bytesRead = reader.bytesRead
+                try await current.complete(document)
+                report(finished: true)
+                try? await execute("SELECT pg_advisory_unlock(\(PostgresSchema.advisoryLock))")
+                return current.summary(document)
+            } catch {
+                pipe.cancelAndWait()
+                current.bytesRead = reader.bytesRead
+                await current.fail(error)
+                throw error
+            }
+        } catch {
+            report(finished: true)
+            try? await execute("SELECT pg_advisory_unlock(\(PostgresSchema.advisoryLock))")
+            let underlying =
+                error is JSONError || error is JSONAPIDecodingError || error is JSONAPIErrorDocument
+                    || error is FileChunkReader.Failure || error is ImportResumeError || error is PostgresImportError
+                ? error : PostgresImportError(error, doing: "importing")
+            throw ImportFailure(underlying: underlying, committedResources: session?.committed ?? 0)
+        }
+    }
+
+    // MARK: Statements
+
+    func execute(_ sql: String) async throws {
+        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+
+    func execute(_ query: PostgresQuery) async throws {
+        try await connection.query(query, logger: logger)
+    }
+
+    func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await connection.query(query, logger: logger).collect()
+    }
+
+    /// Copies `rows` (COPY's text format) into the staging table `stage`, created on first use with
+    /// `columns` text columns after its `ord` (temporary, emptied at each commit).
+    func copy(_ rows: [UInt8], into stage: String, columns: Int) async throws {
+        if !stagesCreated.contains(stage) {
+            let definitions = (["ord bigint"] + (0..<columns).map { "c\($0) text" }).joined(separator: ", ")
+            try await execute("CREATE TEMPORARY TABLE IF NOT EXISTS \(stage) (\(definitions)) ON COMMIT DELETE ROWS")
+            stagesCreated.insert(stage)
+        }
+        let names = ["ord"] + (0..<columns).map { "c\($0)" }
+        try await connection.copyFrom(table: stage, columns: names, logger: logger) { writer in
+            // Pieces of 1 MB: the server parses one while the next is on its way.
+            var start = 0
+            while start < rows.count {
+                let end = min(rows.count, start + 1 << 20)
+                try await writer.write(ByteBuffer(bytes: rows[start..<end]))
+                start = end
+            }
+        }
+    }
+
+    /// Runs `sql` on a new connection, which replaces the import's own (gone after a connection
+    /// loss): how the `documents` row still says `failed`. Does nothing when no connection can be made.
+    func executeOnNewConnection(_ sql: PostgresQuery) async {
+        guard let configuration = try? target.configuration(),
+            let fresh = try? await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger)
+        else { return }
+        _ = try? await fresh.query(sql, logger: logger)
+        try? await connection.close()
+        connection = fresh
+        stagesCreated = []
+    }
+}

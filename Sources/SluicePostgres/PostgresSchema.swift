@@ -1,0 +1,116 @@
+// The PostgreSQL import's fixed tables and its `documents` rows: the SQLite importer's, with
+// PostgreSQL's types (jsonb for JSON, bigint for counts).
+
+import PostgresNIO
+import SluiceImport
+import SluiceJSON
+import SluiceJSONAPI
+
+enum PostgresSchema {
+    /// The key of the advisory lock imports into one database take turns on.
+    static let advisoryLock = 0x5_1c1e
+
+    static let fixedTables = [
+        """
+        CREATE TABLE IF NOT EXISTS documents (
+            source text PRIMARY KEY, status text NOT NULL, started_at text NOT NULL, finished_at text,
+            bytes bigint, resources bigint, primary_count bigint, included_count bigint,
+            relationship_rows bigint, meta jsonb, links jsonb, jsonapi jsonb, error text,
+            source_size bigint, resume_resources bigint
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS relationships (
+            source_type text NOT NULL, source_id text NOT NULL, name text NOT NULL, position integer NOT NULL,
+            target_type text NOT NULL, target_id text NOT NULL, meta jsonb,
+            PRIMARY KEY (source_type, source_id, name, position)
+        )
+        """,
+        "CREATE TABLE IF NOT EXISTS sluice_tables (type text PRIMARY KEY, table_name text NOT NULL UNIQUE)",
+        """
+        CREATE TABLE IF NOT EXISTS sluice_columns (
+            type text NOT NULL, attribute text NOT NULL, column_name text NOT NULL, declared_type text NOT NULL,
+            PRIMARY KEY (type, attribute)
+        )
+        """,
+    ]
+
+    /// Reverse lookups (who links to a resource), made at the end of the first import.
+    static let indexes = "CREATE INDEX IF NOT EXISTS relationships_target ON relationships (target_type, target_id)"
+
+    static func recordDocument(source: String, sourceSize: Int?) -> PostgresQuery {
+        """
+        INSERT INTO documents (source, status, started_at, source_size, resume_resources)
+        VALUES (\(source), 'importing', \(ImportText.timestamp()), \(sourceSize), 0)
+        ON CONFLICT (source) DO UPDATE SET status = excluded.status, started_at = excluded.started_at,
+            finished_at = NULL, error = NULL, source_size = excluded.source_size, resume_resources = 0
+        """
+    }
+
+    static func markResumed(source: String) -> PostgresQuery {
+        "UPDATE documents SET status = 'importing', finished_at = NULL, error = NULL WHERE source = \(source)"
+    }
+
+    static func recordProgress(
+        source: String,
+        bytes: Int,
+        resources: Int,
+        relationshipRows: Int,
+        resourcesRead: Int
+    ) -> PostgresQuery {
+        """
+        UPDATE documents SET bytes = \(bytes), resources = \(resources), relationship_rows = \(relationshipRows),
+            resume_resources = \(resourcesRead)
+        WHERE source = \(source)
+        """
+    }
+
+    static func finishDocument(
+        source: String,
+        summary: ImportSummary,
+        document: DocumentSummary
+    ) throws
+        -> PostgresQuery
+    {
+        let meta = document.meta.map(\.jsonText)
+        let links = try document.links.map { try ImportText.json($0) }
+        let jsonapi = try document.jsonapi.map { try ImportText.json($0) }
+        return """
+            UPDATE documents SET status = 'complete', finished_at = \(ImportText.timestamp()), bytes = \(summary.bytes),
+                resources = \(summary.resources), primary_count = \(document.primaryCount),
+                included_count = \(document.includedCount), relationship_rows = \(summary.relationshipRows),
+                meta = \(meta)::jsonb, links = \(links)::jsonb, jsonapi = \(jsonapi)::jsonb, error = NULL
+            WHERE source = \(source)
+            """
+    }
+
+    static func failDocument(source: String, summary: ImportSummary, error: any Error) -> PostgresQuery {
+        """
+        UPDATE documents SET status = 'failed', finished_at = \(ImportText.timestamp()), bytes = \(summary.bytes),
+            resources = \(summary.resources), relationship_rows = \(summary.relationshipRows), error = \("\(error)")
+        WHERE source = \(source)
+        """
+    }
+
+    /// Where the interrupted import of `source` stopped; `nil` when there is none to continue.
+    static func resumePoint(on importer: PostgresImporter, source: String) async throws -> ResumePoint? {
+        let rows = try await importer.query(
+            """
+            SELECT status, bytes, resources, relationship_rows, source_size, resume_resources
+            FROM documents WHERE source = \(source)
+            """
+        )
+        guard let row = rows.first else { return nil }
+        let (status, bytes, resources, relationshipRows, sourceSize, resumeResources) = try row.decode(
+            (String, Int?, Int?, Int?, Int?, Int?).self
+        )
+        guard status != "complete" else { return nil }
+        return ResumePoint(
+            resourcesRead: resumeResources ?? 0,
+            resources: resources ?? 0,
+            relationshipRows: relationshipRows ?? 0,
+            bytes: bytes ?? 0,
+            sourceSize: sourceSize
+        )
+    }
+}

@@ -1,0 +1,576 @@
+// One PostgreSQL import: records are turned into COPY rows as they arrive (on the writing task,
+// grouped by table and by the set of columns a resource gives), and each batch is flushed in one
+// transaction: schema changes first, then COPY into staging tables, then the upserts.
+
+import PostgresNIO
+import SluiceImport
+import SluiceJSON
+import SluiceJSONAPI
+
+/// The PostgreSQL type of a column, after the values met so far.
+enum PostgresColumnType: String {
+    case text = "TEXT"
+    case integer = "INTEGER"
+    case real = "REAL"
+    case numeric = "NUMERIC"
+    case jsonb = "JSONB"
+
+    var sql: String {
+        switch self {
+        case .text: "text"
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .numeric: "numeric"
+        case .jsonb: "jsonb"
+        }
+    }
+
+    /// The type a column is created with for its first non-null value.
+    init?(for value: ImportRecord.Value) {
+        switch value {
+        case .null: return nil
+        case .bool, .integer: self = .integer
+        case .real: self = .real
+        case .bigNumber: self = .numeric
+        case .string: self = .text
+        case .json: self = .jsonb
+        }
+    }
+
+    /// The type the column must become to hold `value`, or `nil` when it holds it as it is.
+    func widened(for value: ImportRecord.Value) -> PostgresColumnType? {
+        switch (self, value) {
+        case (_, .null), (.text, _): return nil
+        case (.integer, .bool), (.integer, .integer): return nil
+        case (.integer, .real): return .real
+        case (.integer, .bigNumber), (.real, .bigNumber): return .numeric
+        case (.real, .bool), (.real, .integer), (.real, .real): return nil
+        case (.numeric, .bool), (.numeric, .integer), (.numeric, .real), (.numeric, .bigNumber): return nil
+        case (.jsonb, .json): return nil
+        default: return .text
+        }
+    }
+
+    /// Whether SQLite would count `value` as a mismatch in the column (its declared type there:
+    /// TEXT for text, numeric and jsonb), so both targets report the same count.
+    func countsMismatch(_ value: ImportRecord.Value, declared: PostgresColumnType) -> Bool {
+        switch (declared, value) {
+        case (_, .null): return false
+        case (.text, .bool), (.numeric, .bool), (.jsonb, .bool): return true
+        case (.text, .integer), (.text, .real), (.numeric, .integer), (.numeric, .real),
+            (.jsonb, .integer), (.jsonb, .real):
+            return true
+        case (.integer, .bigNumber), (.real, .bigNumber): return true
+        case (.integer, .string), (.integer, .json), (.real, .string), (.real, .json): return true
+        default: return false
+        }
+    }
+}
+
+/// A resource type's table as this import knows it.
+final class PostgresTable {
+    let type: String
+    let typeBytes: [UInt8]
+    let name: String
+    let quotedName: String
+    /// Columns by attribute name: ordinal, quoted name, current type, and the type it was
+    /// declared with (what mismatches are counted against).
+    struct Column {
+        let ordinal: Int
+        let quoted: String
+        var type: PostgresColumnType
+        let declared: PostgresColumnType
+    }
+    var columns: [String: Column] = [:]
+    var byOrdinal: [String] = []
+    var takenColumns: Set<String> = ["id"]
+    var hasEarlierLinks: Bool?
+    var rowsWritten = 0
+    /// This batch's rows, by the ordinals of the columns they set.
+    var groups: [[Int]: StageGroup] = [:]
+    private var recent: [(name: [UInt8], attribute: String)?] = []
+
+    init(type: String, name: String) {
+        self.type = type
+        self.typeBytes = Array(type.utf8)
+        self.name = name
+        self.quotedName = ImportNames.quoted(name)
+    }
+
+    /// The attribute named `name` at `position` of its resource, as a `String`, found by comparing
+    /// bytes with the one seen at that position last (resources of a type list the same ones).
+    func attribute(named name: UnsafeRawBufferPointer, at position: Int) -> String {
+        if position < recent.count, let entry = recent[position],
+            entry.name.withUnsafeBytes({ $0.hasSameBytes(as: name) })
+        {
+            return entry.attribute
+        }
+        let attribute = String(decoding: name, as: UTF8.self)
+        if position < 256 {
+            while recent.count <= position { recent.append(nil) }
+            recent[position] = (Array(name), attribute)
+        }
+        return attribute
+    }
+}
+
+/// The COPY rows of one table's resources that set the same columns.
+struct StageGroup {
+    var ordinals: [Int]
+    var rows: [UInt8] = []
+    var count = 0
+}
+
+final class PostgresSession {
+    private unowned let importer: PostgresImporter
+    private let source: String
+    private var tables: [String: PostgresTable] = [:]
+    private var tableOrder: [PostgresTable] = []
+    private var takenTableNames: Set<String> = []
+    private var lastTable: PostgresTable?
+    /// Schema changes this batch needs, run first in its transaction.
+    private var pendingDDL: [PostgresQuery] = []
+    private var linkRows: [UInt8] = []
+    private var linkRowCount = 0
+    /// Types with relationship rows in this batch.
+    private var linkedTypes: [PostgresTable] = []
+    private var ordinal = 0
+    private var inBatch = 0
+    private let resumedAfter: Int
+    private let earlierRelationshipRows: Int
+    private(set) var resources = 0
+    private(set) var committed = 0
+    private var unidentified = 0
+    private var relationshipRowsWritten = 0
+    private var typeMismatches = 0
+    private var batches = 0
+    private var resourcesRead = 0
+    private let started: ContinuousClock.Instant
+    var bytesRead = 0
+    private var values: [(ordinal: Int, value: ImportRecord.Value)] = []
+
+    init(
+        importer: PostgresImporter,
+        source: String,
+        sourceSize: Int?,
+        resume: ResumePoint?,
+        started: ContinuousClock.Instant
+    ) async throws {
+        self.importer = importer
+        self.source = source
+        self.started = started
+        resumedAfter = resume?.resourcesRead ?? 0
+        resources = resume?.resources ?? 0
+        committed = resources
+        resourcesRead = resumedAfter
+        earlierRelationshipRows = resume?.relationshipRows ?? 0
+        bytesRead = resume?.bytes ?? 0
+        for row in try await importer.query("SELECT type, table_name FROM sluice_tables") {
+            let (type, name) = try row.decode((String, String).self)
+            let table = PostgresTable(type: type, name: name)
+            tables[type] = table
+            takenTableNames.insert(name.lowercased())
+        }
+        for row in try await importer.query(
+            "SELECT type, attribute, column_name, declared_type FROM sluice_columns ORDER BY type, column_name"
+        ) {
+            let (type, attribute, name, declared) = try row.decode((String, String, String, String).self)
+            guard let table = tables[type] else { continue }
+            let kind = PostgresColumnType(rawValue: declared) ?? .text
+            add(attribute, name: name, type: kind, to: table)
+        }
+        for row in try await importer.query(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        ) {
+            takenTableNames.insert(try row.decode(String.self).lowercased())
+        }
+        if resume == nil {
+            try await importer.execute(PostgresSchema.recordDocument(source: source, sourceSize: sourceSize))
+        } else {
+            try await importer.execute(PostgresSchema.markResumed(source: source))
+        }
+    }
+
+    @discardableResult
+    private func add(
+        _ attribute: String,
+        name: String,
+        type: PostgresColumnType,
+        to table: PostgresTable
+    )
+        -> PostgresTable.Column
+    {
+        let column = PostgresTable.Column(
+            ordinal: table.byOrdinal.count,
+            quoted: ImportNames.quoted(name),
+            type: type,
+            declared: type
+        )
+        table.byOrdinal.append(attribute)
+        table.columns[attribute] = column
+        table.takenColumns.insert(name.lowercased())
+        return column
+    }
+
+    /// Writes every block the reader hands over, flushing a batch every `batchSize` resources.
+    func write(from pipe: ImportPipe, batchSize: Int, progress: () -> Void) async throws -> DocumentSummary {
+        while true {
+            switch await pipe.next() {
+            case .block(let block):
+                let firstRead = block.resourcesRead - block.records.count
+                for (index, record) in block.records.enumerated() {
+                    resourcesRead = firstRead + index + 1
+                    if stage(record) {
+                        resources += 1
+                        inBatch += 1
+                    } else {
+                        unidentified += 1
+                    }
+                    if inBatch >= batchSize { try await flush() }
+                }
+                bytesRead = block.bytesRead
+                progress()
+            case .finished(let document):
+                return document
+            case .failed(let error):
+                throw error
+            }
+        }
+    }
+
+    // MARK: Staging
+
+    /// Appends the record's rows to this batch; `false` when it has no key.
+    private func stage(_ record: ImportRecord) -> Bool {
+        record.withReader { reader in
+            let type = reader.text()
+            let (keyKind, key) = reader.key()
+            guard keyKind != .none else { return false }
+            let table = table(for: type)
+            values.removeAll(keepingCapacity: true)
+            for position in 0..<reader.count() {
+                let name = reader.text()
+                let value = reader.value()
+                let attribute = table.attribute(named: name, at: position)
+                var column: PostgresTable.Column
+                if let known = table.columns[attribute] {
+                    column = known
+                } else {
+                    guard let type = PostgresColumnType(for: value) else { continue }
+                    column = addColumn(attribute, type, to: table)
+                }
+                if column.type.countsMismatch(value, declared: column.declared) { typeMismatches += 1 }
+                if let wider = column.type.widened(for: value) {
+                    pendingDDL.append(
+                        PostgresQuery(
+                            unsafeSQL:
+                                "ALTER TABLE \(table.quotedName) ALTER COLUMN \(column.quoted) TYPE \(wider.sql) USING \(column.quoted)::\(wider.sql)"
+                        )
+                    )
+                    column.type = wider
+                    table.columns[attribute] = column
+                }
+                // A member named twice: the last value wins, as for the readers.
+                if let earlier = values.firstIndex(where: { $0.ordinal == column.ordinal }) {
+                    values[earlier].value = value
+                } else {
+                    values.append((column.ordinal, value))
+                }
+            }
+            let ordinals = values.map(\.ordinal)
+            ordinal += 1
+            var group = table.groups.removeValue(forKey: ordinals) ?? StageGroup(ordinals: ordinals)
+            appendInteger(ordinal, to: &group.rows)
+            group.rows.append(0x09)
+            appendCopyText(key, to: &group.rows)
+            for (_, value) in values {
+                group.rows.append(0x09)
+                appendCopyValue(value, to: &group.rows)
+            }
+            group.rows.append(0x0A)
+            group.count += 1
+            table.groups[ordinals] = group
+            table.rowsWritten += 1
+
+            let relationships = reader.count()
+            var linked = false
+            for _ in 0..<relationships {
+                let name = reader.text()
+                let linkage = reader.linkage()
+                let meta = reader.meta()
+                let identifiers = reader.count()
+                if linkage != .absent && !linked {
+                    linked = true
+                    if !linkedTypes.contains(where: { $0 === table }) { linkedTypes.append(table) }
+                }
+                for position in 0..<identifiers {
+                    let targetType = reader.text()
+                    let (targetKind, target) = reader.key()
+                    guard linkage != .absent, targetKind != .none else { continue }
+                    ordinal += 1
+                    appendInteger(ordinal, to: &linkRows)
+                    linkRows.append(0x09)
+                    appendCopyText(type, to: &linkRows)
+                    linkRows.append(0x09)
+                    appendCopyText(key, to: &linkRows)
+                    linkRows.append(0x09)
+                    appendCopyText(name, to: &linkRows)
+                    linkRows.append(0x09)
+                    appendInteger(position, to: &linkRows)
+                    linkRows.append(0x09)
+                    appendCopyText(targetType, to: &linkRows)
+                    linkRows.append(0x09)
+                    appendCopyText(target, to: &linkRows)
+                    linkRows.append(0x09)
+                    if let meta {
+                        appendCopyText(meta, to: &linkRows)
+                    } else {
+                        linkRows.append(contentsOf: #"\N"#.utf8)
+                    }
+                    linkRows.append(0x0A)
+                    linkRowCount += 1
+                }
+            }
+            return true
+        }
+    }
+
+    private func table(for bytes: UnsafeRawBufferPointer) -> PostgresTable {
+        if let lastTable, lastTable.typeBytes.withUnsafeBytes({ $0.hasSameBytes(as: bytes) }) { return lastTable }
+        let type = String(decoding: bytes, as: UTF8.self)
+        let table: PostgresTable
+        if let known = tables[type] {
+            table = known
+        } else {
+            let wanted = ImportNames.isReservedTable(type) ? "\(type)_resources" : type
+            let name = ImportNames.unique(wanted, avoiding: takenTableNames)
+            table = PostgresTable(type: type, name: name)
+            takenTableNames.insert(name.lowercased())
+            tables[type] = table
+            pendingDDL.append(
+                PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(table.quotedName) (id text PRIMARY KEY)")
+            )
+            pendingDDL.append("INSERT INTO sluice_tables (type, table_name) VALUES (\(type), \(name))")
+        }
+        if !tableOrder.contains(where: { $0 === table }) { tableOrder.append(table) }
+        lastTable = table
+        return table
+    }
+
+    private func addColumn(
+        _ attribute: String,
+        _ type: PostgresColumnType,
+        to table: PostgresTable
+    )
+        -> PostgresTable.Column
+    {
+        let wanted = attribute.lowercased() == "id" ? "\(attribute)_attribute" : attribute
+        let name = ImportNames.unique(wanted, avoiding: table.takenColumns)
+        let column = add(attribute, name: name, type: type, to: table)
+        pendingDDL.append(
+            PostgresQuery(unsafeSQL: "ALTER TABLE \(table.quotedName) ADD COLUMN \(column.quoted) \(type.sql)")
+        )
+        pendingDDL.append(
+            """
+            INSERT INTO sluice_columns (type, attribute, column_name, declared_type)
+            VALUES (\(table.type), \(attribute), \(name), \(type.rawValue))
+            """
+        )
+        return column
+    }
+
+    // MARK: Flushing
+
+    /// Writes this batch in one transaction, with the `documents` row saying how far it reaches.
+    private func flush() async throws {
+        try await importer.execute("BEGIN")
+        do {
+            for statement in pendingDDL { try await importer.execute(statement) }
+            pendingDDL.removeAll()
+            for table in tableOrder where !table.groups.isEmpty {
+                for (_, group) in table.groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                    try await upsert(group, into: table)
+                }
+                table.groups.removeAll(keepingCapacity: true)
+            }
+            if linkRowCount > 0 { try await upsertLinks() }
+            relationshipRowsWritten += linkRowCount
+            linkRows.removeAll(keepingCapacity: true)
+            linkRowCount = 0
+            linkedTypes.removeAll()
+            try await importer.execute(
+                PostgresSchema.recordProgress(
+                    source: source,
+                    bytes: bytesRead,
+                    resources: resources,
+                    relationshipRows: relationshipRows,
+                    resourcesRead: resourcesRead
+                )
+            )
+            try await importer.execute("COMMIT")
+        } catch {
+            try? await importer.execute("ROLLBACK")
+            throw error
+        }
+        committed = resources
+        batches += 1
+        inBatch = 0
+    }
+
+    private func upsert(_ group: StageGroup, into table: PostgresTable) async throws {
+        let stageName = stageName(for: table, group)
+        try await importer.copy(group.rows, into: stageName, columns: group.ordinals.count + 1)
+        let columns = group.ordinals.map { table.columns[table.byOrdinal[$0]]! }
+        let names = (["id"] + columns.map(\.quoted)).joined(separator: ", ")
+        let selected = (["c0"] + columns.enumerated().map { "c\($0.offset + 1)::\($0.element.type.sql)" })
+            .joined(separator: ", ")
+        let updates = columns.map { "\($0.quoted) = excluded.\($0.quoted)" }.joined(separator: ", ")
+        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates)"
+        try await importer.execute(
+            """
+            INSERT INTO \(table.quotedName) (\(names))
+            SELECT DISTINCT ON (c0) \(selected) FROM \(stageName) ORDER BY c0, ord DESC
+            ON CONFLICT (id) \(conflict)
+            """
+        )
+    }
+
+    /// The staging table of `group`: one per table and column set, named by numbers only (COPY
+    /// takes it unquoted).
+    private var stageNames: [String: [[Int]: String]] = [:]
+    private func stageName(for table: PostgresTable, _ group: StageGroup) -> String {
+        if let known = stageNames[table.type]?[group.ordinals] { return known }
+        let name = "sluice_stage_\(stageNames.values.reduce(0) { $0 + $1.count } + 1)"
+        stageNames[table.type, default: [:]][group.ordinals] = name
+        return name
+    }
+
+    private func upsertLinks() async throws {
+        try await importer.copy(linkRows, into: "sluice_stage_links", columns: 7)
+        // A relationship's linkage replaces what an earlier import wrote for it, for the types
+        // that had rows before this import met them (as in SQLite: a fresh import deletes nothing).
+        var replacing: [String] = []
+        for table in linkedTypes {
+            if table.hasEarlierLinks == nil {
+                let rows = try await importer.query(
+                    "SELECT EXISTS (SELECT 1 FROM relationships WHERE source_type = \(table.type))"
+                )
+                table.hasEarlierLinks = try rows.first?.decode(Bool.self) ?? false
+            }
+            if table.hasEarlierLinks == true { replacing.append(table.type) }
+        }
+        if !replacing.isEmpty {
+            try await importer.execute(
+                """
+                DELETE FROM relationships r USING (
+                    SELECT DISTINCT c0, c1, c2 FROM sluice_stage_links WHERE c0 = ANY(\(replacing))
+                ) s WHERE r.source_type = s.c0 AND r.source_id = s.c1 AND r.name = s.c2
+                """
+            )
+        }
+        try await importer.execute(
+            """
+            INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id, meta)
+            SELECT DISTINCT ON (c0, c1, c2, c3::integer) c0, c1, c2, c3::integer, c4, c5, c6::jsonb
+            FROM sluice_stage_links ORDER BY c0, c1, c2, c3::integer, ord DESC
+            ON CONFLICT (source_type, source_id, name, position) DO UPDATE SET target_type = excluded.target_type,
+                target_id = excluded.target_id, meta = excluded.meta
+            """
+        )
+    }
+
+    private var relationshipRows: Int { earlierRelationshipRows + relationshipRowsWritten }
+
+    /// Flushes the last batch with the document's row, then makes the indexes.
+    func complete(_ document: DocumentSummary) async throws {
+        try await flush()
+        try await importer.execute(
+            try PostgresSchema.finishDocument(source: source, summary: summary(document), document: document)
+        )
+        try await importer.execute(PostgresQuery(unsafeSQL: PostgresSchema.indexes))
+    }
+
+    /// Flushes what was read before `error` (whole resources) when the connection still works,
+    /// then marks the row failed (on a new connection when the old one is gone).
+    func fail(_ error: any Error) async {
+        let isServerFault = error is PSQLError
+        if !isServerFault { try? await flush() }
+        let query = PostgresSchema.failDocument(source: source, summary: summary(nil), error: describe(error))
+        do {
+            try await importer.execute(query)
+        } catch {
+            await importer.executeOnNewConnection(query)
+        }
+    }
+
+    private func describe(_ error: any Error) -> any Error {
+        error is PSQLError ? PostgresImportError(error, doing: "importing") : error
+    }
+
+    func summary(_ document: DocumentSummary?) -> ImportSummary {
+        var rows = tableOrder.map { ImportSummary.TableRows(table: $0.name, rows: $0.rowsWritten) }
+        rows.append(ImportSummary.TableRows(table: "relationships", rows: relationshipRowsWritten))
+        return ImportSummary(
+            resources: resources,
+            primaryCount: document?.primaryCount ?? 0,
+            includedCount: document?.includedCount ?? 0,
+            relationshipRows: relationshipRows,
+            unidentified: unidentified,
+            typeMismatches: typeMismatches,
+            bytes: bytesRead,
+            batches: batches,
+            seconds: (ContinuousClock.now - started) / .seconds(1),
+            links: document?.links,
+            resumedAfter: resumedAfter,
+            tables: rows
+        )
+    }
+
+    // MARK: COPY text
+
+    private func appendInteger(_ value: Int, to rows: inout [UInt8]) {
+        var value = value
+        if value == 0 {
+            rows.append(UInt8(ascii: "0"))
+            return
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while value > 0 {
+                buffer[count] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { rows.append(buffer[index]) }
+        }
+    }
+
+    private func appendCopyValue(_ value: ImportRecord.Value, to rows: inout [UInt8]) {
+        switch value {
+        case .null: rows.append(contentsOf: #"\N"#.utf8)
+        case .bool(let flag): rows.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+        case .integer(_, let text), .real(_, let text), .bigNumber(let text): rows.append(contentsOf: text)
+        case .string(let text), .json(let text): appendCopyText(text, to: &rows)
+        }
+    }
+
+    /// `text` in COPY's text format: backslash, tab, line feed and carriage return escaped.
+    private func appendCopyText(_ text: UnsafeRawBufferPointer, to rows: inout [UInt8]) {
+        var runStart = 0
+        for index in text.indices {
+            let byte = text[index]
+            guard byte == 0x5C || byte == 0x09 || byte == 0x0A || byte == 0x0D else { continue }
+            rows.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[runStart..<index]))
+            runStart = index + 1
+            rows.append(0x5C)
+            switch byte {
+            case 0x09: rows.append(UInt8(ascii: "t"))
+            case 0x0A: rows.append(UInt8(ascii: "n"))
+            case 0x0D: rows.append(UInt8(ascii: "r"))
+            default: rows.append(0x5C)
+            }
+        }
+        rows.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[runStart...]))
+    }
+}
