@@ -6,7 +6,7 @@ SHARED ?= ../shared
 CORPORA ?= $(SHARED)/corpora
 RELEASE_BIN = .build/release/sluice
 
-.PHONY: demo test build lint deps clean docs check-install test-tsan
+.PHONY: demo test build lint deps postgres-deps clean docs check-install test-tsan
 
 # Installs what the build and the demo need through apt-get, as root or through sudo, when
 # missing: libyajl-dev (Sluice's C parser), libsqlite3-dev (GRDB's SQLite) and the sqlite3 shell
@@ -17,6 +17,15 @@ deps:
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && \
 		$$SUDO apt-get install -y -qq libyajl-dev libsqlite3-dev sqlite3 pkg-config >/dev/null; \
+	fi
+
+# The PostgreSQL server the tests import into, when its binaries are missing (as root or sudo).
+postgres-deps:
+	@if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		echo "Installing postgresql for the PostgreSQL import tests..."; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq postgresql >/dev/null || \
+			echo "postgresql could not be installed: the PostgreSQL tests will skip."; \
 	fi
 
 build: deps
@@ -64,8 +73,10 @@ demo: build
 	@printf '{"data": [\n  {"type": "people", "id": "1"},\n  {"type": "people", "id": 7}\n]}\n' > $(DEMO)/invalid.json
 	@$(RELEASE_BIN) import $(DEMO)/invalid.json --sqlite $(DEMO)/invalid.sqlite --quiet || echo "(exit status $$?)"
 
-test: deps
-	$(SWIFT) test --parallel
+# The tests run beside a private PostgreSQL cluster on loopback (scripts/with-postgres.sh starts
+# and removes it); where none can start, the PostgreSQL tests skip and say why.
+test: deps postgres-deps
+	scripts/with-postgres.sh $(SWIFT) test --parallel
 
 # The parallel path under Thread Sanitizer: worker threads, the merger and the hand-over of
 # results, with any data race failing the run. Tests/ThreadSanitizer is a package of its own that

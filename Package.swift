@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "SluiceCLITests",
             dependencies: [
-                "SluiceCLI", "SluiceJSONAPI", "SluiceHTTP",
+                "SluiceCLI", "SluiceJSON", "SluiceJSONAPI", "SluiceHTTP", "SluicePostgres",
                 "SluiceTestServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -66,7 +66,8 @@ public final class PostgresImporter {
         self.logger = logger
     }
 
-    /// Connects to `target` and creates the fixed tables when missing.
+    /// Connects to `target` and creates the fixed tables when missing (under an advisory lock:
+    /// two connections creating one table at once would collide).
     public static func connect(
         to target: PostgresTarget,
         options: Options = Options()
@@ -86,7 +87,12 @@ public final class PostgresImporter {
         }
         let importer = PostgresImporter(target: target, options: options, connection: connection, logger: logger)
         do {
-            for statement in PostgresSchema.fixedTables { try await importer.execute(statement) }
+            // A lock of its own, not the imports' one: a connection opened while an import runs
+            // (to watch it, say) must not wait for the import to end.
+            try await importer.execute(sql: "BEGIN")
+            try await importer.execute(sql: "SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLock))")
+            for statement in PostgresSchema.fixedTables { try await importer.execute(sql: statement) }
+            try await importer.execute(sql: "COMMIT")
         } catch {
             try? await connection.close()
             throw PostgresImportError(error, doing: "creating the fixed tables")
@@ -100,18 +106,31 @@ public final class PostgresImporter {
     }
 
     /// Runs `sql` (no parameters) and returns its rows, each column as text (`nil` for NULL):
-    /// for queries beside the import, as `SQLiteImporter.database` serves.
+    /// for queries beside the import, as `SQLiteImporter.database` serves. Integers and `numeric`
+    /// read in decimal, `double precision` as Swift prints a `Double` (`3.0`, `4.5`), Booleans as
+    /// `true` or `false`, `jsonb` as JSON text, text as it is.
     public func rows(_ sql: String) async throws -> [[String?]] {
         var result: [[String?]] = []
         let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
         for try await row in rows {
             var values: [String?] = []
             for cell in row {
-                values.append(cell.bytes.map { String(buffer: $0) })
+                values.append(try Self.text(of: cell))
             }
             result.append(values)
         }
         return result
+    }
+
+    private static func text(of cell: PostgresCell) throws -> String? {
+        guard cell.bytes != nil else { return nil }
+        switch cell.dataType {
+        case .int2, .int4, .int8, .oid: return String(try cell.decode(Int.self))
+        case .float4, .float8: return String(try cell.decode(Double.self))
+        case .numeric: return "\(try cell.decode(Decimal.self))"
+        case .bool: return String(try cell.decode(Bool.self))
+        default: return try cell.decode(String.self)
+        }
     }
 
     /// Imports the document `reader` reads, recorded under `source` in `documents`.
@@ -144,7 +163,7 @@ public final class PostgresImporter {
             )
         }
         do {
-            try await execute("SELECT pg_advisory_lock(\(PostgresSchema.advisoryLock))")
+            try await execute(sql: "SELECT pg_advisory_lock(\(PostgresSchema.importLock))")
         } catch {
             throw ImportFailure(
                 underlying: PostgresImportError(error, doing: "waiting for other imports"),
@@ -175,7 +194,7 @@ public final class PostgresImporter {
                 current.bytesRead = reader.bytesRead
                 try await current.complete(document)
                 report(finished: true)
-                try? await execute("SELECT pg_advisory_unlock(\(PostgresSchema.advisoryLock))")
+                try? await execute(sql: "SELECT pg_advisory_unlock(\(PostgresSchema.importLock))")
                 return current.summary(document)
             } catch {
                 pipe.cancelAndWait()
@@ -185,7 +204,7 @@ public final class PostgresImporter {
             }
         } catch {
             report(finished: true)
-            try? await execute("SELECT pg_advisory_unlock(\(PostgresSchema.advisoryLock))")
+            try? await execute(sql: "SELECT pg_advisory_unlock(\(PostgresSchema.importLock))")
             let underlying =
                 error is JSONError || error is JSONAPIDecodingError || error is JSONAPIErrorDocument
                     || error is FileChunkReader.Failure || error is ImportResumeError || error is PostgresImportError
@@ -196,24 +215,41 @@ public final class PostgresImporter {
 
     // MARK: Statements
 
-    func execute(_ sql: String) async throws {
+    /// Runs SQL text as it is (identifiers already quoted; no values in it).
+    func execute(sql: String) async throws {
+        try checkOpen()
         try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
     }
 
     func execute(_ query: PostgresQuery) async throws {
+        try checkOpen()
         try await connection.query(query, logger: logger)
     }
 
     func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await connection.query(query, logger: logger).collect()
+        try checkOpen()
+        return try await connection.query(query, logger: logger).collect()
     }
+
+    /// Throws when the connection has closed (the server ended it, or the network failed). Why:
+    /// postgres-nio 1.33 leaves a query sent on a connection the server has just ended waiting
+    /// forever, where it should fail.
+    private func checkOpen() throws {
+        if connection.isClosed { throw ConnectionClosed() }
+    }
+
+    /// The connection closed under the import.
+    struct ConnectionClosed: Error {}
 
     /// Copies `rows` (COPY's text format) into the staging table `stage`, created on first use with
     /// `columns` text columns after its `ord` (temporary, emptied at each commit).
     func copy(_ rows: [UInt8], into stage: String, columns: Int) async throws {
+        try checkOpen()
         if !stagesCreated.contains(stage) {
             let definitions = (["ord bigint"] + (0..<columns).map { "c\($0) text" }).joined(separator: ", ")
-            try await execute("CREATE TEMPORARY TABLE IF NOT EXISTS \(stage) (\(definitions)) ON COMMIT DELETE ROWS")
+            try await execute(
+                sql: "CREATE TEMPORARY TABLE IF NOT EXISTS \(stage) (\(definitions)) ON COMMIT DELETE ROWS"
+            )
             stagesCreated.insert(stage)
         }
         let names = ["ord"] + (0..<columns).map { "c\($0)" }

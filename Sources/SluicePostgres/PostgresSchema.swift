@@ -8,7 +8,9 @@ import SluiceJSONAPI
 
 enum PostgresSchema {
     /// The key of the advisory lock imports into one database take turns on.
-    static let advisoryLock = 0x5_1c1e
+    static let importLock = 0x5_1c1e
+    /// The key of the lock held while the fixed tables are created.
+    static let schemaLock = 0x5_1c1f
 
     static let fixedTables = [
         """

@@ -383,7 +383,7 @@ final class PostgresSession {
 
     /// Writes this batch in one transaction, with the `documents` row saying how far it reaches.
     private func flush() async throws {
-        try await importer.execute("BEGIN")
+        try await importer.execute(sql: "BEGIN")
         do {
             for statement in pendingDDL { try await importer.execute(statement) }
             pendingDDL.removeAll()
@@ -394,24 +394,24 @@ final class PostgresSession {
                 table.groups.removeAll(keepingCapacity: true)
             }
             if linkRowCount > 0 { try await upsertLinks() }
-            relationshipRowsWritten += linkRowCount
-            linkRows.removeAll(keepingCapacity: true)
-            linkRowCount = 0
-            linkedTypes.removeAll()
             try await importer.execute(
                 PostgresSchema.recordProgress(
                     source: source,
                     bytes: bytesRead,
                     resources: resources,
-                    relationshipRows: relationshipRows,
+                    relationshipRows: relationshipRows + linkRowCount,
                     resourcesRead: resourcesRead
                 )
             )
-            try await importer.execute("COMMIT")
+            try await importer.execute(sql: "COMMIT")
         } catch {
-            try? await importer.execute("ROLLBACK")
+            try? await importer.execute(sql: "ROLLBACK")
             throw error
         }
+        relationshipRowsWritten += linkRowCount
+        linkRows.removeAll(keepingCapacity: true)
+        linkRowCount = 0
+        linkedTypes.removeAll()
         committed = resources
         batches += 1
         inBatch = 0
@@ -427,11 +427,12 @@ final class PostgresSession {
         let updates = columns.map { "\($0.quoted) = excluded.\($0.quoted)" }.joined(separator: ", ")
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates)"
         try await importer.execute(
-            """
-            INSERT INTO \(table.quotedName) (\(names))
-            SELECT DISTINCT ON (c0) \(selected) FROM \(stageName) ORDER BY c0, ord DESC
-            ON CONFLICT (id) \(conflict)
-            """
+            sql:
+                """
+                INSERT INTO \(table.quotedName) (\(names))
+                SELECT DISTINCT ON (c0) \(selected) FROM \(stageName) ORDER BY c0, ord DESC
+                ON CONFLICT (id) \(conflict)
+                """
         )
     }
 
@@ -487,14 +488,16 @@ final class PostgresSession {
         try await importer.execute(
             try PostgresSchema.finishDocument(source: source, summary: summary(document), document: document)
         )
-        try await importer.execute(PostgresQuery(unsafeSQL: PostgresSchema.indexes))
+        try await importer.execute(sql: PostgresSchema.indexes)
     }
 
     /// Flushes what was read before `error` (whole resources) when the connection still works,
     /// then marks the row failed (on a new connection when the old one is gone).
     func fail(_ error: any Error) async {
-        let isServerFault = error is PSQLError
+        let isServerFault = error is PSQLError || error is PostgresImporter.ConnectionClosed
         if !isServerFault { try? await flush() }
+        // What the row records is what was committed: a batch the server did not take is gone.
+        resources = committed
         let query = PostgresSchema.failDocument(source: source, summary: summary(nil), error: describe(error))
         do {
             try await importer.execute(query)
@@ -504,7 +507,8 @@ final class PostgresSession {
     }
 
     private func describe(_ error: any Error) -> any Error {
-        error is PSQLError ? PostgresImportError(error, doing: "importing") : error
+        error is PSQLError || error is PostgresImporter.ConnectionClosed
+            ? PostgresImportError(error, doing: "importing") : error
     }
 
     func summary(_ document: DocumentSummary?) -> ImportSummary {

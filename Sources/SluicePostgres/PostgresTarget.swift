@@ -118,6 +118,9 @@ public struct PostgresImportError: Error, CustomStringConvertible, Sendable {
                 if let underlying = error.underlying { text += " (\(underlying))" }
             }
             description = text + " while \(doing)"
+        } else if error is PostgresImporter.ConnectionClosed {
+            description =
+                "PostgreSQL: the connection closed (the server ended it, or the network failed) while \(doing)"
         } else {
             description = "PostgreSQL: \(error) while \(doing)"
         }

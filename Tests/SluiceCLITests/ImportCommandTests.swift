@@ -279,6 +279,104 @@ struct ImportCommandTests {
         }
     }
 
+    @Test("--resume continues a killed import from its last committed batch, and the result is the whole document")
+    func resumes() throws {
+        let directory = try Self.directory()
+        let document = try Self.generate(articles: 30_000, into: directory)
+        let database = directory.appendingPathComponent("out.sqlite").path
+        let process = Process()
+        process.executableURL = Command.executable
+        process.arguments = ["import", document, "--sqlite", database, "--batch-size", "1000", "--quiet"]
+        try process.run()
+        var committed = 0
+        let deadline = Date().addingTimeInterval(60)
+        while committed < 2000, Date() < deadline, process.isRunning {
+            committed =
+                (try? Self.read(database) { db in try Int.fetchOne(db, sql: "SELECT resume_resources FROM documents") })
+                .flatMap { $0 } ?? 0
+            if committed < 2000 { usleep(5_000) }
+        }
+        #expect(process.isRunning, "the import finished before it could be interrupted")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let (articles, recorded) = try Self.read(database) { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM articles") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT resume_resources FROM documents") ?? 0
+            )
+        }
+        // The row knows how far the committed batches reach: every article before it is in.
+        #expect(recorded == articles)
+
+        let resumed = try Command.run(["import", document, "--sqlite", database, "--resume"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(resumed.standardOutput.contains("Resumed after the \(articles) resources"))
+        let whole = directory.appendingPathComponent("whole.sqlite").path
+        #expect(try Command.run(["import", document, "--sqlite", whole, "--quiet"]).status == 0)
+        // The summary counts the resources of both runs.
+        let total = try Self.read(whole) { db in
+            try Int.fetchOne(
+                db,
+                sql:
+                    "SELECT (SELECT COUNT(*) FROM articles) + (SELECT COUNT(*) FROM people) + (SELECT COUNT(*) FROM comments)"
+            ) ?? 0
+        }
+        #expect(resumed.standardOutput.contains("Imported \(total) resources"))
+        for question in PostgresImportTests.questions.prefix(7) {
+            #expect(
+                try PostgresImportTests.sqliteAnswers(database, question)
+                    == PostgresImportTests.sqliteAnswers(whole, question),
+                "\(question)"
+            )
+        }
+        // Resuming a complete import imports it whole again (nothing to continue), changing nothing.
+        let again = try Command.run(["import", document, "--sqlite", database, "--resume"])
+        #expect(again.status == 0)
+        #expect(!again.standardOutput.contains("Resumed"))
+        // A different file under the same name is not resumed into.
+        let queue = try DatabaseQueue(path: database)
+        try queue.write { db in try db.execute(sql: "UPDATE documents SET status = 'importing', source_size = 5") }
+        let changed = try Command.run(["import", document, "--sqlite", database, "--resume"])
+        #expect(changed.status != 0)
+        #expect(changed.standardError.contains("Cannot resume"))
+    }
+
+    @Test("peak memory stays flat as the document grows (SQLite and, when there is one, PostgreSQL)")
+    func memoryIsFlat() async throws {
+        let directory = try Self.directory()
+        let small = try Self.generate(articles: 2_000, into: directory, name: "small.json")
+        let large = try Self.generate(articles: 20_000, into: directory, name: "large.json")
+        var targets = [["--sqlite", directory.appendingPathComponent("a.sqlite").path]]
+        if TestPostgres.available { targets.append(["--postgres", try await TestPostgres.database()]) }
+        for target in targets {
+            let smallPeak = try Self.peakMemory(["import", small, "--quiet"] + target)
+            let largePeak = try Self.peakMemory(["import", large, "--quiet"] + target)
+            // Ten times the document (3 MB to 30 MB): at most the SQLite page cache's 8 MB and the
+            // pipe's blocks more, nothing in proportion to the document.
+            #expect(largePeak < smallPeak + 16_000, "\(target[0]): \(smallPeak) KB then \(largePeak) KB")
+        }
+    }
+
+    /// Runs the CLI and returns its peak resident memory in KB (from wait4's rusage: the child's
+    /// own, not the test process's).
+    static func peakMemory(_ arguments: [String]) throws -> Int {
+        let argv = ([Command.executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let spawned = posix_spawn(&pid, Command.executable.path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        #expect(status == 0, "\(arguments)")
+        return usage.ru_maxrss
+    }
+
     @Test("help reads as sentences with an example")
     func help() throws {
         let run = try Command.run(["import", "--help"])

@@ -1,0 +1,369 @@
+import Foundation
+import GRDB
+import SluiceJSON
+import SluicePostgres
+import Testing
+
+/// The PostgreSQL server `scripts/with-postgres.sh` starts for `make test` (a private cluster on
+/// loopback), or the reason there is none.
+enum TestPostgres {
+    static let url = ProcessInfo.processInfo.environment["SLUICE_POSTGRES_URL"]
+    static let password = ProcessInfo.processInfo.environment["SLUICE_POSTGRES_PASSWORD"]
+    static var available: Bool { url != nil && password != nil }
+    static var skipReason: Comment {
+        Comment(
+            rawValue: ProcessInfo.processInfo.environment["SLUICE_POSTGRES_SKIP_REASON"]
+                ?? "no PostgreSQL server: run the tests through scripts/with-postgres.sh (make test does)"
+        )
+    }
+
+    /// The database a URL names.
+    static func name(of url: String) -> String {
+        String(URLComponents(string: url)!.path.dropFirst())
+    }
+
+    /// A fresh database on the test server, and its URL with the password in it.
+    static func database() async throws -> String {
+        let name = "sluice_\(UUID().uuidString.prefix(8).lowercased())"
+        let admin = try await PostgresImporter.connect(to: try PostgresTarget(url: url(database: "postgres")))
+        _ = try await admin.rows("CREATE DATABASE \(name)")
+        try await admin.close()
+        return url(database: name)
+    }
+
+    /// The server's URL for `database`, the password in it.
+    static func url(database: String, withPassword: Bool = true) -> String {
+        var components = URLComponents(string: url!)!
+        if withPassword { components.password = password }
+        components.path = "/\(database)"
+        return components.string!
+    }
+
+    static func query(_ url: String, _ sql: String) async throws -> [[String?]] {
+        let importer = try await PostgresImporter.connect(to: try PostgresTarget(url: url))
+        do {
+            let rows = try await importer.rows(sql)
+            try? await importer.close()
+            return rows
+        } catch {
+            try? await importer.close()
+            throw error
+        }
+    }
+}
+
+/// `sluice import --postgres` and `PostgresImporter` against a real PostgreSQL server.
+@Suite("sluice import --postgres", .enabled(if: TestPostgres.available, TestPostgres.skipReason))
+struct PostgresImportTests {
+    typealias Command = ValidateCommandTests
+
+    /// The questions whose answers must not depend on the target.
+    static let questions = [
+        "SELECT COUNT(*) FROM articles",
+        "SELECT COUNT(*) FROM people",
+        "SELECT COUNT(*) FROM comments",
+        "SELECT COUNT(*) FROM relationships",
+        "SELECT SUM(views) FROM articles",
+        "SELECT SUM(likes) FROM comments",
+        "SELECT COUNT(*) FROM articles WHERE published = 1",
+        "SELECT MIN(title), MAX(title) FROM articles",
+        """
+        SELECT articles.id, people.name FROM articles
+        JOIN relationships r ON r.source_type = 'articles' AND r.source_id = articles.id AND r.name = 'author'
+        JOIN people ON people.id = r.target_id ORDER BY articles.id LIMIT 5
+        """,
+        """
+        SELECT source_id, COUNT(*) FROM relationships WHERE source_type = 'articles' AND name = 'comments'
+        GROUP BY source_id ORDER BY COUNT(*) DESC, source_id LIMIT 3
+        """,
+        "SELECT source, status, bytes, resources, primary_count, included_count, relationship_rows FROM documents",
+        "SELECT type, attribute, column_name FROM sluice_columns ORDER BY type, attribute",
+    ]
+
+    static func sqliteAnswers(_ database: String, _ sql: String) throws -> [[String?]] {
+        try ImportCommandTests.read(database) { db in
+            try Row.fetchAll(db, sql: sql).map { row in
+                row.databaseValues.map { value -> String? in
+                    switch value.storage {
+                    case .null: return nil
+                    case .int64(let integer): return String(integer)
+                    case .double(let real): return String(real)
+                    case .string(let text): return text
+                    case .blob(let data): return String(decoding: data, as: UTF8.self)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a document imports with the same answers as SQLite, re-imports without duplicates, PGPASSWORD never printed")
+    func importsLikeSQLite() async throws {
+        let directory = try ImportCommandTests.directory()
+        let document = try ImportCommandTests.generate(articles: 400, into: directory)
+        let sqlite = directory.appendingPathComponent("out.sqlite").path
+        let url = try await TestPostgres.database()
+        let database = TestPostgres.name(of: url)
+        let sqliteRun = try Command.run(["import", document, "--sqlite", sqlite, "--batch-size", "100"])
+        #expect(sqliteRun.status == 0, "\(sqliteRun.standardError)")
+        // The password from PGPASSWORD, the URL without it.
+        let bare = TestPostgres.url(database: database, withPassword: false)
+        for _ in 0..<2 {
+            let run = try Self.run(
+                ["import", document, "--postgres", bare, "--batch-size", "100"],
+                environment: ["PGPASSWORD": TestPostgres.password!]
+            )
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardOutput.contains("into postgres://"))
+            #expect(run.standardOutput.contains("relationships"))
+            #expect(run.standardOutput.contains("rows/s"))
+            #expect(!run.standardOutput.contains(TestPostgres.password!))
+            #expect(!run.standardError.contains(TestPostgres.password!))
+        }
+        for question in Self.questions {
+            let expected = try Self.sqliteAnswers(sqlite, question)
+            let answer = try await TestPostgres.query(url, question)
+            #expect(answer == expected, "\(question)")
+        }
+        // Objects and arrays are jsonb: the same JSON as SQLite's text, read back.
+        let tags = try await TestPostgres.query(url, "SELECT tags::text FROM articles ORDER BY id LIMIT 1")
+        let sqliteTags = try Self.sqliteAnswers(sqlite, "SELECT tags FROM articles ORDER BY id LIMIT 1")
+        let parsed = try JSONSerialization.jsonObject(with: Data(tags[0][0]!.utf8)) as? NSArray
+        let sqliteParsed = try JSONSerialization.jsonObject(with: Data(sqliteTags[0][0]!.utf8)) as? NSArray
+        #expect(parsed != nil && parsed == sqliteParsed)
+        let types = try await TestPostgres.query(
+            url,
+            """
+            SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'articles'
+            AND column_name IN ('tags', 'views', 'rating') ORDER BY column_name
+            """
+        )
+        #expect(types == [["rating", "double precision"], ["tags", "jsonb"], ["views", "bigint"]])
+    }
+
+    @Test("names that need quoting, every value kind, widened columns and numbers beyond a double")
+    func namesAndValues() async throws {
+        let directory = try ImportCommandTests.directory()
+        let longType = String(repeating: "x", count: 70)
+        let document = """
+            {"data": [
+              {"type": "blog-posts", "id": "1", "attributes": {"Title": "tab\\there\\nline \\\\ \\"quoted\\" é ✓",
+                "title": "lower", "id": 7, "count": 3, "ratio": 0.5, "huge": 1e400, "big": 12345678901234567890,
+                "flag": true, "none": null, "tags": ["a", {"b": [1, 2.50]}], "meta": {"k": "v"}, "changes": 1},
+               "relationships": {"owner": {"data": {"type": "Order", "id": "o\\"1"}, "meta": {"why": "x"}}}},
+              {"type": "blog-posts", "id": "2", "attributes": {"count": 4.5, "changes": "now text", "huge": 2,
+                "tags": "plain"}},
+              {"type": "Order", "id": "o\\"1", "attributes": {"select": "reserved word"}},
+              {"type": "documents", "id": "d", "attributes": {"from": "a type named like a fixed table"}},
+              {"type": "\(longType)", "id": "L", "attributes": {"n": -0}},
+              {"type": "a\\"b", "lid": "local-1", "attributes": {"x": false}}
+            ]}
+            """
+        let path = directory.appendingPathComponent("kinds.json").path
+        try document.write(toFile: path, atomically: true, encoding: .utf8)
+        let sqlite = directory.appendingPathComponent("kinds.sqlite").path
+        let url = try await TestPostgres.database()
+        let sqliteRun = try Command.run(["import", path, "--sqlite", sqlite])
+        #expect(sqliteRun.status == 0, "\(sqliteRun.standardError)")
+        let run = try Command.run(["import", path, "--postgres", url])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.contains("their columns were widened"))
+
+        // The same tables and columns in both, however the names had to change.
+        let tables = "SELECT type, table_name FROM sluice_tables ORDER BY type"
+        let pgTables = try await TestPostgres.query(url, tables)
+        #expect(pgTables == (try Self.sqliteAnswers(sqlite, tables)))
+        #expect(pgTables.contains(["documents", "documents_resources"]))
+        #expect(pgTables.contains([longType, String(repeating: "x", count: 63)]))
+        let columns = "SELECT type, attribute, column_name FROM sluice_columns ORDER BY type, attribute"
+        #expect(try await TestPostgres.query(url, columns) == (try Self.sqliteAnswers(sqlite, columns)))
+
+        let texts = """
+            SELECT id, "Title", "title_2", "id_attribute", "count", "ratio", "flag", "changes"
+            FROM "blog-posts" ORDER BY id
+            """
+        let pgTexts = try await TestPostgres.query(url, texts)
+        #expect(pgTexts.first?[1] == "tab\there\nline \\ \"quoted\" é ✓")
+        #expect(pgTexts.first?[2] == "lower")
+        #expect(pgTexts.first?[3] == "7")
+        #expect(pgTexts.first?[5] == "0.5")
+        #expect(pgTexts.first?[6] == "1")
+        // `count` widened to double precision for 4.5; `changes` to text for "now text".
+        #expect(pgTexts.map { $0[4] } == ["3.0", "4.5"])
+        #expect(pgTexts.map { $0[7] } == ["1", "now text"])
+        // A null before any value makes no column, in both.
+        let none = "SELECT COUNT(*) FROM sluice_columns WHERE attribute = 'none'"
+        #expect(try await TestPostgres.query(url, none) == [["0"]])
+        // A number beyond a double's range keeps every digit (numeric, then text once "2" and
+        // the widening of the column agree).
+        let huge = try await TestPostgres.query(url, #"SELECT huge::text, big::text FROM "blog-posts" WHERE id = '1'"#)
+        #expect(huge.first?[0]?.hasPrefix("1") == true)
+        #expect(huge.first?[0]?.count ?? 0 > 300)
+        #expect(huge.first?[1] == "12345678901234567890" || huge.first?[1] == "1.2345678901234567e+19")
+        let order = try await TestPostgres.query(url, #"SELECT id, "select" FROM "Order""#)
+        #expect(order == [["o\"1", "reserved word"]])
+        let quoted = try await TestPostgres.query(url, #"SELECT id, x FROM "a""b""#)
+        #expect(quoted == [["local-1", "0"]])
+        // The same mismatches counted as in SQLite.
+        #expect(
+            run.standardOutput.split(separator: "\n").first { $0.contains("differed") }?.prefix(while: { $0 != " " })
+                == sqliteRun.standardOutput.split(separator: "\n").first { $0.contains("differed") }?.prefix(
+                    while: { $0 != " " })
+        )
+        let link = try await TestPostgres.query(
+            url,
+            "SELECT target_type, target_id, meta->>'why' FROM relationships WHERE source_id = '1'"
+        )
+        #expect(link == [["Order", "o\"1", "x"]])
+    }
+
+    @Test("an import killed mid-way keeps whole batches, and --resume finishes it from the last one")
+    func resumesAfterKill() async throws {
+        let directory = try ImportCommandTests.directory()
+        let document = try ImportCommandTests.generate(articles: 30_000, into: directory)
+        let url = try await TestPostgres.database()
+        // One connection watches the import (a new one per look could miss the moment).
+        let watcher = try await PostgresImporter.connect(to: try PostgresTarget(url: url))
+        let process = Process()
+        process.executableURL = Command.executable
+        process.arguments = ["import", document, "--postgres", url, "--batch-size", "1000", "--quiet"]
+        try process.run()
+        var committed = 0
+        let deadline = Date().addingTimeInterval(120)
+        while committed < 2000, Date() < deadline, process.isRunning {
+            let rows = try? await watcher.rows("SELECT COALESCE(MAX(resources), 0) FROM documents")
+            committed = rows?.first?.first.flatMap { $0.flatMap(Int.init) } ?? 0
+            if committed < 2000 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(process.isRunning, "the import finished before it could be interrupted")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try await watcher.close()
+
+        let state = try await TestPostgres.query(
+            url,
+            "SELECT status, resources, resume_resources, relationship_rows FROM documents"
+        )
+        #expect(state.first?[0] == "importing")
+        let articles = Int(try await TestPostgres.query(url, "SELECT COUNT(*) FROM articles")[0][0]!)!
+        #expect(articles >= 1000 && articles < 30_000 && articles % 1000 == 0)
+        #expect(state.first?[1] == String(articles))
+        let authors = try await TestPostgres.query(
+            url,
+            "SELECT COUNT(*) FROM relationships WHERE source_type = 'articles' AND name = 'author'"
+        )
+        #expect(authors[0][0] == String(articles))
+
+        let resumed = try Command.run(["import", document, "--postgres", url, "--resume"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(resumed.standardOutput.contains("Resumed after the \(articles) resources"))
+        // The whole document, as an uninterrupted import writes it.
+        let sqlite = directory.appendingPathComponent("whole.sqlite").path
+        #expect(try Command.run(["import", document, "--sqlite", sqlite, "--quiet"]).status == 0)
+        for question in Self.questions.prefix(7) {
+            #expect(try await TestPostgres.query(url, question) == (try Self.sqliteAnswers(sqlite, question)))
+        }
+        let done = try await TestPostgres.query(url, "SELECT status, resources FROM documents")
+        #expect(done.first?[0] == "complete")
+    }
+
+    @Test("a lost connection stops the import with a clear error, whole batches, and the row marked failed")
+    func connectionLoss() async throws {
+        let directory = try ImportCommandTests.directory()
+        let document = try ImportCommandTests.generate(articles: 20_000, into: directory)
+        let url = try await TestPostgres.database()
+        var options = PostgresImporter.Options()
+        options.batchSize = 1000
+        let importer = try await PostgresImporter.connect(to: try PostgresTarget(url: url), options: options)
+        let pid = try await importer.rows("SELECT pg_backend_pid()")[0][0]!
+        // Another connection ends the importer's once two batches are in.
+        let killer = Task {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while ContinuousClock.now < deadline {
+                let rows = try await TestPostgres.query(url, "SELECT COALESCE(MAX(resources), 0) FROM documents")
+                if (rows.first?.first.flatMap { $0.flatMap(Int.init) } ?? 0) >= 2000 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            print("killer: terminating \(pid)")
+            _ = try await TestPostgres.query(url, "SELECT pg_terminate_backend(\(pid))")
+            print("killer: terminated")
+        }
+        do {
+            try await importer.importDocument(from: try FileChunkReader(path: document), source: "lost.json")
+            Issue.record("the import went on after its connection was ended")
+        } catch let failure as ImportFailure {
+            #expect(failure.underlying is PostgresImportError)
+            #expect("\(failure)".contains("PostgreSQL"))
+            #expect(failure.committedResources >= 2000)
+            let articles = try await TestPostgres.query(url, "SELECT COUNT(*) FROM articles")
+            #expect(articles[0][0] == String(failure.committedResources))
+            let row = try await TestPostgres.query(url, "SELECT status, resources, error FROM documents")
+            #expect(row.first?[0] == "failed")
+            #expect(row.first?[1] == String(failure.committedResources))
+            #expect(row.first?[2]?.contains("PostgreSQL") == true)
+        }
+        try await killer.value
+        try? await importer.close()
+    }
+
+    @Test("a bad document stops with its position; what was committed stays and the row says failed")
+    func badDocument() async throws {
+        let directory = try ImportCommandTests.directory()
+        let path = directory.appendingPathComponent("bad.json").path
+        let resources = (0..<30).map { #"{"type": "people", "id": "\#($0)"}"# }.joined(separator: ",\n")
+        try #"{"data": [\#n\#(resources),\#n{"type": "people", "id": 7}]}"#.write(
+            toFile: path,
+            atomically: true,
+            encoding: .utf8
+        )
+        let url = try await TestPostgres.database()
+        let run = try Command.run(["import", path, "--postgres", url, "--batch-size", "10"])
+        #expect(run.status == 1)
+        #expect(run.standardError.contains("bad.json:32:"))
+        #expect(run.standardError.contains("/data/30/id"))
+        #expect(run.standardError.contains("30 resources were imported before the fault"))
+        #expect(try await TestPostgres.query(url, "SELECT COUNT(*) FROM people") == [["30"]])
+        #expect(try await TestPostgres.query(url, "SELECT status FROM documents") == [["failed"]])
+    }
+
+    @Test("a URL that is not PostgreSQL's, or a server that is not there, exits 2 without the password")
+    func badTargets() throws {
+        let wrong = try Command.run(["import", "-", "--postgres", "mysql://u:secret@h/db"])
+        #expect(wrong.status == 2)
+        #expect(wrong.standardError.contains("Not a PostgreSQL URL"))
+        let closed = try Command.run([
+            "import", "-", "--postgres", "postgres://u:secret@127.0.0.1:1/db?sslmode=disable",
+        ])
+        #expect(closed.status == 2)
+        #expect(closed.standardError.contains("cannot open the database"))
+        #expect(!closed.standardError.contains("secret"))
+    }
+
+    /// Runs the CLI with `environment` added to this process's.
+    static func run(_ arguments: [String], environment: [String: String]) throws -> Command.Run {
+        let process = Process()
+        process.executableURL = Command.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errorData = Command.LockedData()
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            errorData.set(Command.readAll(error.fileHandleForReading.fileDescriptor))
+            group.leave()
+        }
+        let outputData = Command.readAll(output.fileHandleForReading.fileDescriptor)
+        group.wait()
+        process.waitUntilExit()
+        return Command.Run(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData.get(), as: UTF8.self)
+        )
+    }
+}
