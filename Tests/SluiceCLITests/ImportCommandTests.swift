@@ -361,7 +361,7 @@ struct ImportCommandTests {
     /// own, not the test process's).
     static func peakMemory(_ arguments: [String]) throws -> Int {
         let argv = ([Command.executable.path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
