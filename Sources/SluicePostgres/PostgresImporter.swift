@@ -19,7 +19,7 @@ import SluiceJSONAPI
 /// ```
 ///
 /// The schema is the SQLite importer's (see `SQLiteImporter`), with PostgreSQL's types: one table per
-/// resource type keyed by `id text PRIMARY KEY`, a column per attribute (`text`, `bigint` for
+/// resource type keyed by `id text COLLATE "C" PRIMARY KEY`, a column per attribute (`text`, `bigint` for
 /// integers and Booleans as 0/1, `double precision`, `numeric` for numbers beyond a double,
 /// `jsonb` for objects and arrays); `relationships` with `meta jsonb`; `documents` with `meta`,
 /// `links` and `jsonapi` as `jsonb`; `sluice_tables` and `sluice_columns`. A value a column's type
@@ -164,6 +164,10 @@ public final class PostgresImporter {
         }
         do {
             try await execute(sql: "SELECT pg_advisory_lock(\(PostgresSchema.importLock))")
+            // A commit does not wait for its WAL to reach the disk. A server crash may lose the
+            // last batches, but never half of one, and the documents row's progress is in the
+            // same transactions: a resumed import goes on from the last commit the server kept.
+            try await execute(sql: "SET synchronous_commit = off")
         } catch {
             throw ImportFailure(
                 underlying: PostgresImportError(error, doing: "waiting for other imports"),
@@ -242,18 +246,26 @@ public final class PostgresImporter {
     struct ConnectionClosed: Error {}
 
     /// Copies `rows` (COPY's text format) into the staging table `stage`, created on first use with
-    /// `columns` text columns after its `ord` (temporary, emptied at each commit).
+    /// `columns` text columns after its `ord` (temporary, emptied at each commit; `ord` numbers
+    /// the rows in the order copied, which is the document's: the last of a key wins).
     func copy(_ rows: [UInt8], into stage: String, columns: Int) async throws {
         try checkOpen()
         if !stagesCreated.contains(stage) {
-            let definitions = (["ord bigint"] + (0..<columns).map { "c\($0) text" }).joined(separator: ", ")
+            let definitions = (["ord bigserial"] + (0..<columns).map { "c\($0) text COLLATE \"C\"" })
+                .joined(separator: ", ")
             try await execute(
                 sql: "CREATE TEMPORARY TABLE IF NOT EXISTS \(stage) (\(definitions)) ON COMMIT DELETE ROWS"
             )
             stagesCreated.insert(stage)
         }
-        let names = ["ord"] + (0..<columns).map { "c\($0)" }
-        try await connection.copyFrom(table: stage, columns: names, logger: logger) { writer in
+        try await copy(rows, into: stage, columns: (0..<columns).map { "c\($0)" })
+    }
+
+    /// Copies `rows` into `table`'s `columns` as they are (names without a double quote: postgres-nio
+    /// puts each in quotes without escaping).
+    func copy(_ rows: [UInt8], into table: String, columns: [String]) async throws {
+        try checkOpen()
+        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
             // Pieces of 1 MB: the server parses one while the next is on its way.
             var start = 0
             while start < rows.count {

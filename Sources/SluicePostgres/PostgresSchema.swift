@@ -23,8 +23,9 @@ enum PostgresSchema {
         """,
         """
         CREATE TABLE IF NOT EXISTS relationships (
-            source_type text NOT NULL, source_id text NOT NULL, name text NOT NULL, position integer NOT NULL,
-            target_type text NOT NULL, target_id text NOT NULL, meta jsonb,
+            source_type text COLLATE "C" NOT NULL, source_id text COLLATE "C" NOT NULL,
+            name text COLLATE "C" NOT NULL, position integer NOT NULL,
+            target_type text COLLATE "C" NOT NULL, target_id text COLLATE "C" NOT NULL, meta jsonb,
             PRIMARY KEY (source_type, source_id, name, position)
         )
         """,
