@@ -130,6 +130,7 @@ public struct ImportFailure: Error, Sendable, CustomStringConvertible {
         self.committedResources = committedResources
     }
 
+    /// The fault and how many resources were committed before it.
     public var description: String {
         "\(underlying) (\(committedResources) resource\(committedResources == 1 ? "" : "s") imported before it)"
     }
@@ -175,5 +176,6 @@ public struct ImportResumeError: Error, Sendable, CustomStringConvertible {
     /// Why the import cannot be resumed.
     public var reason: String
     package init(reason: String) { self.reason = reason }
+    /// The fault, as one sentence.
     public var description: String { "Cannot resume the import: \(reason)." }
 }

@@ -17,23 +17,36 @@ import PostgresNIO
 ///   without checking its certificate); `require` (TLS, certificate not checked); `verify-full`
 ///   (TLS, certificate and host name checked against the system's trust roots).
 public struct PostgresTarget: Sendable, CustomStringConvertible {
-    /// How the connection uses TLS.
+    /// How the connection uses TLS (`sslmode`).
     public enum TLSMode: String, Sendable {
-        case disable, prefer, require
+        /// No TLS.
+        case disable
+        /// TLS when the server offers it, its certificate not checked.
+        case prefer
+        /// TLS required, its certificate not checked.
+        case require
+        /// TLS required, the certificate and host name checked against the system's roots.
         case verifyFull = "verify-full"
     }
 
+    /// The server's host name or address.
     public var host: String
+    /// The server's port.
     public var port: Int
+    /// The user to connect as.
     public var username: String
     /// The password, when one was given; never printed.
     public var password: String?
+    /// The database to import into.
     public var database: String
+    /// How the connection uses TLS.
     public var tls: TLSMode
 
     /// A URL that cannot be read as a PostgreSQL target.
     public struct InvalidURL: Error, CustomStringConvertible, Sendable {
+        /// What is wrong with it.
         public var reason: String
+        /// The fault, as one sentence.
         public var description: String { "Not a PostgreSQL URL: \(reason)." }
     }
 
@@ -99,6 +112,7 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
 /// happened to the connection. (postgres-nio's own description hides all of it, so that nothing
 /// sensitive is logged by accident; these fields carry no password.)
 public struct PostgresImportError: Error, CustomStringConvertible, Sendable {
+    /// The failure, as one sentence that ends with what the import was doing.
     public var description: String
 
     init(_ error: any Error, doing: String) {
