@@ -53,9 +53,19 @@ if ! "${run_as[@]}" "$bindir/initdb" -D "$dir/data" -U sluice --pwfile="$dir/pwf
     rm -rf "$dir"
     exec "$@"
 fi
+# TLS with a self-signed certificate when openssl is there, so that sslmode=require is tested
+# too (clients that ask for no TLS still connect without it).
+tls=""
+if command -v openssl >/dev/null 2>&1 && openssl req -new -x509 -days 2 -nodes -subj /CN=localhost \
+        -keyout "$dir/data/server.key" -out "$dir/data/server.crt" >/dev/null 2>&1; then
+    chmod 600 "$dir/data/server.key"
+    [ "${#run_as[@]}" -gt 0 ] && chown postgres "$dir/data/server.key" "$dir/data/server.crt"
+    tls="-c ssl=on"
+    export SLUICE_POSTGRES_TLS=1
+fi
 # fsync off: a test cluster that dies with the run need not survive a power loss.
 if ! "${run_as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$dir -c fsync=off -c max_connections=60" \
+        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$dir -c fsync=off -c max_connections=60 $tls" \
         start >/dev/null 2>&1; then
     export SLUICE_POSTGRES_SKIP_REASON="the server did not start: $(tail -1 "$dir/server.log")"
     echo "with-postgres: $SLUICE_POSTGRES_SKIP_REASON; the PostgreSQL tests will skip." >&2

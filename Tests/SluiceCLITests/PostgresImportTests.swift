@@ -325,6 +325,29 @@ struct PostgresImportTests {
         #expect(try await TestPostgres.query(url, "SELECT status FROM documents") == [["failed"]])
     }
 
+    @Test(
+        "sslmode=require imports over TLS; verify-full refuses a self-signed certificate",
+        .enabled(if: ProcessInfo.processInfo.environment["SLUICE_POSTGRES_TLS"] != nil, "the test server has no TLS")
+    )
+    func tls() async throws {
+        let url = try await TestPostgres.database()
+        var components = URLComponents(string: url)!
+        components.queryItems = [URLQueryItem(name: "sslmode", value: "require")]
+        let importer = try await PostgresImporter.connect(to: try PostgresTarget(url: components.string!))
+        let encrypted = try await importer.rows("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+        #expect(encrypted == [["true"]])
+        let directory = try ImportCommandTests.directory()
+        let document = try ImportCommandTests.generate(articles: 50, into: directory)
+        let summary = try await importer.importDocument(from: try FileChunkReader(path: document), source: "tls.json")
+        #expect(summary.primaryCount == 50)
+        try await importer.close()
+        components.queryItems = [URLQueryItem(name: "sslmode", value: "verify-full")]
+        let refused = try Command.run(["import", document, "--postgres", components.string!])
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("cannot open the database"))
+        #expect(!refused.standardError.contains(TestPostgres.password!))
+    }
+
     @Test("a URL that is not PostgreSQL's, or a server that is not there, exits 2 without the password")
     func badTargets() throws {
         let wrong = try Command.run(["import", "-", "--postgres", "mysql://u:secret@h/db"])
