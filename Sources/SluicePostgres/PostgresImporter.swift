@@ -58,6 +58,10 @@ public final class PostgresImporter {
     private var connection: PostgresConnection
     private let logger: Logger
     private var stagesCreated: Set<String> = []
+    /// Staging table names by the signature of what they stage, for the connection's life: its
+    /// temporary tables outlive one import (the pages of a URL import share the connection), and
+    /// a name must keep its number of columns.
+    private var stageNames: [String: String] = [:]
 
     private init(target: PostgresTarget, options: Options, connection: PostgresConnection, logger: Logger) {
         self.target = target
@@ -245,6 +249,15 @@ public final class PostgresImporter {
     /// The connection closed under the import.
     struct ConnectionClosed: Error {}
 
+    /// The staging table for rows of `signature` (a type and its column set), with `columns`
+    /// columns, named by numbers only (COPY takes it unquoted).
+    func stageName(for signature: String, columns: Int) -> String {
+        if let known = stageNames[signature] { return known }
+        let name = "sluice_stage_\(stageNames.count + 1)_\(columns)"
+        stageNames[signature] = name
+        return name
+    }
+
     /// Copies `rows` (COPY's text format) into the staging table `stage`, created on first use with
     /// `columns` text columns after its `ord` (temporary, emptied at each commit; `ord` numbers
     /// the rows in the order copied, which is the document's: the last of a key wins).
@@ -286,5 +299,6 @@ public final class PostgresImporter {
         try? await connection.close()
         connection = fresh
         stagesCreated = []
+        stageNames = [:]
     }
 }

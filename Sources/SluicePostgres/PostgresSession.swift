@@ -480,14 +480,9 @@ final class PostgresSession {
         try await importer.execute(sql: upsert)
     }
 
-    /// The staging table of `group`: one per table and column set, named by numbers only (COPY
-    /// takes it unquoted).
-    private var stageNames: [String: [[Int]: String]] = [:]
+    /// The staging table of `group` (see `PostgresImporter.stageName`).
     private func stageName(for table: PostgresTable, _ group: StageGroup) -> String {
-        if let known = stageNames[table.type]?[group.ordinals] { return known }
-        let name = "sluice_stage_\(stageNames.values.reduce(0) { $0 + $1.count } + 1)"
-        stageNames[table.type, default: [:]][group.ordinals] = name
-        return name
+        importer.stageName(for: "\(table.type)\u{0}\(group.ordinals)", columns: group.ordinals.count + 1)
     }
 
     private func upsertLinks() async throws {

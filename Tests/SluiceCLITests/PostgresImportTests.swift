@@ -305,6 +305,32 @@ struct PostgresImportTests {
         try? await importer.close()
     }
 
+    @Test("one importer imports several documents of different shapes in turn, as the pages of a URL")
+    func severalDocuments() async throws {
+        let directory = try ImportCommandTests.directory()
+        let url = try await TestPostgres.database()
+        let importer = try await PostgresImporter.connect(to: try PostgresTarget(url: url))
+        let documents = [
+            #"{"data": [{"type": "x", "id": "1", "attributes": {"a": 1, "b": "one"}}]}"#,
+            // A repeated key: x is staged from here on, with two columns, then four.
+            #"{"data": [{"type": "x", "id": "1", "attributes": {"a": 5}}, {"type": "y", "id": "1", "attributes": {"c": true}}]}"#,
+            #"{"data": [{"type": "x", "id": "1", "attributes": {"a": 2, "b": "two", "c": [3]}}, {"type": "x", "id": "2"}]}"#,
+        ]
+        for (index, text) in documents.enumerated() {
+            let path = directory.appendingPathComponent("page\(index).json").path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            try await importer.importDocument(from: try FileChunkReader(path: path), source: "page\(index)")
+        }
+        #expect(
+            try await importer.rows(#"SELECT id, a, b, c::text FROM x ORDER BY id"#) == [
+                ["1", "2", "two", "[3]"], ["2", nil, nil, nil],
+            ]
+        )
+        #expect(try await importer.rows("SELECT id, c FROM y") == [["1", "1"]])
+        #expect(try await importer.rows("SELECT COUNT(*) FROM documents WHERE status = 'complete'") == [["3"]])
+        try await importer.close()
+    }
+
     @Test("a bad document stops with its position; what was committed stays and the row says failed")
     func badDocument() async throws {
         let directory = try ImportCommandTests.directory()
