@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SluiceJSON
 import SluicePostgres
+import SluiceTestServer
 import Testing
 
 /// The PostgreSQL server `scripts/with-postgres.sh` starts for `make test` (a private cluster on
@@ -329,6 +330,23 @@ struct PostgresImportTests {
         #expect(try await importer.rows("SELECT id, c FROM y") == [["1", "1"]])
         #expect(try await importer.rows("SELECT COUNT(*) FROM documents WHERE status = 'complete'") == [["3"]])
         try await importer.close()
+    }
+
+    @Test("import URL --postgres follows next links, one documents row per page")
+    func importsPages() async throws {
+        let url = try await TestPostgres.database()
+        try await JSONAPITestServer.with(total: 95, chunkSize: 300) { server in
+            let pages = server.url("/offset/articles?page%5Blimit%5D=20").absoluteString
+            let run = try await FetchCommandTests.run(["import", pages, "--postgres", url, "--batch-size", "7"])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardOutput.contains("from 5 pages"))
+        }
+        #expect(try await TestPostgres.query(url, "SELECT COUNT(*) FROM articles") == [["95"]])
+        #expect(
+            try await TestPostgres.query(url, "SELECT COUNT(*) FROM documents WHERE status = 'complete'") == [["5"]]
+        )
+        let author = "SELECT COUNT(*) FROM relationships WHERE source_id = '95' AND name = 'author'"
+        #expect(try await TestPostgres.query(url, author) == [["1"]])
     }
 
     @Test("a bad document stops with its position; what was committed stays and the row says failed")
