@@ -145,7 +145,8 @@ struct Import: AsyncParsableCommand {
                 line += "\(summary.typeMismatches) values differed from their column's declared type; "
                 line +=
                     postgres == nil
-                    ? "SQLite's type affinity applied to them.\n" : "their columns were widened to hold them.\n"
+                    ? "SQLite's type affinity applied to them.\n"
+                    : "columns that could not hold them were widened.\n"
             }
             try Terminal.standardOutput.write(line)
         } catch let failure as ImportFailure {
@@ -338,8 +339,9 @@ extension Import {
                     // The pipe is full: wait for room, unless the importer has finished (at a
                     // fault it reports itself).
                     guard errno == EAGAIN, !done.value else { break feed }
-                    var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&waiting, 1, 50)
+                    // Suspended, not blocked: the PostgreSQL importer runs on the same
+                    // cooperative pool, which may be one thread wide.
+                    try await Task.sleep(for: .milliseconds(2))
                 }
             }
         } catch {

@@ -1,6 +1,7 @@
 // Streams a JSON:API document into PostgreSQL: the same reading threads and import records as the
-// SQLite importer, the same tables and columns, written with COPY ... FROM STDIN into temporary
-// staging tables and moved into place with INSERT ... ON CONFLICT, one transaction per batch.
+// SQLite importer, the same tables and columns, written with COPY ... FROM STDIN straight into the
+// tables while no key repeats, else into temporary staging tables moved into place with INSERT ...
+// ON CONFLICT; one transaction per batch.
 
 import Foundation
 import Logging
@@ -93,6 +94,8 @@ public final class PostgresImporter {
         do {
             // A lock of its own, not the imports' one: a connection opened while an import runs
             // (to watch it, say) must not wait for the import to end.
+            // COPY text and bound values are UTF-8 whatever the database's default.
+            try await importer.execute(sql: "SET client_encoding = 'UTF8'")
             try await importer.execute(sql: "BEGIN")
             try await importer.execute(sql: "SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLock))")
             for statement in PostgresSchema.fixedTables { try await importer.execute(sql: statement) }
@@ -167,11 +170,11 @@ public final class PostgresImporter {
             )
         }
         do {
-            try await execute(sql: "SELECT pg_advisory_lock(\(PostgresSchema.importLock))")
             // A commit does not wait for its WAL to reach the disk. A server crash may lose the
             // last batches, but never half of one, and the documents row's progress is in the
             // same transactions: a resumed import goes on from the last commit the server kept.
             try await execute(sql: "SET synchronous_commit = off")
+            try await execute(sql: "SELECT pg_advisory_lock(\(PostgresSchema.importLock))")
         } catch {
             throw ImportFailure(
                 underlying: PostgresImportError(error, doing: "waiting for other imports"),
@@ -250,7 +253,8 @@ public final class PostgresImporter {
     struct ConnectionClosed: Error {}
 
     /// The staging table for rows of `signature` (a type and its column set), with `columns`
-    /// columns, named by numbers only (COPY takes it unquoted).
+    /// columns, named in lowercase letters, digits and underscores: postgres-nio quotes the name in
+    /// COPY, and unquoted elsewhere it must name the same table.
     func stageName(for signature: String, columns: Int) -> String {
         if let known = stageNames[signature] { return known }
         let name = "sluice_stage_\(stageNames.count + 1)_\(columns)"

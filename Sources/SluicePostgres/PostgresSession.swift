@@ -86,7 +86,11 @@ final class PostgresTable {
     /// Column names (unquoted) by ordinal.
     var columnNames: [String] = []
     var takenColumns: Set<String> = ["id"]
-    var hasEarlierLinks: Bool?
+    /// Whether `relationships` had rows of this type when the import began: only then can a
+    /// resource's linkage replace earlier rows, which must be deleted first.
+    var hasEarlierLinks = false
+    /// The keys staged in this batch: a key met twice makes the batch go in first.
+    var batchKeys: Set<String> = []
     var rowsWritten = 0
     /// Whether rows go in by upsert: once a plain INSERT met a key already there.
     var needsUpsert = false
@@ -137,7 +141,12 @@ final class PostgresSession {
     private var linkRows: [UInt8] = []
     private var linkRowCount = 0
     /// Types with relationship rows in this batch.
-    private var linkedTypes: [PostgresTable] = []
+    /// `(type, id, name)` of each relationship with linkage whose earlier rows it replaces.
+    private var replacedRows: [UInt8] = []
+    /// The types `relationships` had rows of when the import began.
+    private var typesWithLinks: Set<String> = []
+    /// Whether a flush failed: its batch is gone, and nothing may be flushed after it.
+    private var flushFailed = false
     private var inBatch = 0
     private let resumedAfter: Int
     private let earlierRelationshipRows: Int
@@ -168,9 +177,24 @@ final class PostgresSession {
         resourcesRead = resumedAfter
         earlierRelationshipRows = resume?.relationshipRows ?? 0
         bytesRead = resume?.bytes ?? 0
+        committedBytes = bytesRead
+        // The distinct source types, one index probe each (PostgreSQL 15 has no skip scan).
+        for row in try await importer.query(
+            """
+            WITH RECURSIVE types AS (
+                SELECT MIN(source_type) AS type FROM relationships
+                UNION ALL
+                SELECT (SELECT MIN(source_type) FROM relationships WHERE source_type > types.type)
+                FROM types WHERE types.type IS NOT NULL
+            ) SELECT type FROM types WHERE type IS NOT NULL
+            """
+        ) {
+            typesWithLinks.insert(try row.decode(String.self))
+        }
         for row in try await importer.query("SELECT type, table_name FROM sluice_tables") {
             let (type, name) = try row.decode((String, String).self)
             let table = PostgresTable(type: type, name: name)
+            table.hasEarlierLinks = typesWithLinks.contains(type)
             tables[type] = table
             takenTableNames.insert(name.lowercased())
         }
@@ -223,8 +247,15 @@ final class PostgresSession {
             case .block(let block):
                 let firstRead = block.resourcesRead - block.records.count
                 for (index, record) in block.records.enumerated() {
+                    var outcome = stage(record)
+                    if outcome == .repeatedKey {
+                        // The batch already holds this resource: it goes in first, so that the
+                        // later occurrence wins as it does in SQLite, whatever columns each gives.
+                        try await flush()
+                        outcome = stage(record)
+                    }
                     resourcesRead = firstRead + index + 1
-                    if stage(record) {
+                    if outcome == .staged {
                         resources += 1
                         inBatch += 1
                     } else {
@@ -244,13 +275,23 @@ final class PostgresSession {
 
     // MARK: Staging
 
-    /// Appends the record's rows to this batch; `false` when it has no key.
-    private func stage(_ record: ImportRecord) -> Bool {
+    /// What staging a record did.
+    private enum Staging {
+        case staged
+        /// It has neither `id` nor `lid`.
+        case unidentified
+        /// Its key is already in this batch: nothing was staged.
+        case repeatedKey
+    }
+
+    /// Appends the record's rows to this batch.
+    private func stage(_ record: ImportRecord) -> Staging {
         record.withReader { reader in
             let type = reader.text()
             let (keyKind, key) = reader.key()
-            guard keyKind != .none else { return false }
+            guard keyKind != .none else { return .unidentified }
             let table = table(for: type)
+            guard table.batchKeys.insert(String(decoding: key, as: UTF8.self)).inserted else { return .repeatedKey }
             values.removeAll(keepingCapacity: true)
             for position in 0..<reader.count() {
                 let name = reader.text()
@@ -271,6 +312,13 @@ final class PostgresSession {
                                 "ALTER TABLE \(table.quotedName) ALTER COLUMN \(column.quoted) TYPE \(wider.sql) USING \(column.quoted)::\(wider.sql)"
                         )
                     )
+                    // The column's type as it now is, for the next import to start from.
+                    pendingDDL.append(
+                        """
+                        UPDATE sluice_columns SET declared_type = \(wider.rawValue)
+                        WHERE type = \(table.type) AND attribute = \(attribute)
+                        """
+                    )
                     column.type = wider
                     table.columns[attribute] = column
                 }
@@ -284,9 +332,9 @@ final class PostgresSession {
             let ordinals = values.map(\.ordinal)
             var group = table.groups.removeValue(forKey: ordinals) ?? StageGroup(ordinals: ordinals)
             appendCopyText(key, to: &group.rows)
-            for (_, value) in values {
+            for (ordinal, value) in values {
                 group.rows.append(0x09)
-                appendCopyValue(value, to: &group.rows)
+                appendCopyValue(value, to: &group.rows, column: table.columns[table.byOrdinal[ordinal]]!.type)
             }
             group.rows.append(0x0A)
             group.count += 1
@@ -294,15 +342,20 @@ final class PostgresSession {
             table.rowsWritten += 1
 
             let relationships = reader.count()
-            var linked = false
             for _ in 0..<relationships {
                 let name = reader.text()
                 let linkage = reader.linkage()
                 let meta = reader.meta()
                 let identifiers = reader.count()
-                if linkage != .absent && !linked {
-                    linked = true
-                    if !linkedTypes.contains(where: { $0 === table }) { linkedTypes.append(table) }
+                if linkage != .absent && table.hasEarlierLinks {
+                    // The linkage replaces what an earlier import wrote for this relationship,
+                    // empty linkage included.
+                    appendCopyText(type, to: &replacedRows)
+                    replacedRows.append(0x09)
+                    appendCopyText(key, to: &replacedRows)
+                    replacedRows.append(0x09)
+                    appendCopyText(name, to: &replacedRows)
+                    replacedRows.append(0x0A)
                 }
                 for position in 0..<identifiers {
                     let targetType = reader.text()
@@ -329,7 +382,7 @@ final class PostgresSession {
                     linkRowCount += 1
                 }
             }
-            return true
+            return .staged
         }
     }
 
@@ -343,6 +396,7 @@ final class PostgresSession {
             let wanted = ImportNames.isReservedTable(type) ? "\(type)_resources" : type
             let name = ImportNames.unique(wanted, avoiding: takenTableNames)
             table = PostgresTable(type: type, name: name)
+            table.hasEarlierLinks = typesWithLinks.contains(type)
             takenTableNames.insert(name.lowercased())
             tables[type] = table
             pendingDDL.append(
@@ -393,7 +447,7 @@ final class PostgresSession {
                 }
                 table.groups.removeAll(keepingCapacity: true)
             }
-            if linkRowCount > 0 { try await upsertLinks() }
+            if linkRowCount > 0 || !replacedRows.isEmpty { try await upsertLinks() }
             try await importer.execute(
                 PostgresSchema.recordProgress(
                     source: source,
@@ -405,17 +459,23 @@ final class PostgresSession {
             )
             try await importer.execute(sql: "COMMIT")
         } catch {
+            flushFailed = true
             try? await importer.execute(sql: "ROLLBACK")
             throw error
         }
         relationshipRowsWritten += linkRowCount
         linkRows.removeAll(keepingCapacity: true)
         linkRowCount = 0
-        linkedTypes.removeAll()
+        replacedRows.removeAll(keepingCapacity: true)
+        for table in tableOrder { table.batchKeys.removeAll(keepingCapacity: true) }
         committed = resources
+        committedBytes = bytesRead
         batches += 1
         inBatch = 0
     }
+
+    /// Bytes read by the last commit.
+    private var committedBytes = 0
 
     private func upsert(_ group: StageGroup, into table: PostgresTable) async throws {
         let columns = group.ordinals.map { table.columns[table.byOrdinal[$0]]! }
@@ -486,44 +546,31 @@ final class PostgresSession {
     }
 
     private func upsertLinks() async throws {
-        let linkColumns = ["source_type", "source_id", "name", "position", "target_type", "target_id", "meta"]
-        // A relationship's linkage replaces what an earlier import wrote for it, for the types
-        // that had rows before this import met them (as in SQLite: a fresh import deletes nothing).
-        var replacing: [String] = []
-        for table in linkedTypes {
-            if table.hasEarlierLinks == nil {
-                let rows = try await importer.query(
-                    "SELECT EXISTS (SELECT 1 FROM relationships WHERE source_type = \(table.type))"
-                )
-                table.hasEarlierLinks = try rows.first?.decode(Bool.self) ?? false
-            }
-            if table.hasEarlierLinks == true { replacing.append(table.type) }
+        if !replacedRows.isEmpty {
+            try await importer.copy(replacedRows, into: "sluice_stage_replaced", columns: 3)
+            try await importer.execute(
+                sql: """
+                    DELETE FROM relationships r USING (SELECT DISTINCT c0, c1, c2 FROM sluice_stage_replaced) s
+                    WHERE r.source_type = s.c0 AND r.source_id = s.c1 AND r.name = s.c2
+                    """
+            )
         }
-        if replacing.isEmpty, !linksNeedUpsert {
+        guard linkRowCount > 0 else { return }
+        let linkColumns = ["source_type", "source_id", "name", "position", "target_type", "target_id", "meta"]
+        if !linksNeedUpsert {
             if try await copyDirectly(linkRows, into: "relationships", columns: linkColumns) { return }
             linksNeedUpsert = true
         }
         try await importer.copy(linkRows, into: "sluice_stage_links", columns: 7)
-        if !replacing.isEmpty {
-            try await importer.execute(
-                """
-                DELETE FROM relationships r USING (
-                    SELECT DISTINCT c0, c1, c2 FROM sluice_stage_links WHERE c0 = ANY(\(replacing))
-                ) s WHERE r.source_type = s.c0 AND r.source_id = s.c1 AND r.name = s.c2
-                """
-            )
-        }
         let columns = "INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id, meta)"
-        try await insertOrUpsert(
-            plain: "\(columns) SELECT c0, c1, c2, c3::integer, c4, c5, c6::jsonb FROM sluice_stage_links",
-            upsert: """
+        try await importer.execute(
+            sql: """
                 \(columns)
                 SELECT DISTINCT ON (c0, c1, c2, c3::integer) c0, c1, c2, c3::integer, c4, c5, c6::jsonb
                 FROM sluice_stage_links ORDER BY c0, c1, c2, c3::integer, ord DESC
                 ON CONFLICT (source_type, source_id, name, position) DO UPDATE SET target_type = excluded.target_type,
                     target_id = excluded.target_id, meta = excluded.meta
-                """,
-            needsUpsert: &linksNeedUpsert
+                """
         )
     }
 
@@ -545,8 +592,9 @@ final class PostgresSession {
     /// then marks the row failed (on a new connection when the old one is gone).
     func fail(_ error: any Error) async {
         let isServerFault = error is PSQLError || error is PostgresImporter.ConnectionClosed
-        if !isServerFault { try? await flush() }
+        if !isServerFault, !flushFailed { try? await flush() }
         // What the row records is what was committed: a batch the server did not take is gone.
+        if isServerFault || flushFailed { bytesRead = max(committedBytes, 0) }
         resources = committed
         let query = PostgresSchema.failDocument(source: source, summary: summary(nil), error: describe(error))
         do {
@@ -600,10 +648,13 @@ final class PostgresSession {
         }
     }
 
-    private func appendCopyValue(_ value: ImportRecord.Value, to rows: inout [UInt8]) {
+    /// A value for a column of `type`: numbers as written, except a `double precision` one, which
+    /// gets the double's own shortest digits (PostgreSQL refuses `1e-400`, which a double holds as 0).
+    private func appendCopyValue(_ value: ImportRecord.Value, to rows: inout [UInt8], column type: PostgresColumnType) {
         switch value {
         case .null: rows.append(contentsOf: #"\N"#.utf8)
         case .bool(let flag): rows.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+        case .real(let real, _) where type == .real: rows.append(contentsOf: "\(real)".utf8)
         case .integer(_, let text), .real(_, let text), .bigNumber(let text): rows.append(contentsOf: text)
         case .string(let text), .json(let text): appendCopyText(text, to: &rows)
         }

@@ -14,8 +14,8 @@ import PostgresNIO
 /// - The host and port come from the URL (`localhost` and 5432 when absent), the database from its
 ///   path (else the user name, as `psql` does).
 /// - `sslmode` (also `PGSSLMODE`): `disable`; `prefer` (the default: TLS when the server offers it,
-///   without checking its certificate); `require` (TLS, certificate not checked); `verify-full`
-///   (TLS, certificate and host name checked against the system's trust roots).
+///   without checking its certificate); `require` (TLS, certificate not checked); `verify-ca` (TLS,
+///   certificate checked against the system's trust roots); `verify-full` (the host name too).
 public struct PostgresTarget: Sendable, CustomStringConvertible {
     /// How the connection uses TLS (`sslmode`).
     public enum TLSMode: String, Sendable {
@@ -25,6 +25,8 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         case prefer
         /// TLS required, its certificate not checked.
         case require
+        /// TLS required, the certificate checked against the system's roots, not the host name.
+        case verifyCA = "verify-ca"
         /// TLS required, the certificate and host name checked against the system's roots.
         case verifyFull = "verify-full"
     }
@@ -69,10 +71,13 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         switch mode {
         case nil, "prefer", "allow": tls = .prefer
         case "disable": tls = .disable
-        case "require", "verify-ca": tls = .require
+        case "require": tls = .require
+        case "verify-ca": tls = .verifyCA
         case "verify-full": tls = .verifyFull
         case let other?:
-            throw InvalidURL(reason: "sslmode must be disable, prefer, require or verify-full, not \(other)")
+            throw InvalidURL(
+                reason: "sslmode must be disable, prefer, require, verify-ca or verify-full, not \(other)"
+            )
         }
     }
 
@@ -92,6 +97,10 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
             settings.certificateVerification = .none
             let context = try NIOSSLContext(configuration: settings)
             tlsSetting = tls == .prefer ? .prefer(context) : .require(context)
+        case .verifyCA:
+            var settings = TLSConfiguration.makeClientConfiguration()
+            settings.certificateVerification = .noHostnameVerification
+            tlsSetting = .require(try NIOSSLContext(configuration: settings))
         case .verifyFull:
             tlsSetting = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         }

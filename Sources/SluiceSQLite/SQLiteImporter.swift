@@ -229,6 +229,7 @@ private final class ImportSession {
         resourcesRead = resumedAfter
         committedRead = resumedAfter
         earlierRelationshipRows = resume?.relationshipRows ?? 0
+        committedRelationshipRows = earlierRelationshipRows
         bytesRead = resume?.bytes ?? 0
         writer = try SQLiteResourceWriter(db: db)
         try db.inTransaction(.immediate) {
@@ -254,8 +255,7 @@ private final class ImportSession {
                 // is the reader's resource number `firstRead + index + 1`.
                 let firstRead = block.resourcesRead - block.records.count
                 for (index, record) in block.records.enumerated() {
-                    resourcesRead = firstRead + index + 1
-                    try write(record)
+                    try write(record, readNumber: firstRead + index + 1)
                 }
                 bytesRead = block.bytesRead
                 progress()
@@ -267,8 +267,12 @@ private final class ImportSession {
         }
     }
 
-    private func write(_ record: ImportRecord) throws {
-        guard try writer.write(record) else {
+    /// Writes the reader's resource number `readNumber`; only once it is whole does the count a
+    /// resume starts from move past it.
+    private func write(_ record: ImportRecord, readNumber: Int) throws {
+        let written = try writer.write(record)
+        resourcesRead = readNumber
+        guard written else {
             unidentified += 1
             return
         }
@@ -283,6 +287,7 @@ private final class ImportSession {
     /// Commits the open batch with the `documents` row saying how far it reaches, which is where
     /// a resumed import goes on.
     private func commit() throws {
+        committedRelationshipRows = relationshipRows
         try SQLiteSchema.recordProgress(
             db,
             source: source,
@@ -294,11 +299,18 @@ private final class ImportSession {
         try db.commit()
         committed = resources
         committedRead = resourcesRead
+        committedBytes = bytesRead
         batches += 1
         inBatch = 0
     }
 
-    private var relationshipRows: Int { earlierRelationshipRows + writer.relationshipRows }
+    private var relationshipRows: Int {
+        rolledBack ? committedRelationshipRows : earlierRelationshipRows + writer.relationshipRows
+    }
+    /// Relationship rows by the last commit, and whether the open batch was rolled back.
+    private var committedRelationshipRows = 0
+    private var committedBytes = 0
+    private var rolledBack = false
 
     /// Ends the last batch with the document's row and the indexes.
     func complete(_ document: DocumentSummary) throws {
@@ -307,9 +319,23 @@ private final class ImportSession {
         try commit()
     }
 
-    /// Commits the resources read before `error` (they are whole) with the document's row
-    /// saying why the import stopped; when the database itself fails, the open batch goes.
+    /// Commits the resources written before `error` (each is whole: a resource's rows are
+    /// written before the count moves past it) with the document's row saying why the import
+    /// stopped. When the database itself failed, a statement may have stopped half-way through a
+    /// resource: the open batch is rolled back instead, and the row records the last commit.
     func fail(_ error: any Error) {
+        if error is DatabaseError {
+            if db.isInsideTransaction { try? db.rollback() }
+            resources = committed
+            resourcesRead = committedRead
+            bytesRead = committedBytes
+            rolledBack = true
+            try? db.inTransaction(.immediate) {
+                try SQLiteSchema.failDocument(db, source: source, summary: summary(nil), error: error)
+                return .commit
+            }
+            return
+        }
         guard db.isInsideTransaction else { return }
         do {
             try SQLiteSchema.failDocument(db, source: source, summary: summary(nil), error: error)

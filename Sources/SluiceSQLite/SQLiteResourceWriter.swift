@@ -19,8 +19,9 @@ enum BoundValue {
     case text(UnsafeRawBufferPointer)
 }
 
-/// SQLite reads a text bound with this destructor where it is, until the statement is reset or
-/// bound again: the record that holds it outlives the step.
+/// SQLite reads a text bound with this destructor where it is, for as long as the binding stays
+/// (a reset keeps it). Safe here because the record that holds the bytes outlives the step, and
+/// every parameter is bound again before the statement's next step.
 private let staticText = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 
 /// A non-null address for an empty text: a null pointer would bind NULL, not "".
