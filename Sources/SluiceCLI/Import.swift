@@ -108,14 +108,7 @@ struct Import: AsyncParsableCommand {
             try report.add(error, in: name)
             throw ExitCode(report.exitCode)
         }
-        let target = try await openTarget()
-        do {
-            try await importFile(input, name: name, into: target)
-        } catch {
-            await target.close()
-            throw error
-        }
-        await target.close()
+        try await withTarget { target in try await importFile(input, name: name, into: target) }
     }
 
     private func importFile(_ input: ImportInput, name: String, into target: ImportTarget) async throws {
@@ -198,6 +191,18 @@ extension Import {
         }
     }
 
+    /// Runs `body` with the database opened, closing it however `body` ends.
+    func withTarget(_ body: (ImportTarget) async throws -> Void) async throws {
+        let target = try await openTarget()
+        do {
+            try await body(target)
+        } catch {
+            await target.close()
+            throw error
+        }
+        await target.close()
+    }
+
     /// Rows and rows per second of each table the import wrote, one line each.
     static func tableRates(_ summary: ImportSummary) -> String {
         let width = summary.tables.map(\.table.count).max() ?? 0
@@ -221,18 +226,9 @@ extension Import {
             readTimeout: 60,
             maxBodyBytes: nil
         )
-        try await source.using { source in try await importPages(from: source) }
-    }
-
-    private func importPages(from source: HTTPSource) async throws {
-        let importer = try await openTarget()
-        do {
-            try await importPages(from: source, into: importer)
-        } catch {
-            await importer.close()
-            throw error
+        try await source.using { source in
+            try await withTarget { target in try await importPages(from: source, into: target) }
         }
-        await importer.close()
     }
 
     private func importPages(from source: HTTPSource, into importer: ImportTarget) async throws {

@@ -16,8 +16,18 @@ import SluiceJSON
 /// cut there (on a character boundary) before it is made unique. `sluice_tables` and
 /// `sluice_columns` record every choice, so a later import (and a query) finds the same names.
 package enum ImportNames {
+    /// The table name for resource type `type`, not in `taken` (lowercased names).
+    package static func table(for type: String, avoiding taken: Set<String>) -> String {
+        unique(isReservedTable(type) ? "\(type)_resources" : type, avoiding: taken)
+    }
+
+    /// The column name for `attribute`, not in `taken` (lowercased names).
+    package static func column(for attribute: String, avoiding taken: Set<String>) -> String {
+        unique(attribute.lowercased() == "id" ? "\(attribute)_attribute" : attribute, avoiding: taken)
+    }
+
     /// Table names no resource type gets.
-    package static func isReservedTable(_ name: String) -> Bool {
+    private static func isReservedTable(_ name: String) -> Bool {
         let lower = name.lowercased()
         return lower == "documents" || lower == "relationships" || lower.hasPrefix("sluice_")
             || lower.hasPrefix("sqlite_") || lower.hasPrefix("pg_")

@@ -4,6 +4,26 @@
 public import Foundation
 public import SluiceJSONAPI
 
+/// How an import runs, into any target.
+public struct ImportOptions: Sendable {
+    /// Resources per transaction. Larger batches are faster; a killed import loses at most the
+    /// batch in progress. Default: 5 000.
+    public var batchSize = 5_000
+    /// Limits on the input document.
+    public var limits = JSONLimits()
+    /// How many threads parse the document (see `Parallelism`), besides the one that writes to
+    /// the database. Default: `.automatic`. What is imported is the same for any setting.
+    public var parallelism = Parallelism.automatic
+    /// Whether to continue an interrupted import of the same source from its last committed batch
+    /// (its `documents` row records how many resources were read by then): the resources before it
+    /// are read again but not written. An import with no interrupted run to continue (no row, or a
+    /// complete one) runs whole. Default: `false`.
+    public var resume = false
+
+    /// The defaults.
+    public init() {}
+}
+
 /// Where an import is.
 public struct ImportProgress: Sendable {
     /// Bytes of the document read so far.

@@ -67,12 +67,10 @@ package struct ImportRecord: Sendable {
 
     /// Fills in the length reserved at `at` with what was written since.
     mutating func endText(_ at: Int) {
-        let length = UInt32(bytes.count - at - 4)
-        withUnsafeBytes(of: length) { source in
-            for offset in 0..<4 { bytes[at + offset] = source[offset] }
-        }
+        patch(UInt32(bytes.count - at - 4), at: at)
     }
 
+    /// Overwrites the `u32` at `at` (a count or length reserved before it was known).
     mutating func patch(_ value: UInt32, at: Int) {
         withUnsafeBytes(of: value) { source in
             for offset in 0..<4 { bytes[at + offset] = source[offset] }

@@ -36,21 +36,8 @@ import SluiceJSONAPI
 /// continues from the last committed batch. Imports into one database take turns (an advisory
 /// lock), since two would race to create the same tables.
 public final class PostgresImporter {
-    /// How an import runs.
-    public struct Options: Sendable {
-        /// Resources per transaction. Default: 5 000.
-        public var batchSize = 5_000
-        /// Limits on the input document.
-        public var limits = JSONLimits()
-        /// How many threads parse the document, besides the one that writes. Default: `.automatic`.
-        public var parallelism = Parallelism.automatic
-        /// Whether to continue an interrupted import of the same source from its last committed
-        /// batch (see `SQLiteImporter.Options.resume`). Default: `false`.
-        public var resume = false
-
-        /// The defaults.
-        public init() {}
-    }
+    /// How an import runs (the same options for every target).
+    public typealias Options = ImportOptions
 
     /// The server and database written to.
     public let target: PostgresTarget

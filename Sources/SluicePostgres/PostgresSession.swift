@@ -73,18 +73,18 @@ final class PostgresTable {
     let typeBytes: [UInt8]
     let name: String
     let quotedName: String
-    /// Columns by attribute name: ordinal, quoted name, current type, and the type it was
-    /// declared with (what mismatches are counted against).
+    /// A column: its attribute, its name (as is and quoted), its current type, and the type it
+    /// was declared with (what mismatches are counted against).
     struct Column {
-        let ordinal: Int
+        let attribute: String
+        let name: String
         let quoted: String
         var type: PostgresColumnType
         let declared: PostgresColumnType
     }
-    var columns: [String: Column] = [:]
-    var byOrdinal: [String] = []
-    /// Column names (unquoted) by ordinal.
-    var columnNames: [String] = []
+    /// Columns by ordinal (rows name their columns by it), and ordinals by attribute.
+    var columns: [Column] = []
+    var ordinals: [String: Int] = [:]
     var takenColumns: Set<String> = ["id"]
     /// Whether `relationships` had rows of this type when the import began: only then can a
     /// resource's linkage replace earlier rows, which must be deleted first.
@@ -96,7 +96,8 @@ final class PostgresTable {
     var needsUpsert = false
     /// This batch's rows, by the ordinals of the columns they set.
     var groups: [[Int]: StageGroup] = [:]
-    private var recent: [(name: [UInt8], attribute: String)?] = []
+    /// The ordinals of the attribute names at each position of the last resource.
+    private var recent = RecentNames<Int>()
 
     init(type: String, name: String) {
         self.type = type
@@ -105,28 +106,20 @@ final class PostgresTable {
         self.quotedName = ImportNames.quoted(name)
     }
 
-    /// The attribute named `name` at `position` of its resource, as a `String`, found by comparing
-    /// bytes with the one seen at that position last (resources of a type list the same ones).
-    func attribute(named name: UnsafeRawBufferPointer, at position: Int) -> String {
-        if position < recent.count, let entry = recent[position],
-            entry.name.withUnsafeBytes({ $0.hasSameBytes(as: name) })
-        {
-            return entry.attribute
-        }
-        let attribute = String(decoding: name, as: UTF8.self)
-        if position < 256 {
-            while recent.count <= position { recent.append(nil) }
-            recent[position] = (Array(name), attribute)
-        }
-        return attribute
+    /// The ordinal of the column of the attribute `name`, the attribute at `position` of its
+    /// resource; `nil` when the table has none yet.
+    func ordinal(named name: UnsafeRawBufferPointer, at position: Int) -> Int? {
+        if let known = recent.value(named: name, at: position) { return known }
+        guard let ordinal = ordinals[String(decoding: name, as: UTF8.self)] else { return nil }
+        recent.remember(ordinal, named: name, at: position)
+        return ordinal
     }
 }
 
 /// The COPY rows of one table's resources that set the same columns.
 struct StageGroup {
     var ordinals: [Int]
-    var rows: [UInt8] = []
-    var count = 0
+    var rows = CopyText()
 }
 
 final class PostgresSession {
@@ -138,11 +131,10 @@ final class PostgresSession {
     private var lastTable: PostgresTable?
     /// Schema changes this batch needs, run first in its transaction.
     private var pendingDDL: [PostgresQuery] = []
-    private var linkRows: [UInt8] = []
-    private var linkRowCount = 0
+    private var linkRows = CopyText()
     /// Types with relationship rows in this batch.
     /// `(type, id, name)` of each relationship with linkage whose earlier rows it replaces.
-    private var replacedRows: [UInt8] = []
+    private var replacedRows = CopyText()
     /// The types `relationships` had rows of when the import began.
     private var typesWithLinks: Set<String> = []
     /// Whether a flush failed: its batch is gone, and nothing may be flushed after it.
@@ -218,26 +210,22 @@ final class PostgresSession {
         }
     }
 
+    /// Adds the column `name` of `attribute` to `table`; its ordinal.
     @discardableResult
-    private func add(
-        _ attribute: String,
-        name: String,
-        type: PostgresColumnType,
-        to table: PostgresTable
-    )
-        -> PostgresTable.Column
-    {
-        let column = PostgresTable.Column(
-            ordinal: table.byOrdinal.count,
-            quoted: ImportNames.quoted(name),
-            type: type,
-            declared: type
+    private func add(_ attribute: String, name: String, type: PostgresColumnType, to table: PostgresTable) -> Int {
+        let ordinal = table.columns.count
+        table.columns.append(
+            PostgresTable.Column(
+                attribute: attribute,
+                name: name,
+                quoted: ImportNames.quoted(name),
+                type: type,
+                declared: type
+            )
         )
-        table.byOrdinal.append(attribute)
-        table.columnNames.append(name)
-        table.columns[attribute] = column
+        table.ordinals[attribute] = ordinal
         table.takenColumns.insert(name.lowercased())
-        return column
+        return ordinal
     }
 
     /// Writes every block the reader hands over, flushing a batch every `batchSize` resources.
@@ -296,14 +284,14 @@ final class PostgresSession {
             for position in 0..<reader.count() {
                 let name = reader.text()
                 let value = reader.value()
-                let attribute = table.attribute(named: name, at: position)
-                var column: PostgresTable.Column
-                if let known = table.columns[attribute] {
-                    column = known
+                let ordinal: Int
+                if let known = table.ordinal(named: name, at: position) {
+                    ordinal = known
                 } else {
                     guard let type = PostgresColumnType(for: value) else { continue }
-                    column = addColumn(attribute, type, to: table)
+                    ordinal = addColumn(String(decoding: name, as: UTF8.self), type, to: table)
                 }
+                let column = table.columns[ordinal]
                 if column.type.countsMismatch(value, declared: column.declared) { typeMismatches += 1 }
                 if let wider = column.type.widened(for: value) {
                     pendingDDL.append(
@@ -316,28 +304,23 @@ final class PostgresSession {
                     pendingDDL.append(
                         """
                         UPDATE sluice_columns SET declared_type = \(wider.rawValue)
-                        WHERE type = \(table.type) AND attribute = \(attribute)
+                        WHERE type = \(table.type) AND attribute = \(column.attribute)
                         """
                     )
-                    column.type = wider
-                    table.columns[attribute] = column
+                    table.columns[ordinal].type = wider
                 }
                 // A member named twice: the last value wins, as for the readers.
-                if let earlier = values.firstIndex(where: { $0.ordinal == column.ordinal }) {
+                if let earlier = values.firstIndex(where: { $0.ordinal == ordinal }) {
                     values[earlier].value = value
                 } else {
-                    values.append((column.ordinal, value))
+                    values.append((ordinal, value))
                 }
             }
             let ordinals = values.map(\.ordinal)
             var group = table.groups.removeValue(forKey: ordinals) ?? StageGroup(ordinals: ordinals)
-            appendCopyText(key, to: &group.rows)
-            for (ordinal, value) in values {
-                group.rows.append(0x09)
-                appendCopyValue(value, to: &group.rows, column: table.columns[table.byOrdinal[ordinal]]!.type)
-            }
-            group.rows.append(0x0A)
-            group.count += 1
+            group.rows.text(key)
+            for (ordinal, value) in values { group.rows.value(value, for: table.columns[ordinal].type) }
+            group.rows.endRow()
             table.groups[ordinals] = group
             table.rowsWritten += 1
 
@@ -350,36 +333,23 @@ final class PostgresSession {
                 if linkage != .absent && table.hasEarlierLinks {
                     // The linkage replaces what an earlier import wrote for this relationship,
                     // empty linkage included.
-                    appendCopyText(type, to: &replacedRows)
-                    replacedRows.append(0x09)
-                    appendCopyText(key, to: &replacedRows)
-                    replacedRows.append(0x09)
-                    appendCopyText(name, to: &replacedRows)
-                    replacedRows.append(0x0A)
+                    replacedRows.text(type)
+                    replacedRows.text(key)
+                    replacedRows.text(name)
+                    replacedRows.endRow()
                 }
                 for position in 0..<identifiers {
                     let targetType = reader.text()
                     let (targetKind, target) = reader.key()
                     guard linkage != .absent, targetKind != .none else { continue }
-                    appendCopyText(type, to: &linkRows)
-                    linkRows.append(0x09)
-                    appendCopyText(key, to: &linkRows)
-                    linkRows.append(0x09)
-                    appendCopyText(name, to: &linkRows)
-                    linkRows.append(0x09)
-                    appendInteger(position, to: &linkRows)
-                    linkRows.append(0x09)
-                    appendCopyText(targetType, to: &linkRows)
-                    linkRows.append(0x09)
-                    appendCopyText(target, to: &linkRows)
-                    linkRows.append(0x09)
-                    if let meta {
-                        appendCopyText(meta, to: &linkRows)
-                    } else {
-                        linkRows.append(contentsOf: #"\N"#.utf8)
-                    }
-                    linkRows.append(0x0A)
-                    linkRowCount += 1
+                    linkRows.text(type)
+                    linkRows.text(key)
+                    linkRows.text(name)
+                    linkRows.verbatim(String(position).utf8)
+                    linkRows.text(targetType)
+                    linkRows.text(target)
+                    linkRows.text(orNull: meta)
+                    linkRows.endRow()
                 }
             }
             return .staged
@@ -393,8 +363,7 @@ final class PostgresSession {
         if let known = tables[type] {
             table = known
         } else {
-            let wanted = ImportNames.isReservedTable(type) ? "\(type)_resources" : type
-            let name = ImportNames.unique(wanted, avoiding: takenTableNames)
+            let name = ImportNames.table(for: type, avoiding: takenTableNames)
             table = PostgresTable(type: type, name: name)
             table.hasEarlierLinks = typesWithLinks.contains(type)
             takenTableNames.insert(name.lowercased())
@@ -411,18 +380,14 @@ final class PostgresSession {
         return table
     }
 
-    private func addColumn(
-        _ attribute: String,
-        _ type: PostgresColumnType,
-        to table: PostgresTable
-    )
-        -> PostgresTable.Column
-    {
-        let wanted = attribute.lowercased() == "id" ? "\(attribute)_attribute" : attribute
-        let name = ImportNames.unique(wanted, avoiding: table.takenColumns)
-        let column = add(attribute, name: name, type: type, to: table)
+    /// Adds a column for `attribute`, first met with a value of `type`; its ordinal.
+    private func addColumn(_ attribute: String, _ type: PostgresColumnType, to table: PostgresTable) -> Int {
+        let name = ImportNames.column(for: attribute, avoiding: table.takenColumns)
+        let ordinal = add(attribute, name: name, type: type, to: table)
         pendingDDL.append(
-            PostgresQuery(unsafeSQL: "ALTER TABLE \(table.quotedName) ADD COLUMN \(column.quoted) \(type.sql)")
+            PostgresQuery(
+                unsafeSQL: "ALTER TABLE \(table.quotedName) ADD COLUMN \(table.columns[ordinal].quoted) \(type.sql)"
+            )
         )
         pendingDDL.append(
             """
@@ -430,7 +395,7 @@ final class PostgresSession {
             VALUES (\(table.type), \(attribute), \(name), \(type.rawValue))
             """
         )
-        return column
+        return ordinal
     }
 
     // MARK: Flushing
@@ -447,13 +412,13 @@ final class PostgresSession {
                 }
                 table.groups.removeAll(keepingCapacity: true)
             }
-            if linkRowCount > 0 || !replacedRows.isEmpty { try await upsertLinks() }
+            if !linkRows.isEmpty || !replacedRows.isEmpty { try await upsertLinks() }
             try await importer.execute(
                 PostgresSchema.recordProgress(
                     source: source,
                     bytes: bytesRead,
                     resources: resources,
-                    relationshipRows: relationshipRows + linkRowCount,
+                    relationshipRows: relationshipRows + linkRows.rows,
                     resourcesRead: resourcesRead
                 )
             )
@@ -463,10 +428,9 @@ final class PostgresSession {
             try? await importer.execute(sql: "ROLLBACK")
             throw error
         }
-        relationshipRowsWritten += linkRowCount
-        linkRows.removeAll(keepingCapacity: true)
-        linkRowCount = 0
-        replacedRows.removeAll(keepingCapacity: true)
+        relationshipRowsWritten += linkRows.rows
+        linkRows.removeAll()
+        replacedRows.removeAll()
         for table in tableOrder { table.batchKeys.removeAll(keepingCapacity: true) }
         committed = resources
         committedBytes = bytesRead
@@ -478,15 +442,15 @@ final class PostgresSession {
     private var committedBytes = 0
 
     private func upsert(_ group: StageGroup, into table: PostgresTable) async throws {
-        let columns = group.ordinals.map { table.columns[table.byOrdinal[$0]]! }
-        let unquoted = ["id"] + group.ordinals.map { table.columnNames[$0] }
+        let columns = group.ordinals.map { table.columns[$0] }
+        let unquoted = ["id"] + columns.map(\.name)
         if !table.needsUpsert, !table.name.contains("\""), !unquoted.contains(where: { $0.contains("\"") }) {
             // Straight into the table (see `copyOrUpsert`).
-            if try await copyDirectly(group.rows, into: table.name, columns: unquoted) { return }
+            if try await copyDirectly(group.rows.bytes, into: table.name, columns: unquoted) { return }
             table.needsUpsert = true
         }
         let stageName = stageName(for: table, group)
-        try await importer.copy(group.rows, into: stageName, columns: group.ordinals.count + 1)
+        try await importer.copy(group.rows.bytes, into: stageName, columns: group.ordinals.count + 1)
         let names = (["id"] + columns.map(\.quoted)).joined(separator: ", ")
         let selected = (["c0"] + columns.enumerated().map { "c\($0.offset + 1)::\($0.element.type.sql)" })
             .joined(separator: ", ")
@@ -547,7 +511,7 @@ final class PostgresSession {
 
     private func upsertLinks() async throws {
         if !replacedRows.isEmpty {
-            try await importer.copy(replacedRows, into: "sluice_stage_replaced", columns: 3)
+            try await importer.copy(replacedRows.bytes, into: "sluice_stage_replaced", columns: 3)
             try await importer.execute(
                 sql: """
                     DELETE FROM relationships r USING (SELECT DISTINCT c0, c1, c2 FROM sluice_stage_replaced) s
@@ -555,13 +519,13 @@ final class PostgresSession {
                     """
             )
         }
-        guard linkRowCount > 0 else { return }
+        guard !linkRows.isEmpty else { return }
         let linkColumns = ["source_type", "source_id", "name", "position", "target_type", "target_id", "meta"]
         if !linksNeedUpsert {
-            if try await copyDirectly(linkRows, into: "relationships", columns: linkColumns) { return }
+            if try await copyDirectly(linkRows.bytes, into: "relationships", columns: linkColumns) { return }
             linksNeedUpsert = true
         }
-        try await importer.copy(linkRows, into: "sluice_stage_links", columns: 7)
+        try await importer.copy(linkRows.bytes, into: "sluice_stage_links", columns: 7)
         let columns = "INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id, meta)"
         try await importer.execute(
             sql: """
@@ -626,56 +590,5 @@ final class PostgresSession {
             resumedAfter: resumedAfter,
             tables: rows
         )
-    }
-
-    // MARK: COPY text
-
-    private func appendInteger(_ value: Int, to rows: inout [UInt8]) {
-        var value = value
-        if value == 0 {
-            rows.append(UInt8(ascii: "0"))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while value > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { rows.append(buffer[index]) }
-        }
-    }
-
-    /// A value for a column of `type`: numbers as written, except a `double precision` one, which
-    /// gets the double's own shortest digits (PostgreSQL refuses `1e-400`, which a double holds as 0).
-    private func appendCopyValue(_ value: ImportRecord.Value, to rows: inout [UInt8], column type: PostgresColumnType) {
-        switch value {
-        case .null: rows.append(contentsOf: #"\N"#.utf8)
-        case .bool(let flag): rows.append(flag ? UInt8(ascii: "1") : UInt8(ascii: "0"))
-        case .real(let real, _) where type == .real: rows.append(contentsOf: "\(real)".utf8)
-        case .integer(_, let text), .real(_, let text), .bigNumber(let text): rows.append(contentsOf: text)
-        case .string(let text), .json(let text): appendCopyText(text, to: &rows)
-        }
-    }
-
-    /// `text` in COPY's text format: backslash, tab, line feed and carriage return escaped.
-    private func appendCopyText(_ text: UnsafeRawBufferPointer, to rows: inout [UInt8]) {
-        var runStart = 0
-        for index in text.indices {
-            let byte = text[index]
-            guard byte == 0x5C || byte == 0x09 || byte == 0x0A || byte == 0x0D else { continue }
-            rows.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[runStart..<index]))
-            runStart = index + 1
-            rows.append(0x5C)
-            switch byte {
-            case 0x09: rows.append(UInt8(ascii: "t"))
-            case 0x0A: rows.append(UInt8(ascii: "n"))
-            case 0x0D: rows.append(UInt8(ascii: "r"))
-            default: rows.append(0x5C)
-            }
-        }
-        rows.append(contentsOf: UnsafeRawBufferPointer(rebasing: text[runStart...]))
     }
 }

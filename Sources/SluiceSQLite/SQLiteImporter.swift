@@ -40,25 +40,8 @@ public final class SQLiteImporter {
     /// How the import runs.
     public var options: Options
 
-    /// How an import runs.
-    public struct Options: Sendable {
-        /// Resources per transaction. Larger batches are faster; a killed import loses at most
-        /// the batch in progress. Default: 5 000.
-        public var batchSize = 5_000
-        /// Limits on the input document.
-        public var limits = JSONLimits()
-        /// How many threads parse the document (see `Parallelism`), besides the thread that writes
-        /// to the database. Default: `.automatic`. What is imported is the same for any setting.
-        public var parallelism = Parallelism.automatic
-        /// Whether to continue an interrupted import of the same source from its last committed
-        /// batch (its `documents` row records how many resources were read by then): the
-        /// resources before it are read again but not written. An import with no interrupted
-        /// run to continue (no row, or a complete one) runs whole. Default: `false`.
-        public var resume = false
-
-        /// The defaults.
-        public init() {}
-    }
+    /// How an import runs (the same options for every target).
+    public typealias Options = ImportOptions
 
     /// Where an import is.
     public typealias Progress = ImportProgress

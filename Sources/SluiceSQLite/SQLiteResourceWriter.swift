@@ -131,27 +131,19 @@ final class SQLiteResourceWriter {
         var hasEarlierLinks: Bool?
         /// Resources written into the table by this import.
         var rowsWritten = 0
-        /// The attribute names met at each position of the last resources, with their columns:
-        /// resources of a type mostly list the same attributes in the same order, so a name is
-        /// found by comparing bytes with the one seen at its position, without a `String`.
-        private var recent: [(name: [UInt8], column: Column)?] = []
+        /// The columns of the attribute names at each position of the last resource.
+        private var recent = RecentNames<Column>()
 
         /// The column of the attribute `name`, the attribute at `position` of its resource.
         func column(named name: UnsafeRawBufferPointer, at position: Int) -> Column? {
-            if position < recent.count, let entry = recent[position],
-                entry.name.withUnsafeBytes({ $0.hasSameBytes(as: name) })
-            {
-                return entry.column
-            }
+            if let known = recent.value(named: name, at: position) { return known }
             guard let column = columns[String(decoding: name, as: UTF8.self)] else { return nil }
-            remember(column, named: name, at: position)
+            recent.remember(column, named: name, at: position)
             return column
         }
 
         func remember(_ column: Column, named name: UnsafeRawBufferPointer, at position: Int) {
-            guard position < 256 else { return }
-            while recent.count <= position { recent.append(nil) }
-            recent[position] = (Array(name), column)
+            recent.remember(column, named: name, at: position)
         }
 
         /// Adds a column named `name` for `attribute`.
@@ -329,8 +321,7 @@ final class SQLiteResourceWriter {
     /// The table of `type`, created on first sight.
     private func table(for type: String) throws -> TypeTable {
         if let known = tables[type] { return known }
-        let wanted = ImportNames.isReservedTable(type) ? "\(type)_resources" : type
-        let name = ImportNames.unique(wanted, avoiding: takenTableNames)
+        let name = ImportNames.table(for: type, avoiding: takenTableNames)
         let table = TypeTable(type: type, name: name)
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(table.quotedName) (id TEXT PRIMARY KEY)")
         try db.execute(sql: "INSERT INTO sluice_tables (type, table_name) VALUES (?, ?)", arguments: [type, name])
@@ -340,8 +331,7 @@ final class SQLiteResourceWriter {
     }
 
     private func addColumn(_ attribute: String, _ type: DeclaredType, to table: TypeTable) throws -> Column {
-        let wanted = attribute.lowercased() == "id" ? "\(attribute)_attribute" : attribute
-        let name = ImportNames.unique(wanted, avoiding: table.takenColumns)
+        let name = ImportNames.column(for: attribute, avoiding: table.takenColumns)
         try db.execute(
             sql: "ALTER TABLE \(table.quotedName) ADD COLUMN \(ImportNames.quoted(name)) \(type.rawValue)"
         )

@@ -230,22 +230,13 @@ struct ImportCommandTests {
         let directory = try Self.directory()
         let document = try Self.generate(articles: 30_000, into: directory)
         let database = directory.appendingPathComponent("out.sqlite").path
-        let process = Process()
-        process.executableURL = Command.executable
-        process.arguments = ["import", document, "--sqlite", database, "--batch-size", "1000", "--quiet"]
-        try process.run()
         // Wait for the first committed batch, then kill the import mid-way.
-        var committed = 0
-        let deadline = Date().addingTimeInterval(60)
-        while committed < 1000, Date() < deadline, process.isRunning {
-            committed =
-                (try? Self.read(database) { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM articles") })
-                .flatMap { $0 } ?? 0
-            if committed < 1000 { usleep(5_000) }
-        }
-        #expect(process.isRunning, "the import finished before it could be interrupted")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let process = try Self.importKilled(
+            document,
+            into: database,
+            after: 1000,
+            committed: "SELECT COUNT(*) FROM articles"
+        )
         #expect(process.terminationReason == .uncaughtSignal)
 
         try Self.read(database) { db in
@@ -284,21 +275,12 @@ struct ImportCommandTests {
         let directory = try Self.directory()
         let document = try Self.generate(articles: 30_000, into: directory)
         let database = directory.appendingPathComponent("out.sqlite").path
-        let process = Process()
-        process.executableURL = Command.executable
-        process.arguments = ["import", document, "--sqlite", database, "--batch-size", "1000", "--quiet"]
-        try process.run()
-        var committed = 0
-        let deadline = Date().addingTimeInterval(60)
-        while committed < 2000, Date() < deadline, process.isRunning {
-            committed =
-                (try? Self.read(database) { db in try Int.fetchOne(db, sql: "SELECT resume_resources FROM documents") })
-                .flatMap { $0 } ?? 0
-            if committed < 2000 { usleep(5_000) }
-        }
-        #expect(process.isRunning, "the import finished before it could be interrupted")
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        try Self.importKilled(
+            document,
+            into: database,
+            after: 2000,
+            committed: "SELECT resume_resources FROM documents"
+        )
         let (articles, recorded) = try Self.read(database) { db in
             (
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM articles") ?? 0,
@@ -355,6 +337,33 @@ struct ImportCommandTests {
             // pipe's blocks more, nothing in proportion to the document.
             #expect(largePeak < smallPeak + 16_000, "\(target[0]): \(smallPeak) KB then \(largePeak) KB")
         }
+    }
+
+    /// Starts `sluice import` of `document` into `database` in batches of 1 000, and kills it once
+    /// `committed` (a query of the database) reaches `count`; expects it was still running then.
+    @discardableResult
+    static func importKilled(
+        _ document: String,
+        into database: String,
+        after count: Int,
+        committed query: String
+    )
+        throws -> Process
+    {
+        let process = Process()
+        process.executableURL = Command.executable
+        process.arguments = ["import", document, "--sqlite", database, "--batch-size", "1000", "--quiet"]
+        try process.run()
+        var committed = 0
+        let deadline = Date().addingTimeInterval(60)
+        while committed < count, Date() < deadline, process.isRunning {
+            committed = (try? Self.read(database) { db in try Int.fetchOne(db, sql: query) }).flatMap { $0 } ?? 0
+            if committed < count { usleep(5_000) }
+        }
+        #expect(process.isRunning, "the import finished before it could be interrupted")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return process
     }
 
     /// Runs the CLI and returns its peak resident memory in KB (from wait4's rusage: the child's

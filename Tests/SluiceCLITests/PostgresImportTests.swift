@@ -109,7 +109,7 @@ struct PostgresImportTests {
         // The password from PGPASSWORD, the URL without it.
         let bare = TestPostgres.url(database: database, withPassword: false)
         for _ in 0..<2 {
-            let run = try Self.run(
+            let run = try Command.run(
                 ["import", document, "--postgres", bare, "--batch-size", "100"],
                 environment: ["PGPASSWORD": TestPostgres.password!]
             )
@@ -452,34 +452,5 @@ struct PostgresImportTests {
         #expect(closed.status == 2)
         #expect(closed.standardError.contains("cannot open the database"))
         #expect(!closed.standardError.contains("secret"))
-    }
-
-    /// Runs the CLI with `environment` added to this process's.
-    static func run(_ arguments: [String], environment: [String: String]) throws -> Command.Run {
-        let process = Process()
-        process.executableURL = Command.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errorData = Command.LockedData()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errorData.set(Command.readAll(error.fileHandleForReading.fileDescriptor))
-            group.leave()
-        }
-        let outputData = Command.readAll(output.fileHandleForReading.fileDescriptor)
-        group.wait()
-        process.waitUntilExit()
-        return Command.Run(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData.get(), as: UTF8.self)
-        )
     }
 }

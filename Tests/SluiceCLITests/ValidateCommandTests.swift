@@ -22,10 +22,20 @@ struct ValidateCommandTests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    static func run(_ arguments: [String], standardInput: Data? = nil) throws -> Run {
+    /// Runs the binary with `arguments`, `standardInput`, and `environment` added to this process's.
+    static func run(
+        _ arguments: [String],
+        standardInput: Data? = nil,
+        environment: [String: String] = [:]
+    ) throws
+        -> Run
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         let error = Pipe()
         let input = Pipe()
