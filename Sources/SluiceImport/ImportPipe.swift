@@ -112,18 +112,19 @@ package final class ImportPipe: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Starts reading `reader` on a thread of its own (and the decoder's workers), passing over
-    /// the first `skipping` resources (those a resumed import committed before).
+    /// Starts reading `reader` on a thread of its own (and the decoder's workers) with `options`'s
+    /// limits and parallelism, passing over the resources `resume` says an interrupted import
+    /// committed.
     package static func start(
         reading reader: FileChunkReader,
-        limits: JSONLimits,
-        parallelism: Parallelism,
-        skipping: Int = 0
+        options: ImportOptions,
+        resumingFrom resume: ResumePoint?
     ) -> ImportPipe {
+        let skipping = resume?.resourcesRead ?? 0
         let pipe = ImportPipe()
         var decoder = JSONAPIDecoder()
-        decoder.limits = limits
-        decoder.parallelism = parallelism
+        decoder.limits = options.limits
+        decoder.parallelism = options.parallelism
         decoder.makesImportRecords = true
         // The reader and decoder are used by the new thread only from here on: the importer
         // touches neither until `end` (awaited by `take` or `cancelAndWait`) says the thread is done.

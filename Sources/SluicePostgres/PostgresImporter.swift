@@ -179,12 +179,7 @@ public final class PostgresImporter {
                 started: started
             )
             session = current
-            let pipe = ImportPipe.start(
-                reading: reader,
-                limits: options.limits,
-                parallelism: options.parallelism,
-                skipping: resume?.resourcesRead ?? 0
-            )
+            let pipe = ImportPipe.start(reading: reader, options: options, resumingFrom: resume)
             do {
                 let document = try await current.write(from: pipe, batchSize: max(1, options.batchSize)) {
                     report(finished: false)

@@ -118,12 +118,7 @@ public final class SQLiteImporter {
                 )
                 session = current
                 // Reading starts once the database is ready, on its own thread.
-                let pipe = ImportPipe.start(
-                    reading: reader,
-                    limits: options.limits,
-                    parallelism: options.parallelism,
-                    skipping: resumePoint?.resourcesRead ?? 0
-                )
+                let pipe = ImportPipe.start(reading: reader, options: options, resumingFrom: resumePoint)
                 do {
                     let document = try current.write(from: pipe) { report(finished: false) }
                     current.bytesRead = reader.bytesRead
