@@ -32,7 +32,7 @@ import SluiceJSONAPI
 /// STDIN`), then upserted (`INSERT ... SELECT DISTINCT ON ... ON CONFLICT DO UPDATE`, the last
 /// occurrence of a key winning, as in SQLite), with the `documents` row's counts. A lost connection
 /// or a fault in the input stops the import with the batches before it whole; the `documents` row
-/// says `failed` (written on a new connection when the old one is gone), and ``Options/resume``
+/// says `failed` (written on a new connection when the old one is gone), and the `resume` option
 /// continues from the last committed batch. Imports into one database take turns (an advisory
 /// lock), since two would race to create the same tables.
 public final class PostgresImporter {
