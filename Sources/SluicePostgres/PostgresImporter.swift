@@ -28,9 +28,10 @@ import SluiceJSONAPI
 /// `text`; `jsonb` turned into text keeps PostgreSQL's spelling of it), where SQLite would keep the
 /// value under its column affinity.
 ///
-/// Each batch is one transaction: its rows are copied into temporary tables (`COPY ... FROM
-/// STDIN`), then upserted (`INSERT ... SELECT DISTINCT ON ... ON CONFLICT DO UPDATE`, the last
-/// occurrence of a key winning, as in SQLite), with the `documents` row's counts. A lost connection
+/// Each batch is one transaction, with the `documents` row's counts: its rows are copied straight
+/// into their tables (`COPY ... FROM STDIN`) while no key repeats; from a table's first repeated
+/// key on (a re-import), they are copied into temporary tables and upserted (`INSERT ... SELECT
+/// DISTINCT ON ... ON CONFLICT DO UPDATE`, the last occurrence of a key winning, as in SQLite). A lost connection
 /// or a fault in the input stops the import with the batches before it whole; the `documents` row
 /// says `failed` (written on a new connection when the old one is gone), and the `resume` option
 /// continues from the last committed batch. Imports into one database take turns (an advisory
