@@ -104,6 +104,7 @@ public final class StreamingJSONEncoder: Sendable {
         var dataStrategy = DataEncodingStrategy.base64
         var floatStrategy = NonConformingFloatEncodingStrategy.throw
         var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+        var usesGeneratedWriters = true
     }
 
     /// Creates an encoder with Foundation's defaults.
@@ -140,6 +141,17 @@ public final class StreamingJSONEncoder: Sendable {
         set { settings[\.userInfo] = newValue }
     }
 
+    /// Whether `@JSONModel` models are written by their generated writers (when the output is
+    /// compact and the key strategy built in). Default: `true`. Set `false` to compare with the
+    /// general path, which gives the same bytes.
+    public var usesGeneratedWriters: Bool {
+        get { settings[\.usesGeneratedWriters] }
+        set { settings[\.usesGeneratedWriters] = newValue }
+    }
+
+    /// A snapshot of the settings, for encoders built on this one.
+    package var settingsSnapshot: Settings { settings.snapshot }
+
     /// A tree recorder and writer options under the current settings, for encoders built on
     /// this one.
     ///
@@ -166,16 +178,68 @@ public final class StreamingJSONEncoder: Sendable {
     ///
     /// - Throws: `EncodingError.invalidValue` with the coding path for a value JSON cannot hold (an
     ///   infinite `Double` under the default strategy, a model that encodes nothing).
+    ///
+    /// A `@JSONModel` model (or an array, optional or dictionary of them) is written by its
+    /// generated writer, straight into the output, when the output is compact and the key
+    /// strategy is a built-in one; the result is byte for byte the general path's.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
+        let settings = self.settings.snapshot
+        if writesThroughGeneratedWriters(T.self), JSONModelWriterState.accepts(settings),
+            let model = value as? any JSONModelValue
+        {
+            let state = JSONModelWriterState.make(tree: EncodingTree(settings: settings), chunkSize: nil, sink: nil)
+            defer { JSONModelWriterState.free(state) }
+            do {
+                try model.writeJSONModelValue(to: JSONModelWriter(state: state))
+                return state.pointee.takeData()
+            } catch {
+                // Answered below by the general path: its document, or its exact error.
+            }
+        }
         var data = Data()
-        try encode(value, chunkSize: 64 * 1024) { data.append(contentsOf: $0) }
+        try encodeGenerally(value, chunkSize: 64 * 1024) { data.append(contentsOf: $0) }
         return data
     }
 
     /// Encodes `value` and hands the text to `sink` in chunks of `chunkSize` bytes.
+    ///
+    /// A `@JSONModel` model is written by its generated writer as in ``encode(_:)``. Should it
+    /// fail after chunks have reached the sink, the error is the general path's for the same
+    /// value (its coding path and message).
     public func encode<T: Encodable>(
         _ value: T,
         chunkSize: Int = 64 * 1024,
+        to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        precondition(chunkSize > 0, "chunkSize must be positive")
+        let settings = self.settings.snapshot
+        if writesThroughGeneratedWriters(T.self), JSONModelWriterState.accepts(settings),
+            let model = value as? any JSONModelValue
+        {
+            let tree = EncodingTree(settings: settings)
+            let state = JSONModelWriterState.make(tree: tree, chunkSize: chunkSize, sink: sink)
+            defer { JSONModelWriterState.free(state) }
+            do {
+                try model.writeJSONModelValue(to: JSONModelWriter(state: state))
+                try state.pointee.finish()
+                return
+            } catch {
+                if let failure = state.pointee.failedSink { throw failure }
+                if state.pointee.hasFlushed {
+                    // Text has gone out: the general path cannot start over, but it can say
+                    // exactly what is wrong.
+                    _ = try tree.node(for: value, path: [])
+                    throw error
+                }
+            }
+        }
+        try encodeGenerally(value, chunkSize: chunkSize, to: sink)
+    }
+
+    /// The general path: the value recorded as a tree, then written through yajl's generator.
+    private func encodeGenerally<T: Encodable>(
+        _ value: T,
+        chunkSize: Int,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let (tree, writerOptions, sortsKeys) = makeTree(chunkSize: chunkSize)

@@ -44,7 +44,10 @@
 @attached(
     extension,
     conformances: JSONModelDecodable,
+    JSONModelEncodable,
     names: named(init(jsonModelReader:)),
-    named(jsonModelMembers)
+    named(jsonModelMembers),
+    named(jsonModelKeys),
+    named(writeJSONModelField(_:to:))
 )
 public macro JSONModel() = #externalMacro(module: "SluiceMacrosPlugin", type: "JSONModelMacro")

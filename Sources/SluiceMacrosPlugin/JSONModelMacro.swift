@@ -53,7 +53,16 @@ public struct JSONModelMacro: MemberMacro, ExtensionMacro {
             }
             """
         guard let declaration = DeclSyntax(stringLiteral: source).as(ExtensionDeclSyntax.self) else { return [] }
-        return [declaration]
+        guard model.writes else { return [declaration] }
+        let writer = """
+            extension \(type.trimmedDescription): SluiceJSON.JSONModelEncodable {
+            \(model.keysTable(typeName: type.trimmedDescription))
+
+            \(model.fieldWriter())
+            }
+            """
+        guard let writing = DeclSyntax(stringLiteral: writer).as(ExtensionDeclSyntax.self) else { return [declaration] }
+        return [declaration, writing]
     }
 }
 
@@ -71,6 +80,13 @@ struct Model {
 
     var isClass: Bool
     var isGeneric: Bool
+    /// Whether the model is declared `Codable` or `Encodable` and writes itself with Codable's
+    /// synthesized `encode(to:)`: then a writer is generated too.
+    var writes: Bool
+    /// The properties Codable's synthesized `encode(to:)` writes, in its order: the `CodingKeys`
+    /// cases' order when the model declares them, else the declaration order. (Unlike decoding,
+    /// a `let` with an initial value is written.)
+    var written: [Property]
     /// `public `, `package ` or nothing: the generated members' access, so that a public model's
     /// conformance is public too.
     var access: String
@@ -119,7 +135,11 @@ struct Model {
         }
 
         var codingKeys: [String: String]?
+        var keyOrder: [String] = []
         var stored: [(name: String, type: TypeSyntax?, node: Syntax)] = []
+        // Stored properties Codable writes (a `let` with its value included), by name.
+        var storedForWriting: [(name: String, type: TypeSyntax?)] = []
+        var encodesItself = false
         for member in declaration.memberBlock.members {
             let decl = member.decl
             if let initializer = decl.as(InitializerDeclSyntax.self), Self.isDecodingInitializer(initializer) {
@@ -138,6 +158,7 @@ struct Model {
                     )
                 }
                 var names: [String: String] = [:]
+                keyOrder = []
                 for item in keys.memberBlock.members {
                     guard let cases = item.decl.as(EnumCaseDeclSyntax.self) else { continue }
                     for element in cases.elements {
@@ -154,9 +175,14 @@ struct Model {
                         } else {
                             names[name] = name
                         }
+                        keyOrder.append(name)
                     }
                 }
                 codingKeys = names
+                continue
+            }
+            if let function = decl.as(FunctionDeclSyntax.self), Self.isEncodingFunction(function) {
+                encodesItself = true
                 continue
             }
             guard let variable = decl.as(VariableDeclSyntax.self) else { continue }
@@ -173,11 +199,12 @@ struct Model {
                 guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
                     return problem(binding.pattern, "@JSONModel reads properties declared one name at a time.")
                 }
+                let name = Self.identifier(pattern.identifier.text)
+                storedForWriting.append((name, binding.typeAnnotation?.type))
                 // Codable does not decode a constant that already has its value.
                 if isLet && binding.initializer != nil { continue }
                 // Without an annotation the type is the initial value's, never optional (an
                 // optional needs an annotation to start as nil): the read infers it either way.
-                let name = Self.identifier(pattern.identifier.text)
                 stored.append((name, binding.typeAnnotation?.type, Syntax(binding)))
             }
         }
@@ -198,7 +225,34 @@ struct Model {
             seen[member] = name
             properties.append(Property(name: name, member: member, isOptional: type.map(Self.isOptional) ?? false))
         }
-        return Model(isClass: isClass, isGeneric: isGeneric, access: access, properties: properties)
+        var written: [Property] = []
+        if let codingKeys {
+            let byName = Dictionary(
+                storedForWriting.map { ($0.name, $0.type) },
+                uniquingKeysWith: { first, _ in first }
+            )
+            for name in keyOrder {
+                // A case without a property fails to compile in Codable's own synthesis.
+                guard let member = codingKeys[name], let type = byName[name] else { continue }
+                written.append(Property(name: name, member: member, isOptional: type.map(Self.isOptional) ?? false))
+            }
+        } else {
+            written = storedForWriting.map {
+                Property(name: $0.name, member: $0.name, isOptional: $0.type.map(Self.isOptional) ?? false)
+            }
+        }
+        let declaresEncodable = declaration.inheritanceClause?.inheritedTypes.contains { inherited in
+            let name = inherited.type.trimmedDescription
+            return ["Codable", "Encodable", "Swift.Codable", "Swift.Encodable"].contains(name)
+        }
+        return Model(
+            isClass: isClass,
+            isGeneric: isGeneric,
+            writes: declaresEncodable == true && !encodesItself,
+            written: written,
+            access: access,
+            properties: properties
+        )
     }
 
     /// The table of member names, built once per type (once per specialization for a generic
@@ -231,7 +285,113 @@ struct Model {
         return lines.joined(separator: "\n")
     }
 
+    /// The written names as a table: each name escaped as JSON for each built-in key strategy,
+    /// the order of the names under `.sortedKeys`, and key paths for the value types.
+    func keysTable(typeName: String) -> String {
+        let names = written.map { Self.stringLiteral($0.member) }.joined(separator: ", ")
+        var escaped: [String] = []
+        var sorted: [String] = []
+        for strategy in [nil, "_", "-"] as [Character?] {
+            let spelled = written.map { property in
+                strategy.map { Self.separated(property.member, $0) } ?? property.member
+            }
+            escaped.append("[" + spelled.map { Self.stringLiteral(Self.jsonEscaped($0)) }.joined(separator: ", ") + "]")
+            // Ordered as the general path orders Strings at run time (`<`); a stable sort keeps
+            // the encoding order for equal names.
+            let order = spelled.indices.sorted { spelled[$0] < spelled[$1] || (spelled[$0] == spelled[$1] && $0 < $1) }
+            sorted.append("[" + order.map(String.init).joined(separator: ", ") + "]")
+        }
+        // By the type's name: `Self` in a class's stored property initializer is not allowed. A
+        // generic type's table is a computed property, where `Self` names the specialization.
+        let root = isGeneric ? "Self" : typeName
+        let paths = written.map { "\\\(root).\(Self.escaped($0.name))" }.joined(separator: ", ")
+        let table =
+            "SluiceJSON.JSONModelKeys(names: [\(names)], escaped: [\(escaped.joined(separator: ", "))], sorted: [\(sorted.joined(separator: ", "))], values: [\(paths)])"
+        if isGeneric {
+            return
+                "    \(access)static var jsonModelKeys: SluiceJSON.JSONModelKeys { SluiceJSON.JSONModelKeys.shared(by: Self.self) { \(table) } }"
+        }
+        return "    \(access)static let jsonModelKeys = \(table)"
+    }
+
+    /// The function that writes one member by its index in the table: a key then a value, by
+    /// the writer's overload for the property's type; nothing for an absent optional.
+    func fieldWriter() -> String {
+        var lines = [
+            "    \(access)func writeJSONModelField(_ field: Int, to writer: SluiceJSON.JSONModelWriter) throws {"
+        ]
+        lines.append("        switch field {")
+        for (index, property) in written.enumerated() {
+            let write = property.isOptional ? "writeIfPresent" : "write"
+            lines.append(
+                "        case \(index): try writer.\(write)(self.\(Self.escaped(property.name)), field: \(index))"
+            )
+        }
+        lines.append("        default: break")
+        lines.append("        }")
+        lines.append("    }")
+        return lines.joined(separator: "\n")
+    }
+
+    /// `name` with words separated as the encoders' snake and kebab strategies separate them
+    /// (`myURLValue` as `my_url_value`): the same rule as SluiceJSON's `EncodingTree.separated`,
+    /// applied here at expansion time. Tests compare the generated and the general output.
+    static func separated(_ key: String, _ separator: Character) -> String {
+        let characters = Array(key)
+        guard !characters.isEmpty else { return key }
+        var result = ""
+        for (index, character) in characters.enumerated() {
+            if index > 0, character.isUppercase {
+                let previous = characters[index - 1]
+                let nextIsLower = index + 1 < characters.count && characters[index + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
+                    result.append(separator)
+                }
+            }
+            result.append(contentsOf: character.lowercased())
+        }
+        return result
+    }
+
+    /// `text` escaped as yajl's generator escapes a string (without the quotes, `/` as is: the
+    /// writer escapes it when the settings ask).
+    static func jsonEscaped(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\u{8}": escaped += "\\b"
+            case "\u{C}": escaped += "\\f"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return escaped
+    }
+
     // MARK: Reading syntax
+
+    /// Whether `function` is `encode(to: Encoder)`: the model writes itself, so no writer is
+    /// generated (it would bypass that function).
+    static func isEncodingFunction(_ function: FunctionDeclSyntax) -> Bool {
+        guard function.name.text == "encode" else { return false }
+        let parameters = function.signature.parameterClause.parameters
+        guard parameters.count == 1, let parameter = parameters.first, parameter.firstName.text == "to" else {
+            return false
+        }
+        let type = parameter.type.trimmedDescription
+        return type == "Encoder" || type == "any Encoder" || type == "some Encoder" || type == "Swift.Encoder"
+            || type == "any Swift.Encoder"
+    }
 
     /// Whether `initializer` is `init(from: Decoder)` (any spelling of the decoder's type).
     static func isDecodingInitializer(_ initializer: InitializerDeclSyntax) -> Bool {
