@@ -438,7 +438,7 @@ public struct JSONModelWriter {
         state.pointee.separate()
         var value = value
         value.withUTF8 { state.pointee.quoted($0) }
-        if state.pointee.captures { state.pointee.captured = value }
+        if state.pointee.captures, state.pointee.depth == state.pointee.captureDepth { state.pointee.captured = value }
         state.pointee.needsComma = true
     }
 
@@ -591,12 +591,25 @@ public struct JSONModelWriter {
     /// Member keys written so far.
     package var keysWritten: Int { state.pointee.keysWritten }
 
+    /// The coding key of member `field` of the model being written.
+    package func codingKey(field: Int) -> (any CodingKey)? { state.pointee.keys.codingKey(field) }
+
+    /// Starts a new top-level value in a writer that collects several (a document's included
+    /// resources, written ahead and copied in later): no comma before it.
+    package func startValue() { state.pointee.needsComma = false }
+
+    /// The bytes written so far by a collecting writer.
+    package var collected: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: state.pointee.bytes, count: state.pointee.count)
+    }
+
     // MARK: Capturing (JSON:API identities)
 
     /// Starts keeping the next string written, for an encoder that needs a member's value as
     /// well as its text (a resource's `id`).
     package func startCapturing() {
         state.pointee.captures = true
+        state.pointee.captureDepth = state.pointee.depth
         state.pointee.captured = nil
     }
 
@@ -648,7 +661,9 @@ extension Optional: OptionalWrapper {
 
 /// What the direct writer refuses (a non-finite double under the default strategy, nesting past
 /// the limit): the encoder answers it with the general path's own error.
-package struct JSONModelWriterFault: Error {}
+package struct JSONModelWriterFault: Error {
+    package init() {}
+}
 
 /// The object being written: its table, held so that its pointers stay valid.
 @usableFromInline
@@ -689,6 +704,8 @@ public struct JSONModelWriterState {
     @usableFromInline var keys = ObjectKeys(table: nil, view: .empty)
     let tree: EncodingTree
     var captures = false
+    /// Only a string written as the member's value itself is kept, not one nested in it.
+    var captureDepth = 0
     var captured: String?
     var pending: StaticString?
 
@@ -778,6 +795,12 @@ public struct JSONModelWriterState {
         capacity = 1
         count = 0
         return data
+    }
+
+    /// Drops what was written after `count` bytes (a collecting writer's duplicate value).
+    package mutating func truncate(to count: Int) {
+        self.count = min(self.count, count)
+        needsComma = false
     }
 
     /// Throws the sink's error, if a flush failed since the last check.

@@ -98,8 +98,8 @@ public final class StreamingJSONEncoder: Sendable {
     }
 
     package struct Settings {
-        var outputFormatting: OutputFormatting = []
-        var keyStrategy = KeyEncodingStrategy.useDefaultKeys
+        package var outputFormatting: OutputFormatting = []
+        package var keyStrategy = KeyEncodingStrategy.useDefaultKeys
         var dateStrategy = DateEncodingStrategy.deferredToDate
         var dataStrategy = DataEncodingStrategy.base64
         var floatStrategy = NonConformingFloatEncodingStrategy.throw

@@ -102,7 +102,9 @@ public final class JSONAPIEncoder: Sendable {
         meta: JSONValue? = nil,
         links: Links? = nil
     ) throws -> Data {
-        try document(included: included, meta: meta, links: links) { session in try session.writePrimary(resource) }
+        try document(R.self, included: included, meta: meta, links: links) { session in
+            try session.writePrimary(resource)
+        }
     }
 
     /// A document whose primary data is a collection.
@@ -112,20 +114,33 @@ public final class JSONAPIEncoder: Sendable {
         meta: JSONValue? = nil,
         links: Links? = nil
     ) throws -> Data {
-        try document(included: included, meta: meta, links: links) { session in
-            try session.writer.beginArray()
+        try document(R.self, included: included, meta: meta, links: links) { session in
+            try session.beginArray()
             for resource in resources { try session.writePrimary(resource) }
-            try session.writer.endArray()
+            try session.endArray()
         }
     }
 
-    /// A whole document in memory, its primary data written by `writeData`.
-    private func document(
+    /// A whole document in memory, its primary data written by `writeData`: by the generated
+    /// writers when the primary resources have them (and the settings allow), else, or when the
+    /// generated path meets anything it does not write as the general path would, by the
+    /// general path, whose document or error is then the answer.
+    private func document<Primary>(
+        _ primary: Primary.Type,
         included: [any Resource & Encodable],
         meta: JSONValue?,
         links: Links?,
-        _ writeData: (Session) throws -> Void
+        _ writeData: (any DocumentSession) throws -> Void
     ) throws -> Data {
+        if let generated = try GeneratedSession(encoder: self, primary: primary, included: included, chunkSize: nil) {
+            do {
+                try writeData(generated)
+                try generated.finish(meta: meta, links: links)
+                return generated.takeData()
+            } catch {
+                // The general path below gives the document, or its own exact error.
+            }
+        }
         var data = Data()
         let session = try Session(encoder: self, included: included, chunkSize: 64 * 1024) {
             data.append(contentsOf: $0)
@@ -145,10 +160,10 @@ public final class JSONAPIEncoder: Sendable {
         chunkSize: Int = 64 * 1024,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) async throws where Resources.Element: Resource & Encodable {
-        let session = try Session(encoder: self, included: included, chunkSize: chunkSize, sink: sink)
-        try session.writer.beginArray()
+        let session = try session(Resources.Element.self, included: included, chunkSize: chunkSize, sink: sink)
+        try session.beginArray()
         for try await resource in resources { try session.writePrimary(resource) }
-        try session.writer.endArray()
+        try session.endArray()
         try session.finish(meta: meta, links: links)
     }
 
@@ -168,15 +183,41 @@ public final class JSONAPIEncoder: Sendable {
         chunkSize: Int = 64 * 1024,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws where Resources.Element: Resource & Encodable {
-        let session = try Session(encoder: self, included: included, chunkSize: chunkSize, sink: sink)
-        try session.writer.beginArray()
+        let session = try session(Resources.Element.self, included: included, chunkSize: chunkSize, sink: sink)
+        try session.beginArray()
         for resource in resources { try session.writePrimary(resource) }
-        try session.writer.endArray()
+        try session.endArray()
         try session.finish(meta: meta, links: links)
     }
 
+    /// A streaming document's session: generated when the resources have generated writers.
+    private func session<Primary>(
+        _ primary: Primary.Type,
+        included: [any Resource & Encodable],
+        chunkSize: Int,
+        sink: @escaping (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> any DocumentSession {
+        precondition(chunkSize > 0, "chunkSize must be positive")
+        if let generated = try GeneratedSession(
+            encoder: self,
+            primary: primary,
+            included: included,
+            chunkSize: chunkSize,
+            sink: sink
+        ) {
+            return generated
+        }
+        return try Session(encoder: self, included: included, chunkSize: chunkSize, sink: sink)
+    }
+
+    /// The settings the encoder writes under, for the generated path.
+    fileprivate var documentSettings: (fields: [String: Set<String>], jsonapi: JSONAPIObject?) {
+        let settings = settings.snapshot
+        return (settings.fields, settings.jsonapi)
+    }
+
     /// One document being written: opened up to the primary data when made, closed by `finish`.
-    final class Session {
+    final class Session: DocumentSession {
         let writer: JSONWriter
         private let recorder: ResourceRecorder
         private var tree: EncodingTree { recorder.tree }
@@ -216,6 +257,9 @@ public final class JSONAPIEncoder: Sendable {
             try writer.beginObject()
             try writer.key("data")
         }
+
+        func beginArray() throws { try writer.beginArray() }
+        func endArray() throws { try writer.endArray() }
 
         /// Writes one resource of the primary data.
         func writePrimary<R: Resource & Encodable>(_ resource: R) throws {
@@ -333,4 +377,155 @@ struct ResourceRecorder {
         if let meta { object.append("meta", meta) }
         return (.object(object), ResourceIdentity(type: type, id: id, lid: lid))
     }
+}
+
+/// A document being written, by the general path or the generated one.
+protocol DocumentSession: AnyObject {
+    func beginArray() throws
+    func endArray() throws
+    func writePrimary<R: Resource & Encodable>(_ resource: R) throws
+    func finish(meta: JSONValue?, links: Links?) throws
+}
+
+/// One document written by the generated path: `@JSONModel` resources straight into the output,
+/// others (included resources or primary data of other types) recorded by the general path's
+/// recorder and written from the record by the same writer.
+final class GeneratedSession: DocumentSession {
+    private let state: UnsafeMutablePointer<JSONModelWriterState>
+    private var writer: JSONModelWriter { JSONModelWriter(state: state) }
+    private let resources: GeneratedResourceWriter
+    private let recorder: ResourceRecorder
+    private var tree: EncodingTree { recorder.tree }
+    private let jsonapi: JSONAPIObject?
+    /// The included resources, written ahead into `includedText` (each a range of it), without
+    /// duplicates among themselves.
+    private let includedText: UnsafeMutablePointer<JSONModelWriterState>
+    private var included: [(range: Range<Int>, identity: ResourceIdentity?)] = []
+    private var includedIdentities = Set<ResourceIdentity>()
+    private var writtenAsPrimary = Set<ResourceIdentity>()
+
+    /// A session for primary data of type `primary`, or `nil` when the generated path does not
+    /// apply (the type has no generated writer, pretty output, a custom key strategy).
+    ///
+    /// - Parameter chunkSize: `nil` collects the document for ``takeData()``.
+    init?<Primary>(
+        encoder: JSONAPIEncoder,
+        primary: Primary.Type,
+        included: [any Resource & Encodable],
+        chunkSize: Int?,
+        sink: ((UnsafeRawBufferPointer) throws -> Void)? = nil
+    ) throws {
+        let settings = encoder.valueEncoder.settingsSnapshot
+        guard Primary.self is any JSONModelEncodable.Type, JSONModelWriterState.accepts(settings) else { return nil }
+        let made = encoder.valueEncoder.makeTree(chunkSize: chunkSize ?? 64 * 1024, baseDepth: 3)
+        let document = encoder.documentSettings
+        recorder = ResourceRecorder(tree: made.tree, fields: document.fields)
+        resources = GeneratedResourceWriter(settings: settings, fields: document.fields)
+        jsonapi = document.jsonapi
+        // The writer counts the containers it opens itself (the document, `data`, ...).
+        state = JSONModelWriterState.make(
+            tree: made.tree,
+            maxDepth: JSONWriter.maxDepth + 1,
+            chunkSize: chunkSize,
+            sink: sink
+        )
+        includedText = JSONModelWriterState.make(
+            tree: made.tree,
+            maxDepth: JSONWriter.maxDepth,
+            chunkSize: nil,
+            sink: nil
+        )
+        do {
+            for resource in included { try writeIncluded(resource) }
+        } catch {
+            JSONModelWriterState.free(state)
+            JSONModelWriterState.free(includedText)
+            throw error
+        }
+        writer.key(raw: "{\"data\":")
+    }
+
+    deinit {
+        JSONModelWriterState.free(state)
+        JSONModelWriterState.free(includedText)
+    }
+
+    private func writeIncluded<R: Resource & Encodable>(_ resource: R) throws {
+        let text = JSONModelWriter(state: includedText)
+        let start = text.collected.count
+        text.startValue()
+        let identity = try write(resource, to: text)
+        if let identity {
+            // A second resource with the same identity is a duplicate; one without an identity
+            // cannot be told apart and is kept.
+            guard includedIdentities.insert(identity).inserted else {
+                includedText.pointee.truncate(to: start)
+                return
+            }
+        }
+        included.append((start..<text.collected.count, identity))
+    }
+
+    /// Writes `resource` as a resource object: generated when it has a writer, else recorded.
+    /// Faults of the generated writer become the general path's exact error.
+    private func write<R: Resource & Encodable>(_ resource: R, to writer: JSONModelWriter) throws -> ResourceIdentity? {
+        guard let model = resource as? any Resource & JSONModelEncodable else {
+            let (node, identity) = try recorder.resourceObject(resource)
+            try writer.write(node)
+            return identity
+        }
+        do {
+            return try resources.write(model, to: writer)
+        } catch {
+            if let failure = state.pointee.failedSink { throw failure }
+            _ = try recorder.resourceObject(resource)
+            guard error is JSONModelWriterFault else { throw error }
+            throw EncodingError.invalidValue(
+                resource,
+                EncodingError.Context(
+                    codingPath: [],
+                    debugDescription: "The \(R.self) resource nests deeper than the generated writer writes."
+                )
+            )
+        }
+    }
+
+    func beginArray() throws { try writer.beginArray() }
+    func endArray() throws { writer.endArray() }
+
+    func writePrimary<R: Resource & Encodable>(_ resource: R) throws {
+        let identity = try write(resource, to: writer)
+        if let identity, includedIdentities.contains(identity) { writtenAsPrimary.insert(identity) }
+        try state.pointee.check()
+    }
+
+    func finish(meta: JSONValue?, links: Links?) throws {
+        let remaining = included.filter { $0.identity.map { !writtenAsPrimary.contains($0) } ?? true }
+        if !remaining.isEmpty {
+            writer.key(raw: "\"included\":")
+            try writer.beginArray()
+            let text = JSONModelWriter(state: includedText).collected
+            for resource in remaining {
+                writer.raw(UnsafeRawBufferPointer(rebasing: text[resource.range]))
+            }
+            writer.endArray()
+        }
+        if let meta {
+            writer.key(raw: "\"meta\":")
+            try writer.write(try tree.node(for: meta, path: [AnyCodingKey("meta")]))
+        }
+        if let links {
+            writer.key(raw: "\"links\":")
+            try writer.write(try tree.node(for: links, path: [AnyCodingKey("links")]))
+        }
+        if let jsonapi {
+            writer.key(raw: "\"jsonapi\":")
+            try writer.write(try tree.node(for: jsonapi, path: [AnyCodingKey("jsonapi")]))
+        }
+        writer.endObject()
+        try state.pointee.finish()
+    }
+
+    /// The document of a collecting session.
+    func takeData() -> Data { state.pointee.takeData() }
 }

@@ -164,14 +164,15 @@ struct Model {
                     for element in cases.elements {
                         let name = Self.identifier(element.name.text)
                         if let raw = element.rawValue?.value.as(StringLiteralExprSyntax.self) {
-                            guard raw.segments.count == 1, let text = raw.segments.first?.as(StringSegmentSyntax.self)
+                            // The literal's value, escapes undone (`"a\\"b"` names the member `a"b`).
+                            guard raw.segments.count == 1, let text = raw.representedLiteralValue
                             else {
                                 return problem(
                                     raw,
                                     "The raw value of CodingKeys.\(name) must be a plain string literal."
                                 )
                             }
-                            names[name] = text.content.text
+                            names[name] = text
                         } else {
                             names[name] = name
                         }

@@ -64,6 +64,23 @@ struct MacroExpansionTests {
                         jsonModelReader.finish(self)
                     }
                 }
+
+                extension Status: SluiceJSON.JSONModelEncodable {
+                    public static let jsonModelKeys = SluiceJSON.JSONModelKeys(names: ["id", "text", "kind"], escaped: [["id", "text", "kind"], ["id", "text", "kind"], ["id", "text", "kind"]], sorted: [[0, 2, 1], [0, 2, 1], [0, 2, 1]], values: [\\Status.id, \\Status.text, \\Status.kind])
+
+                    public func writeJSONModelField(_ field: Int, to writer: SluiceJSON.JSONModelWriter) throws {
+                        switch field {
+                        case 0:
+                            try writer.write(self.id, field: 0)
+                        case 1:
+                            try writer.writeIfPresent(self.text, field: 1)
+                        case 2:
+                            try writer.write(self.kind, field: 2)
+                        default:
+                            break
+                        }
+                    }
+                }
                 """
         )
     }
@@ -103,8 +120,94 @@ struct MacroExpansionTests {
                 extension User: SluiceJSON.JSONModelDecodable {
                     static let jsonModelMembers = SluiceJSON.JSONModelMembers(["screen_name", "followers"])
                 }
+
+                extension User: SluiceJSON.JSONModelEncodable {
+                    static let jsonModelKeys = SluiceJSON.JSONModelKeys(names: ["screen_name", "followers"], escaped: [["screen_name", "followers"], ["screen_name", "followers"], ["screen_name", "followers"]], sorted: [[1, 0], [1, 0], [1, 0]], values: [\\User.screenName, \\User.followers])
+
+                    func writeJSONModelField(_ field: Int, to writer: SluiceJSON.JSONModelWriter) throws {
+                        switch field {
+                        case 0:
+                            try writer.write(self.screenName, field: 0)
+                        case 1:
+                            try writer.writeIfPresent(self.followers, field: 1)
+                        default:
+                            break
+                        }
+                    }
+                }
                 """
         )
+    }
+
+    @Test("the writer's names: escaped as JSON per key strategy and sorted per strategy at expansion time")
+    func writerNames() {
+        Self.expect(
+            """
+            @JSONModel
+            struct Link: Encodable, Decodable {
+                var userID: Int
+                var quoted: String
+                var zeta: Bool
+                enum CodingKeys: String, CodingKey {
+                    case zeta
+                    case userID
+                    case quoted = "a\\"b\\\\c"
+                }
+            }
+            """,
+            expands: """
+                struct Link: Encodable, Decodable {
+                    var userID: Int
+                    var quoted: String
+                    var zeta: Bool
+                    enum CodingKeys: String, CodingKey {
+                        case zeta
+                        case userID
+                        case quoted = "a\\"b\\\\c"
+                    }
+                }
+
+                extension Link: SluiceJSON.JSONModelDecodable {
+                    static let jsonModelMembers = SluiceJSON.JSONModelMembers(["userID", "a\\"b\\\\c", "zeta"])
+
+                    init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
+                        self.userID = try jsonModelReader.decode(at: 0)
+                        self.quoted = try jsonModelReader.decode(at: 1)
+                        self.zeta = try jsonModelReader.decode(at: 2)
+                        jsonModelReader.finish(self)
+                    }
+                }
+
+                extension Link: SluiceJSON.JSONModelEncodable {
+                    static let jsonModelKeys = SluiceJSON.JSONModelKeys(names: ["zeta", "userID", "a\\"b\\\\c"], escaped: [["zeta", "userID", "a\\\\\\"b\\\\\\\\c"], ["zeta", "user_id", "a\\\\\\"b\\\\\\\\c"], ["zeta", "user-id", "a\\\\\\"b\\\\\\\\c"]], sorted: [[2, 1, 0], [2, 1, 0], [2, 1, 0]], values: [\\Link.zeta, \\Link.userID, \\Link.quoted])
+
+                    func writeJSONModelField(_ field: Int, to writer: SluiceJSON.JSONModelWriter) throws {
+                        switch field {
+                        case 0:
+                            try writer.write(self.zeta, field: 0)
+                        case 1:
+                            try writer.write(self.userID, field: 1)
+                        case 2:
+                            try writer.write(self.quoted, field: 2)
+                        default:
+                            break
+                        }
+                    }
+                }
+                """
+        )
+    }
+
+    @Test("no writer for a model that is only Decodable or writes itself")
+    func noWriter() {
+        for source in [
+            "@JSONModel\nstruct Page: Decodable {\n    var size: Int\n}",
+            "@JSONModel\nstruct Page: Codable {\n    var size: Int\n    func encode(to encoder: any Encoder) throws {}\n}",
+        ] {
+            let expanded = Self.expansionText(source)
+            #expect(expanded.contains("JSONModelDecodable"))
+            #expect(!expanded.contains("JSONModelEncodable"))
+        }
     }
 
     @Test("a generic struct gets a computed table (generic types have no stored statics)")
@@ -163,6 +266,22 @@ struct MacroExpansionTests {
 
     /// The messages of the diagnostics `@JSONModel` reports for `source`, a declaration carrying
     /// the attribute: both roles expanded, as the compiler does.
+    /// The expanded source of `source`, as text.
+    static func expansionText(_ source: String) -> String {
+        let file = Parser.parse(source: source)
+        guard let declaration = file.statements.first?.item.as(StructDeclSyntax.self),
+            let attribute = declaration.attributes.first?.as(AttributeSyntax.self)
+        else { return "" }
+        let extensions = try? JSONModelMacro.expansion(
+            of: attribute,
+            attachedTo: declaration,
+            providingExtensionsOf: IdentifierTypeSyntax(name: declaration.name),
+            conformingTo: [],
+            in: BasicMacroExpansionContext()
+        )
+        return (extensions ?? []).map(\.description).joined(separator: "\n")
+    }
+
     func expansionDiagnostics(_ source: String) -> [String] {
         let file = Parser.parse(source: source)
         guard let item = file.statements.first?.item, let declaration = item.asProtocol((any DeclGroupSyntax).self),
