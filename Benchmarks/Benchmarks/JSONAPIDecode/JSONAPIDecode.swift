@@ -67,6 +67,16 @@ let benchmarks: @Sendable () -> Void = {
             benchmark.startMeasurement()
             for _ in benchmark.scaledIterations { blackHole(try encoder.encode(articles, included: included)) }
         }
+        Benchmark("Sluice-JSONAPIEncoder-generated-\(label)") { benchmark in
+            let bytes = generated(generator)
+            let (articles, included) = try GeneratedModels.models(bytes)
+            let encoder = JSONAPIEncoder()
+            encoder.valueEncoder.keyEncodingStrategy = .convertToKebabCase
+            let output = try encoder.encode(articles, included: included)
+            try sameResult(output, bytes, "JSONAPIEncoder (generated writers)")
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { blackHole(try encoder.encode(articles, included: included)) }
+        }
         Benchmark("Foundation-JSONEncoder-encode-\(label)") { benchmark in
             let bytes = generated(generator)
             let document = try JSONDecoder().decode(CodableModels.Document.self, from: Data(bytes))

@@ -134,6 +134,18 @@ enum GeneratedModels: ModelFamily {
         return sum
     }
 
+    /// The document's primary articles and included people and comments as generated models:
+    /// what the encoding benchmark's generated writers write back.
+    static func models(_ bytes: [UInt8]) throws -> (articles: [Article], included: [any Resource & Encodable]) {
+        let document = try decoder.decode([Linked<Article>].self, from: bytes)
+        let included = document.included.compactMap { resource -> (any Resource & Encodable)? in
+            if let person = resource.as(Person.self) { return person }
+            if let comment = resource.as(Comment.self) { return comment }
+            return nil
+        }
+        return (document.data.map(\.model), included)
+    }
+
     @JSONModel
     struct Metadata: Codable {
         var wordCount: Int
@@ -142,7 +154,7 @@ enum GeneratedModels: ModelFamily {
     }
 
     @JSONModel
-    struct Article: ArticleModel {
+    struct Article: ArticleModel, Encodable {
         static let resourceType = "articles"
         var id: String
         var title: String
@@ -160,7 +172,7 @@ enum GeneratedModels: ModelFamily {
     }
 
     @JSONModel
-    struct Person: PersonModel {
+    struct Person: PersonModel, Encodable {
         static let resourceType = "people"
         var id: String
         var name: String
@@ -170,7 +182,7 @@ enum GeneratedModels: ModelFamily {
     }
 
     @JSONModel
-    struct Comment: CommentModel {
+    struct Comment: CommentModel, Encodable {
         static let resourceType = "comments"
         var id: String
         var body: String

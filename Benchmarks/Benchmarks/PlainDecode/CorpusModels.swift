@@ -80,7 +80,7 @@ struct Twitter: Codable, Equatable, Sendable {
 
     /// The retweeted status, boxed: a struct cannot hold a value of its own type. It is coded as
     /// the status itself, with no wrapping level in the JSON.
-    indirect enum Retweeted: Codable, Equatable, Sendable, JSONTapeDecodable {
+    indirect enum Retweeted: Codable, Equatable, Sendable, JSONTapeDecodable, JSONModelValue {
         case status(Status)
 
         var status: Status {
@@ -101,6 +101,11 @@ struct Twitter: Codable, Equatable, Sendable {
 
         func encode(to encoder: any Encoder) throws {
             try status.encode(to: encoder)
+        }
+
+        // And writes itself through the status's generated writer.
+        func writeJSONModelValue(to writer: JSONModelWriter) throws {
+            try status.writeJSONModelValue(to: writer)
         }
     }
 

@@ -71,11 +71,25 @@ func registerEncoding<Model: Codable & Equatable>(_ model: Model.Type, corpus na
         let ours = try sluice.encode(value)
         let theirs = try foundation.encode(value)
         precondition(ours == theirs, "PlainDecode: the encoders disagree on \(name).json's models")
+        sluice.usesGeneratedWriters = false
+        precondition(
+            try sluice.encode(value) == ours,
+            "PlainDecode: the general path disagrees on \(name).json's models"
+        )
+        sluice.usesGeneratedWriters = true
     } catch {
         fatalError("PlainDecode: \(name).json's models do not encode: \(error)")
     }
     Benchmark("Sluice-StreamingJSONEncoder-\(name)") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try sluice.encode(value)) }
+    }
+    // The general path (the models' Codable conformance, a tree, yajl's generator), for
+    // comparison with the generated writers above: it must not get slower.
+    let general = StreamingJSONEncoder()
+    general.outputFormatting = .sortedKeys
+    general.usesGeneratedWriters = false
+    Benchmark("Sluice-general-StreamingJSONEncoder-\(name)") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try general.encode(value)) }
     }
     Benchmark("Foundation-JSONEncoder-\(name)") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(try foundation.encode(value)) }

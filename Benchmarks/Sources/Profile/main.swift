@@ -54,13 +54,68 @@ func run(_ mode: String, _ bytes: [UInt8]) async throws {
     case "canada-generated": consume(try StreamingJSONDecoder().decode(Canada.self, from: bytes))
     case "canada-foundation": consume(try JSONDecoder().decode(Canada.self, from: Data(bytes)))
     case _ where mode.hasSuffix("-tape"): consume(try JSONParser.parse(bytes))
+    case _ where mode.contains("-encode-"): try encode(mode)
     default:
         FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
         exit(2)
     }
 }
 
+/// The encoders' modes: `{twitter,citm_catalog,canada,jsonapi}-encode-{generated,general,foundation}`,
+/// each writing the models decoded once up front (`.sortedKeys` for the corpora, as the suite).
+func encode(_ mode: String) throws {
+    let contender = mode.split(separator: "-").last.map(String.init) ?? ""
+    let sluice = StreamingJSONEncoder()
+    sluice.outputFormatting = .sortedKeys
+    sluice.usesGeneratedWriters = contender == "generated"
+    let foundation = JSONEncoder()
+    foundation.outputFormatting = .sortedKeys
+    func write<T: Encodable>(_ value: T) throws {
+        consume(contender == "foundation" ? try foundation.encode(value) : try sluice.encode(value))
+    }
+    switch models {
+    case .twitter(let value): try write(value)
+    case .citm(let value): try write(value)
+    case .canada(let value): try write(value)
+    case .jsonapi(let general, let generatedModels, let codable):
+        let encoder = JSONAPIEncoder()
+        encoder.valueEncoder.keyEncodingStrategy = .convertToKebabCase
+        switch contender {
+        case "generated": consume(try encoder.encode(generatedModels.articles, included: generatedModels.included))
+        case "general":
+            encoder.valueEncoder.usesGeneratedWriters = false
+            consume(try encoder.encode(general.articles, included: general.included))
+        default: consume(try JSONEncoder().encode(codable))
+        }
+    case .none: break
+    }
+}
+
+/// Models decoded once before the runs an encoding mode times.
+enum Models {
+    case twitter(Twitter)
+    case citm(CitmCatalog)
+    case canada(Canada)
+    case jsonapi(
+        (articles: [SluiceModels.Article], included: [any Resource & Encodable]),
+        (articles: [GeneratedModels.Article], included: [any Resource & Encodable]),
+        CodableModels.Document
+    )
+    case none
+}
+
 let bytes = try input(for: mode)
+nonisolated(unsafe) let models: Models = try {
+    guard mode.contains("-encode-") else { return .none }
+    if mode.hasPrefix("twitter") { return .twitter(try JSONDecoder().decode(Twitter.self, from: Data(bytes))) }
+    if mode.hasPrefix("citm") { return .citm(try JSONDecoder().decode(CitmCatalog.self, from: Data(bytes))) }
+    if mode.hasPrefix("canada") { return .canada(try JSONDecoder().decode(Canada.self, from: Data(bytes))) }
+    return .jsonapi(
+        try SluiceModels.models(bytes),
+        try GeneratedModels.models(bytes),
+        try JSONDecoder().decode(CodableModels.Document.self, from: Data(bytes))
+    )
+}()
 // Detached, so that the top-level code's main actor is not the one waiting for it.
 let done = DispatchSemaphore(value: 0)
 nonisolated(unsafe) var failure: (any Error)?
