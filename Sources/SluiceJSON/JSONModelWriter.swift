@@ -522,8 +522,10 @@ public struct JSONModelWriter {
     /// strategies, values the writer prints itself through their conformance, anything else
     /// recorded by the general path and written from the record.
     ///
-    /// - Parameter key: The coding key the value is written under, for strategies that choose
-    ///   by key (`.perKey` dates).
+    /// - Parameters:
+    ///   - value: The value to write.
+    ///   - key: The coding key the value is written under, for strategies that choose by key
+    ///     (`.perKey` dates).
     public func value<T: Encodable>(_ value: T, key: (any CodingKey)? = nil) throws {
         if let scalar = TapeScalar(T.self) {
             switch scalar {
