@@ -111,7 +111,10 @@ extension Optional: JSONModelValue where Wrapped: JSONModelValue {
 
 extension Dictionary: JSONModelValue where Key == String, Value: JSONModelValue {
     /// Keys as they are (no key strategy), as Foundation's encoder and the general path write
-    /// them; in the order of the keys under `.sortedKeys`.
+    /// them; in the order of the keys under `.sortedKeys`. (Inlinable, so that it is specialized
+    /// where the model is compiled: unspecialized, each value looked up by a key was copied
+    /// through a boxed buffer.)
+    @inlinable
     public func writeJSONModelValue(to writer: JSONModelWriter) throws {
         try writer.beginObject()
         if writer.sortsKeys {

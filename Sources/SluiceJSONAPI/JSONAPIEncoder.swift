@@ -469,13 +469,15 @@ final class GeneratedSession: DocumentSession {
     /// Writes `resource` as a resource object: generated when it has a writer, else recorded.
     /// Faults of the generated writer become the general path's exact error.
     private func write<R: Resource & Encodable>(_ resource: R, to writer: JSONModelWriter) throws -> ResourceIdentity? {
-        guard let model = resource as? any Resource & JSONModelEncodable else {
+        // By the metatype, not by casting the value: a cast to an existential boxes a resource
+        // too big for its inline buffer, an allocation per resource.
+        guard let modelType = R.self as? any (Resource & JSONModelEncodable).Type else {
             let (node, identity) = try recorder.resourceObject(resource)
             try writer.write(node)
             return identity
         }
         do {
-            return try resources.write(model, to: writer)
+            return try writeModel(modelType, resource, to: writer)
         } catch {
             if let failure = state.pointee.failedSink { throw failure }
             _ = try recorder.resourceObject(resource)
@@ -488,6 +490,15 @@ final class GeneratedSession: DocumentSession {
                 )
             )
         }
+    }
+
+    /// `resource`, whose type is `M`, by its generated writer.
+    private func writeModel<M: Resource & JSONModelEncodable, R>(
+        _ type: M.Type,
+        _ resource: R,
+        to writer: JSONModelWriter
+    ) throws -> ResourceIdentity? {
+        try resources.write(_identityCast(resource, to: M.self), to: writer)
     }
 
     func beginArray() throws { try writer.beginArray() }
