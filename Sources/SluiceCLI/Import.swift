@@ -160,6 +160,11 @@ struct Import: AsyncParsableCommand {
 extension Import {
     /// The database, opened with the options given; exit 2 when it cannot be.
     func openTarget() async throws -> ImportTarget {
+        // One set of options for either target (both importers take `ImportOptions`).
+        var options = ImportOptions()
+        options.batchSize = batchSize
+        options.parallelism = jobs.parallelism
+        options.resume = resume
         if let postgres {
             let target: PostgresTarget
             do {
@@ -169,10 +174,6 @@ extension Import {
                 throw ExitCode(2)
             }
             do {
-                var options = PostgresImporter.Options()
-                options.batchSize = batchSize
-                options.parallelism = jobs.parallelism
-                options.resume = resume
                 return ImportTarget(postgres: try await PostgresImporter.connect(to: target, options: options))
             } catch {
                 Terminal.message("sluice: \(target): cannot open the database: \(error)\n")
@@ -180,10 +181,6 @@ extension Import {
             }
         }
         do {
-            var options = SQLiteImporter.Options()
-            options.batchSize = batchSize
-            options.parallelism = jobs.parallelism
-            options.resume = resume
             return ImportTarget(sqlite: try SQLiteImporter(path: database, options: options), path: database)
         } catch {
             Terminal.message("sluice: \(database): cannot open the database: \(error)\n")

@@ -54,36 +54,28 @@ extension String: JSONModelValue {
 extension Bool: JSONModelValue {
     public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.bool(self) }
 }
-extension Int: JSONModelValue {
+
+// Integers of every width: the writer prints 64-bit ones (no standard integer is wider).
+// Inlinable, so that each width's conversion is specialized where it is called: generic, the
+// widening of an `Int` in an `[Int]` cost a call through the integer protocols per element.
+extension JSONModelValue where Self: FixedWidthInteger & SignedInteger {
+    @inlinable
     public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.integer(Int64(self)) }
 }
-extension Int64: JSONModelValue {
-    public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.integer(self) }
-}
-extension Int32: JSONModelValue {
-    public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.integer(Int64(self)) }
-}
-extension Int16: JSONModelValue {
-    public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.integer(Int64(self)) }
-}
-extension Int8: JSONModelValue {
-    public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.integer(Int64(self)) }
-}
-extension UInt: JSONModelValue {
+extension JSONModelValue where Self: FixedWidthInteger & UnsignedInteger {
+    @inlinable
     public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.unsigned(UInt64(self)) }
 }
-extension UInt64: JSONModelValue {
-    public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.unsigned(self) }
-}
-extension UInt32: JSONModelValue {
-    public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.unsigned(UInt64(self)) }
-}
-extension UInt16: JSONModelValue {
-    public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.unsigned(UInt64(self)) }
-}
-extension UInt8: JSONModelValue {
-    public func writeJSONModelValue(to writer: JSONModelWriter) throws { writer.unsigned(UInt64(self)) }
-}
+extension Int: JSONModelValue {}
+extension Int64: JSONModelValue {}
+extension Int32: JSONModelValue {}
+extension Int16: JSONModelValue {}
+extension Int8: JSONModelValue {}
+extension UInt: JSONModelValue {}
+extension UInt64: JSONModelValue {}
+extension UInt32: JSONModelValue {}
+extension UInt16: JSONModelValue {}
+extension UInt8: JSONModelValue {}
 extension Double: JSONModelValue {
     public func writeJSONModelValue(to writer: JSONModelWriter) throws { try writer.double(self) }
 }
@@ -141,15 +133,16 @@ extension Dictionary: JSONModelValue where Key == String, Value: JSONModelValue 
 ///
 /// Not for use beyond the generated code: the layout of its arguments may change with the macro.
 public final class JSONModelKeys: @unchecked Sendable {
-    // @unchecked Sendable: the storage is written only in `init`; the tables live as long as
-    // their type (a `static let`), and readers hold a reference while they use the pointers.
+    // @unchecked Sendable: the storage is written only in `init`. The writer keeps pointers into
+    // a table without holding it: tables live as long as their type (a `static let`, or the
+    // shared table of a generic type, which is never dropped).
 
-    /// The coding keys' string values, by field: the path a value's fallback or error names.
-    public let names: [String]
-    /// The fields' coding keys, boxed once (see ``JSONModelMembers``).
+    /// The fields' coding keys, boxed once (see ``JSONModelMembers``): the key a value's
+    /// fallback to the general path is recorded under.
     let codingKeys: [any CodingKey]
-    /// The written names per key strategy (unescaped), for encoders that file members by name
-    /// (the JSON:API encoder's roles and sparse fieldsets).
+    /// The written names per key strategy, for encoders that file members by name (the JSON:API
+    /// encoder's roles and sparse fieldsets): the coding keys converted by the same word rule the
+    /// macro applied, rather than the macro's escaped text decoded again.
     package let writtenNames: [[String]]
     /// The fields' value types, from the key paths the macro names: what the JSON:API encoder
     /// needs to tell relationships from attributes.
@@ -161,7 +154,7 @@ public final class JSONModelKeys: @unchecked Sendable {
     /// Per key strategy and sorting (`strategy * 2 + sorted`): the fields in writing order.
     private let orders: [UnsafeMutablePointer<Int32>]
     /// The number of fields.
-    public let count: Int
+    let count: Int
 
     /// A table for a type's fields.
     ///
@@ -173,11 +166,12 @@ public final class JSONModelKeys: @unchecked Sendable {
     ///   - values: Key paths to the fields' properties, for their value types.
     public init(names: [String], escaped: [[String]], sorted: [[Int]], values: [AnyKeyPath]) {
         precondition(escaped.count == 3 && sorted.count == 3, "JSONModelKeys takes three key strategies")
-        self.names = names
         count = names.count
         codingKeys = names.map { AnyCodingKey($0) }
         valueTypes = values.map { type(of: $0).valueType }
-        writtenNames = escaped.map { $0.map(Self.unescaped) }
+        writtenNames = [
+            names, names.map { KeyWords.separated($0, "_") }, names.map { KeyWords.separated($0, "-") },
+        ]
         var blobs: [UnsafeMutablePointer<UInt8>] = []
         var spans: [UnsafeMutablePointer<Int32>] = []
         for strategy in 0..<3 {
@@ -241,34 +235,6 @@ public final class JSONModelKeys: @unchecked Sendable {
             order: UnsafePointer(orders[strategy * 2 + (sorted ? 1 : 0)]),
             count: count
         )
-    }
-
-    /// A written name as text: the escapes the macro wrote undone (for comparisons by name).
-    private static func unescaped(_ escaped: String) -> String {
-        guard escaped.contains("\\") else { return escaped }
-        var scalars = String.UnicodeScalarView()
-        var iterator = escaped.unicodeScalars.makeIterator()
-        while let scalar = iterator.next() {
-            guard scalar == "\\", let escape = iterator.next() else {
-                scalars.append(scalar)
-                continue
-            }
-            switch escape {
-            case "b": scalars.append("\u{8}")
-            case "f": scalars.append("\u{C}")
-            case "n": scalars.append("\n")
-            case "r": scalars.append("\r")
-            case "t": scalars.append("\t")
-            case "u":
-                var digits = ""
-                for _ in 0..<4 { if let digit = iterator.next() { digits.unicodeScalars.append(digit) } }
-                if let value = UInt32(digits, radix: 16), let decoded = Unicode.Scalar(value) {
-                    scalars.append(decoded)
-                }
-            default: scalars.append(escape)
-            }
-        }
-        return String(scalars)
     }
 }
 
@@ -341,18 +307,8 @@ public struct JSONModelWriter {
 
     /// Writes a model as an object: its members in the order the settings ask for.
     public func object<T: JSONModelEncodable>(_ model: T) throws {
-        let table = T.jsonModelKeys
-        let saved = state.pointee.keys
-        state.pointee.keys = ObjectKeys(
-            table: table,
-            view: table.view(
-                strategy: state.pointee.strategy,
-                escapesSlashes: state.pointee.escapesSlashes,
-                sorted: state.pointee.sortsKeys
-            )
-        )
+        let (saved, view) = enterKeys(T.jsonModelKeys, sorted: sortsKeys)
         try beginObject()
-        let view = state.pointee.keys.view
         for position in 0..<view.count {
             try model.writeJSONModelField(Int(view.order[position]), to: self)
         }
@@ -363,19 +319,34 @@ public struct JSONModelWriter {
     /// Writes the members `fields` of `model`, in that order, inside the object being written:
     /// for encoders that lay a model's members out themselves (JSON:API's `attributes`).
     package func members<T: JSONModelEncodable>(of model: T, fields: UnsafeBufferPointer<Int32>) throws {
-        let table = T.jsonModelKeys
-        let saved = state.pointee.keys
-        state.pointee.keys = ObjectKeys(
-            table: table,
-            view: table.view(
-                strategy: state.pointee.strategy,
-                escapesSlashes: state.pointee.escapesSlashes,
-                sorted: false
-            )
-        )
+        let (saved, _) = enterKeys(T.jsonModelKeys, sorted: false)
         for field in fields { try model.writeJSONModelField(Int(field), to: self) }
         state.pointee.keys = saved
     }
+
+    /// Writes member `field` of `model` inside the object being written.
+    package func member<T: JSONModelEncodable>(_ field: Int32, of model: T) throws {
+        let (saved, _) = enterKeys(T.jsonModelKeys, sorted: false)
+        try model.writeJSONModelField(Int(field), to: self)
+        state.pointee.keys = saved
+    }
+
+    /// Makes `table`'s member names the current object's keys (in name order when `sorted`) and
+    /// returns the enclosing object's, which the caller puts back when the members are written.
+    /// (Not a function taking a closure: that cost 3-5% of a whole encode, once per object.)
+    /// After an error nothing is put back: a writer that threw is not used again.
+    @inline(__always)
+    private func enterKeys(_ table: JSONModelKeys, sorted: Bool) -> (saved: ObjectKeys, view: JSONModelKeyView) {
+        // Tables live as long as their types (a `static let`, or the shared table of a generic
+        // type), so the view's pointers stay valid without holding the table.
+        let view = table.view(strategy: keyStrategy, escapesSlashes: state.pointee.escapesSlashes, sorted: sorted)
+        let saved = state.pointee.keys
+        state.pointee.keys = ObjectKeys(table: table, view: view)
+        return (saved, view)
+    }
+
+    /// The key strategy's index in ``JSONModelKeys`` tables: as written, snake case, kebab case.
+    package var keyStrategy: Int { state.pointee.strategy }
 
     // MARK: Structure
 
@@ -540,12 +511,26 @@ public struct JSONModelWriter {
             case .uint64: return unsigned(_identityCast(value, to: UInt64.self))
             default: break
             }
-        } else if let direct = value as? any JSONModelValue {
-            return try direct.writeJSONModelValue(to: self)
         }
+        if try writeIfConforming(value) { return }
         let tree = state.pointee.tree
         let node = try tree.node(for: value, path: key.map { [$0] } ?? [])
         try write(node)
+    }
+
+    /// Writes `value` through its type's ``JSONModelValue`` conformance, if it has one: found by
+    /// metatype and the value cast by identity, since casting the value itself to an existential
+    /// boxes any value bigger than three words (an allocation per model).
+    ///
+    /// - Returns: Whether the type conforms (and the value was written).
+    package func writeIfConforming<T>(_ value: T) throws -> Bool {
+        guard let type = T.self as? any JSONModelValue.Type else { return false }
+        try write(value, as: type)
+        return true
+    }
+
+    private func write<T, Value: JSONModelValue>(_ value: T, as type: Value.Type) throws {
+        try _identityCast(value, to: Value.self).writeJSONModelValue(to: self)
     }
 
     /// Writes a node the general path recorded, sorting members if the settings say so.
@@ -673,16 +658,19 @@ package struct JSONModelWriterFault: Error {
 /// The object being written: its table, held so that its pointers stay valid.
 @usableFromInline
 struct ObjectKeys {
-    /// Unowned: tables live as long as their types (static or shared), and `object` holds the
-    /// table while its view is in use; a strong reference cost a retain and release per object.
+    /// Unowned: tables live as long as their types (static or shared); a strong reference cost a
+    /// retain and a release per object.
     unowned(unsafe) let table: JSONModelKeys?
     let view: JSONModelKeyView
 
     func codingKey(_ field: Int) -> (any CodingKey)? { table?.codingKeys[field] }
 }
 
-/// A direct writer's state, behind the pointer every ``JSONModelWriter`` copy shares.
-public struct JSONModelWriterState {
+/// A direct writer's state, behind the pointer every ``JSONModelWriter`` copy shares. Not part of
+/// the public API: usable from inlinable code only so that the generated members' key writes
+/// inline.
+@usableFromInline
+package struct JSONModelWriterState {
     var bytes: UnsafeMutablePointer<UInt8>
     var count = 0
     var capacity: Int
@@ -773,21 +761,8 @@ public struct JSONModelWriterState {
 
     /// Hands whatever remains to the sink; throws the sink's error if one failed.
     package mutating func finish() throws {
+        emitChunks(all: true)
         if let sinkError { throw sinkError }
-        guard let sink else { return }
-        var start = 0
-        while start < count {
-            let end = min(start + chunkSize, count)
-            do {
-                try sink(UnsafeRawBufferPointer(start: bytes + start, count: end - start))
-            } catch {
-                sinkError = error
-                throw error
-            }
-            hasFlushed = true
-            start = end
-        }
-        count = 0
     }
 
     /// The sink's error, once one has failed: the encoder rethrows it rather than writing again.
@@ -852,7 +827,7 @@ public struct JSONModelWriterState {
     /// buffer.
     mutating func makeRoom(_ needed: Int) {
         if chunkSize != .max, count >= chunkSize {
-            flushChunks()
+            emitChunks(all: false)
             if count + needed <= capacity { return }
         }
         if count + needed <= capacity { return }
@@ -864,20 +839,23 @@ public struct JSONModelWriterState {
         capacity = grown
     }
 
-    /// Hands every full chunk to the sink and keeps the rest. After a sink fails, output is
-    /// dropped and the error waits for the next check (appends do not throw).
-    private mutating func flushChunks() {
+    /// Hands every full chunk to the sink, and with `all` the rest too, in chunks of
+    /// `chunkSize`; keeps what remains. After a sink fails, output is dropped and the error waits
+    /// for the next check (appends do not throw). A collecting writer (no sink) keeps everything.
+    private mutating func emitChunks(all: Bool) {
+        guard let sink else { return }
         var start = 0
-        while count - start >= chunkSize {
-            if sinkError == nil, let sink {
+        while count - start >= chunkSize || (all && start < count) {
+            let end = min(start + chunkSize, count)
+            if sinkError == nil {
                 do {
-                    try sink(UnsafeRawBufferPointer(start: bytes + start, count: chunkSize))
+                    try sink(UnsafeRawBufferPointer(start: bytes + start, count: end - start))
                     hasFlushed = true
                 } catch {
                     sinkError = error
                 }
             }
-            start += chunkSize
+            start = end
         }
         if start > 0 {
             (bytes).update(from: bytes + start, count: count - start)

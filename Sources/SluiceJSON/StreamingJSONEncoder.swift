@@ -1,9 +1,12 @@
 // The encoder: Encodable values into JSON text through JSONWriter.
 //
-// Codable lets a model open several nested containers and fill them in any order, and sorted keys
-// need an object's members before its first is written, so the encoder first records a light tree
-// (reference boxes for objects and arrays, numbers already as text) and then writes it through the
-// chunked JSONWriter. Scalars, arrays and dictionaries skip Codable's containers.
+// Two paths. `@JSONModel` models (and arrays, optionals and dictionaries of them) are written by
+// their generated writers straight into the output (JSONModelWriter.swift). Everything else takes
+// the general path: Codable lets a model open several nested containers and fill them in any order,
+// and sorted keys need an object's members before its first is written, so the encoder first
+// records a light tree (reference boxes for objects and arrays, numbers already as text) and then
+// writes it through the chunked JSONWriter. Scalars, arrays and dictionaries skip Codable's
+// containers.
 
 public import Foundation
 
@@ -19,9 +22,13 @@ public import Foundation
 /// ```
 ///
 /// With `.sortedKeys`, compact output matches Foundation's byte for byte for the same values and
-/// settings (slashes escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles);
-/// snake-case conversion agrees with Foundation's on camelCase keys. Pretty output is laid
-/// out by yajl: `"key": value` with four-space indentation.
+/// settings (slashes escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles), except
+/// that control characters are escaped as `\u001F` where Foundation writes `\u001f`; snake-case
+/// conversion agrees with Foundation's on camelCase keys. Pretty output is laid out by yajl:
+/// `"key": value` with four-space indentation.
+///
+/// `@JSONModel` models are written by their generated writers, with the same bytes, when the
+/// output is compact and the key strategy is a built-in one (see ``usesGeneratedWriters``).
 public final class StreamingJSONEncoder: Sendable {
     private let settings = LockedSettings(Settings())
 
@@ -183,20 +190,10 @@ public final class StreamingJSONEncoder: Sendable {
     /// generated writer, straight into the output, when the output is compact and the key
     /// strategy is a built-in one; the result is byte for byte the general path's.
     public func encode<T: Encodable>(_ value: T) throws -> Data {
-        let settings = self.settings.snapshot
-        if writesThroughGeneratedWriters(T.self), JSONModelWriterState.accepts(settings),
-            let model = value as? any JSONModelValue
-        {
-            let state = JSONModelWriterState.make(tree: EncodingTree(settings: settings), chunkSize: nil, sink: nil)
-            defer { JSONModelWriterState.free(state) }
-            do {
-                try model.writeJSONModelValue(to: JSONModelWriter(state: state))
-                return state.pointee.takeData()
-            } catch {
-                // Answered below by the general path: its document, or its exact error.
-            }
-        }
         var data = Data()
+        if try encodeThroughGeneratedWriters(value, chunkSize: nil, sink: nil, finish: { data = $0.takeData() }) {
+            return data
+        }
         try encodeGenerally(value, chunkSize: 64 * 1024) { data.append(contentsOf: $0) }
         return data
     }
@@ -212,28 +209,41 @@ public final class StreamingJSONEncoder: Sendable {
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
         precondition(chunkSize > 0, "chunkSize must be positive")
-        let settings = self.settings.snapshot
-        if writesThroughGeneratedWriters(T.self), JSONModelWriterState.accepts(settings),
-            let model = value as? any JSONModelValue
-        {
-            let tree = EncodingTree(settings: settings)
-            let state = JSONModelWriterState.make(tree: tree, chunkSize: chunkSize, sink: sink)
-            defer { JSONModelWriterState.free(state) }
-            do {
-                try model.writeJSONModelValue(to: JSONModelWriter(state: state))
-                try state.pointee.finish()
-                return
-            } catch {
-                if let failure = state.pointee.failedSink { throw failure }
-                if state.pointee.hasFlushed {
-                    // Text has gone out: the general path cannot start over, but it can say
-                    // exactly what is wrong.
-                    _ = try tree.node(for: value, path: [])
-                    throw error
-                }
-            }
+        if try encodeThroughGeneratedWriters(value, chunkSize: chunkSize, sink: sink, finish: { try $0.finish() }) {
+            return
         }
         try encodeGenerally(value, chunkSize: chunkSize, to: sink)
+    }
+
+    /// Writes `value` through the generated writers when its type has them and the settings
+    /// allow, then hands the output over with `finish`.
+    ///
+    /// - Returns: `false` when the general path is to write the value: the generated writers do
+    ///   not apply, or they refused something before any text reached the sink (the general path
+    ///   then gives its document or its exact error).
+    /// - Throws: The sink's error; after text has reached the sink, the general path's error
+    ///   for the value (it cannot start over, but it can say exactly what is wrong).
+    private func encodeThroughGeneratedWriters<T: Encodable>(
+        _ value: T,
+        chunkSize: Int?,
+        sink: ((UnsafeRawBufferPointer) throws -> Void)?,
+        finish: (inout JSONModelWriterState) throws -> Void
+    ) throws -> Bool {
+        let settings = self.settings.snapshot
+        guard writesThroughGeneratedWriters(T.self), JSONModelWriterState.accepts(settings) else { return false }
+        let tree = EncodingTree(settings: settings)
+        let state = JSONModelWriterState.make(tree: tree, chunkSize: chunkSize, sink: sink)
+        defer { JSONModelWriterState.free(state) }
+        do {
+            guard try JSONModelWriter(state: state).writeIfConforming(value) else { return false }
+            try finish(&state.pointee)
+            return true
+        } catch {
+            if let failure = state.pointee.failedSink { throw failure }
+            guard state.pointee.hasFlushed else { return false }
+            _ = try tree.node(for: value, path: [])
+            throw error
+        }
     }
 
     /// The general path: the value recorded as a tree, then written through yajl's generator.
@@ -569,33 +579,11 @@ package final class EncodingTree {
 
     private func converted(_ name: String, _ separator: Character) -> String {
         if let known = convertedNames[name] { return known }
-        let result = Self.separated(name, separator)
+        let result = KeyWords.separated(name, separator)
         // Bounded: dynamic keys (dictionaries with Int keys, free-form objects) would otherwise
         // grow it for as long as a stream lasts.
         if convertedNames.count >= 4096 { convertedNames.removeAll(keepingCapacity: true) }
         convertedNames[name] = result
-        return result
-    }
-
-    /// Word splitting: a new word at a lowercase-to-uppercase step, and before the last capital
-    /// of a run followed by a lowercase letter (`myURLValue` → `my_url_value`). Agrees with
-    /// Foundation on camelCase keys; keys with acronyms or underscores may differ. The decoder's
-    /// snake/kebab strategies accept this spelling too (`JSONKeyStrategy.matchesSeparated`, the
-    /// same rule on bytes), so every key round-trips.
-    static func separated(_ key: String, _ separator: Character) -> String {
-        let characters = Array(key)
-        guard !characters.isEmpty else { return key }
-        var result = ""
-        for (index, character) in characters.enumerated() {
-            if index > 0, character.isUppercase {
-                let previous = characters[index - 1]
-                let nextIsLower = index + 1 < characters.count && characters[index + 1].isLowercase
-                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
-                    result.append(separator)
-                }
-            }
-            result.append(contentsOf: character.lowercased())
-        }
         return result
     }
 }

@@ -20,11 +20,8 @@ extension JSONModelWriter {
     /// Writes a to-one relationship member: its relationship object, or nothing when it has no
     /// linkage, `meta` or `links` inside a resource's `relationships` (as the general path).
     public func write<Target>(_ relationship: ToOne<Target>, field: Int) throws {
-        if omitsEmptyRelationships, !relationship.hasLinkage, relationship.meta == nil, relationship.links == nil {
-            return
-        }
-        key(field: field)
         try writeRelationship(
+            field: field,
             hasLinkage: relationship.hasLinkage,
             meta: relationship.meta,
             links: relationship.links
@@ -45,11 +42,8 @@ extension JSONModelWriter {
 
     /// Writes a to-many relationship member (see ``write(_:field:)-(ToOne<Target>,_)``).
     public func write<Target>(_ relationship: ToMany<Target>, field: Int) throws {
-        if omitsEmptyRelationships, !relationship.hasLinkage, relationship.meta == nil, relationship.links == nil {
-            return
-        }
-        key(field: field)
         try writeRelationship(
+            field: field,
             hasLinkage: relationship.hasLinkage,
             meta: relationship.meta,
             links: relationship.links
@@ -101,14 +95,18 @@ extension JSONModelWriter {
         }
     }
 
-    /// `{"data": ..., "meta": ..., "links": ...}` as the general path writes a relationship:
-    /// `data` only with linkage, fixed member names, in name order under `.sortedKeys`.
+    /// Member `field` as the general path writes a relationship: `{"data": ..., "meta": ...,
+    /// "links": ...}`, `data` only with linkage, fixed member names, in name order under
+    /// `.sortedKeys`; nothing at all for one with nothing to say inside `relationships`.
     private func writeRelationship(
+        field: Int,
         hasLinkage: Bool,
         meta: JSONValue?,
         links: Links?,
         data: () throws -> Void
     ) throws {
+        if omitsEmptyRelationships, !hasLinkage, meta == nil, links == nil { return }
+        key(field: field)
         try beginObject()
         if hasLinkage {
             key(raw: "\"data\":")
@@ -197,29 +195,22 @@ struct ResourcePlan {
     }
 }
 
-/// Writes resource objects of `@JSONModel` resources under one document's settings.
+/// Writes resource objects of `@JSONModel` resources under one document's settings (the key
+/// strategy and sorting are the writer's).
 final class GeneratedResourceWriter {
     private let fields: [String: Set<String>]
-    private let strategy: Int
-    private let sorted: Bool
     private var plans: [ObjectIdentifier: ResourcePlan] = [:]
 
-    init(settings: StreamingJSONEncoder.Settings, fields: [String: Set<String>]) {
+    init(fields: [String: Set<String>]) {
         self.fields = fields
-        switch settings.keyStrategy {
-        case .convertToSnakeCase: strategy = 1
-        case .convertToKebabCase: strategy = 2
-        default: strategy = 0
-        }
-        sorted = settings.outputFormatting.contains(.sortedKeys)
     }
 
-    private func plan<M: Resource & JSONModelEncodable>(for type: M.Type) -> ResourcePlan {
+    private func plan<M: Resource & JSONModelEncodable>(for type: M.Type, _ writer: JSONModelWriter) -> ResourcePlan {
         if let plan = plans[ObjectIdentifier(type)] { return plan }
         let plan = ResourcePlan(
             keys: M.jsonModelKeys,
-            strategy: strategy,
-            sorted: sorted,
+            strategy: writer.keyStrategy,
+            sorted: writer.sortsKeys,
             fields: fields[M.resourceType]
         )
         plans[ObjectIdentifier(type)] = plan
@@ -231,11 +222,11 @@ final class GeneratedResourceWriter {
     /// - Throws: ``JSONModelWriterFault`` where the general path would refuse the resource (an
     ///   `id` that is not a string); the caller asks the general path for its exact error.
     func write<M: Resource & JSONModelEncodable>(_ model: M, to writer: JSONModelWriter) throws -> ResourceIdentity? {
-        let plan = plan(for: M.self)
+        let plan = plan(for: M.self, writer)
         var id: String?
         var lid: String?
         try writer.beginObject()
-        if !sorted {
+        if !writer.sortsKeys {
             writer.key(raw: "\"type\":")
             writer.string(M.resourceType)
             id = try identifier(plan.id, of: model, to: writer)
@@ -260,10 +251,7 @@ final class GeneratedResourceWriter {
 
     private func member<M: JSONModelEncodable>(_ field: Int32, of model: M, to writer: JSONModelWriter) throws {
         guard field >= 0 else { return }
-        var one = field
-        try withUnsafePointer(to: &one) {
-            try writer.members(of: model, fields: UnsafeBufferPointer(start: $0, count: 1))
-        }
+        try writer.member(field, of: model)
     }
 
     /// Writes the `id` or `lid` member and returns its text; a member written as anything but a

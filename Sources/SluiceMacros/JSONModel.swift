@@ -1,9 +1,10 @@
 // `import SluiceMacros` brings the macro and what its expansions use.
 @_exported public import SluiceJSON
 
-/// Generates a reader for a `Decodable` struct or final class that Sluice's decoders use instead
-/// of its Codable conformance: the object's members are matched once against the model's names
-/// and each property is read straight from its member, with no Codable container in between.
+/// Generates a reader (and, for an `Encodable` model, a writer) for a struct or final class that
+/// Sluice's coders use instead of its Codable conformance. The reader matches the object's
+/// members once against the model's names and reads each property straight from its member,
+/// with no Codable container in between.
 ///
 /// ```swift
 /// import SluiceMacros
@@ -36,6 +37,16 @@
 /// resource object's `id`, `lid` and `type`, the fields of `attributes` and `relationships`, and
 /// the resource's own `meta` and `links` under the properties, and `ToOne`/`ToMany` properties
 /// are read straight from the tape.
+///
+/// A model declared `Codable` or `Encodable` in its own inheritance clause also gets a writer,
+/// which `StreamingJSONEncoder` and `JSONAPIEncoder` use for compact output under a built-in key
+/// strategy: the member names escaped as JSON and ordered for `.sortedKeys` at expansion time,
+/// once per key strategy, and one function that writes a member by its index, straight into the
+/// output. It writes the bytes the general path writes, in Codable's order (the `CodingKeys`
+/// cases' order when the model declares them); values of types without a writer (dates, data,
+/// types with their own `encode(to:)`) go through the encoder's strategies. A model with its own
+/// `encode(to:)` gets no writer, nor does one whose `Encodable` conformance is declared elsewhere
+/// (the macro cannot see it): add `Encodable` to the declaration to have one.
 ///
 /// The macro refuses enums, classes that are not final and models with their own `init(from:)`.
 /// Computed, `static` and `lazy` properties are skipped, as Codable skips them. A final class must

@@ -294,7 +294,7 @@ struct Model {
         var sorted: [String] = []
         for strategy in [nil, "_", "-"] as [Character?] {
             let spelled = written.map { property in
-                strategy.map { Self.separated(property.member, $0) } ?? property.member
+                strategy.map { KeyWords.separated(property.member, $0) } ?? property.member
             }
             escaped.append("[" + spelled.map { Self.stringLiteral(Self.jsonEscaped($0)) }.joined(separator: ", ") + "]")
             // Ordered as the general path orders Strings at run time (`<`); a stable sort keeps
@@ -334,26 +334,6 @@ struct Model {
         return lines.joined(separator: "\n")
     }
 
-    /// `name` with words separated as the encoders' snake and kebab strategies separate them
-    /// (`myURLValue` as `my_url_value`): the same rule as SluiceJSON's `EncodingTree.separated`,
-    /// applied here at expansion time. Tests compare the generated and the general output.
-    static func separated(_ key: String, _ separator: Character) -> String {
-        let characters = Array(key)
-        guard !characters.isEmpty else { return key }
-        var result = ""
-        for (index, character) in characters.enumerated() {
-            if index > 0, character.isUppercase {
-                let previous = characters[index - 1]
-                let nextIsLower = index + 1 < characters.count && characters[index + 1].isLowercase
-                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
-                    result.append(separator)
-                }
-            }
-            result.append(contentsOf: character.lowercased())
-        }
-        return result
-    }
-
     /// `text` escaped as yajl's generator escapes a string (without the quotes, `/` as is: the
     /// writer escapes it when the settings ask).
     static func jsonEscaped(_ text: String) -> String {
@@ -384,25 +364,23 @@ struct Model {
     /// Whether `function` is `encode(to: Encoder)`: the model writes itself, so no writer is
     /// generated (it would bypass that function).
     static func isEncodingFunction(_ function: FunctionDeclSyntax) -> Bool {
-        guard function.name.text == "encode" else { return false }
-        let parameters = function.signature.parameterClause.parameters
-        guard parameters.count == 1, let parameter = parameters.first, parameter.firstName.text == "to" else {
-            return false
-        }
-        let type = parameter.type.trimmedDescription
-        return type == "Encoder" || type == "any Encoder" || type == "some Encoder" || type == "Swift.Encoder"
-            || type == "any Swift.Encoder"
+        function.name.text == "encode"
+            && takesCoder(function.signature.parameterClause.parameters, label: "to", type: "Encoder")
     }
 
     /// Whether `initializer` is `init(from: Decoder)` (any spelling of the decoder's type).
     static func isDecodingInitializer(_ initializer: InitializerDeclSyntax) -> Bool {
-        let parameters = initializer.signature.parameterClause.parameters
-        guard parameters.count == 1, let parameter = parameters.first, parameter.firstName.text == "from" else {
+        takesCoder(initializer.signature.parameterClause.parameters, label: "from", type: "Decoder")
+    }
+
+    /// Whether `parameters` are one parameter labelled `label` of the protocol `type` (`Encoder`
+    /// or `Decoder`), in any of the spellings Swift accepts for it.
+    private static func takesCoder(_ parameters: FunctionParameterListSyntax, label: String, type: String) -> Bool {
+        guard parameters.count == 1, let parameter = parameters.first, parameter.firstName.text == label else {
             return false
         }
-        let type = parameter.type.trimmedDescription
-        return type == "Decoder" || type == "any Decoder" || type == "some Decoder" || type == "Swift.Decoder"
-            || type == "any Swift.Decoder"
+        let spelled = parameter.type.trimmedDescription
+        return [type, "any \(type)", "some \(type)", "Swift.\(type)", "any Swift.\(type)"].contains(spelled)
     }
 
     /// Whether an accessor block only observes a stored property (`willSet`, `didSet`).

@@ -60,6 +60,20 @@ protocol ModelFamily {
     associatedtype Comment: CommentModel where Comment.Author == Person
 }
 
+extension ModelFamily where Article: Encodable, Person: Encodable, Comment: Encodable {
+    /// The document's primary articles and its included people and comments, as models: what
+    /// the encoding benchmark writes back.
+    static func models(_ bytes: [UInt8]) throws -> (articles: [Article], included: [any Resource & Encodable]) {
+        let document = try decoder.decode([Linked<Article>].self, from: bytes)
+        let included = document.included.compactMap { resource -> (any Resource & Encodable)? in
+            if let person = resource.as(Person.self) { return person }
+            if let comment = resource.as(Comment.self) { return comment }
+            return nil
+        }
+        return (document.data.map(\.model), included)
+    }
+}
+
 extension ModelFamily {
     static var decoder: JSONAPIDecoder { decoder(.automatic) }
 
@@ -132,18 +146,6 @@ enum GeneratedModels: ModelFamily {
             if article.subject != nil { sum.subjects += 1 }
         }
         return sum
-    }
-
-    /// The document's primary articles and included people and comments as generated models:
-    /// what the encoding benchmark's generated writers write back.
-    static func models(_ bytes: [UInt8]) throws -> (articles: [Article], included: [any Resource & Encodable]) {
-        let document = try decoder.decode([Linked<Article>].self, from: bytes)
-        let included = document.included.compactMap { resource -> (any Resource & Encodable)? in
-            if let person = resource.as(Person.self) { return person }
-            if let comment = resource.as(Comment.self) { return comment }
-            return nil
-        }
-        return (document.data.map(\.model), included)
     }
 
     @JSONModel
@@ -250,18 +252,6 @@ enum SluiceModels: ModelFamily {
         var likes: Int
         var author: ToOne<Person>
         var article: ToOne<Article>
-    }
-
-    /// The document's primary articles and its included people and comments, as models: what
-    /// the encoding benchmark writes back.
-    static func models(_ bytes: [UInt8]) throws -> (articles: [Article], included: [any Resource & Encodable]) {
-        let document = try decoder.decode([Linked<Article>].self, from: bytes)
-        let included = document.included.compactMap { resource -> (any Resource & Encodable)? in
-            if let person = resource.as(Person.self) { return person }
-            if let comment = resource.as(Comment.self) { return comment }
-            return nil
-        }
-        return (document.data.map(\.model), included)
     }
 }
 

@@ -1,0 +1,1 @@
+../SluiceJSON/KeyWords.swift
