@@ -6,7 +6,7 @@ SHARED ?= ../shared
 CORPORA ?= $(SHARED)/corpora
 RELEASE_BIN = .build/release/sluice
 
-.PHONY: demo test build lint deps postgres-deps clean docs check-install test-tsan
+.PHONY: demo test build lint deps postgres-deps clean docs check-install test-tsan fuzz sanitize
 
 # Installs what the build and the demo need through apt-get, as root or through sudo, when
 # missing: libyajl-dev (Sluice's C parser), libsqlite3-dev (GRDB's SQLite) and the sqlite3 shell
@@ -82,6 +82,11 @@ test: deps postgres-deps
 # results, with any data race failing the run. Tests/ThreadSanitizer is a package of its own that
 # depends on Sluice by path and builds only the modules the parallel path runs on, every one
 # instrumented.
+# libFuzzer targets (Fuzz/), each for FUZZ_SECONDS (default 60); fails on any crash, leak, hang,
+# memory blow-up or differential mismatch. See scripts/fuzz.sh.
+fuzz: deps
+	scripts/fuzz.sh
+
 test-tsan: deps
 	cd Tests/ThreadSanitizer && TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread
 

@@ -179,7 +179,10 @@ struct Bench: AsyncParsableCommand {
         }
         guard process.terminationStatus == 0 else {
             // The child has already said what went wrong on standard error, which it shares.
-            throw ExitCode(process.terminationStatus == 2 ? 2 : 1)
+            throw ExitCode(
+                [2, FaultReport.errorDocumentExitCode].contains(process.terminationStatus)
+                    ? process.terminationStatus : 1
+            )
         }
         let tape = try JSONParser.parse(Array(output))
         return try tape.value(at: tape.startIndex).decode(Measurement.self)

@@ -3,8 +3,13 @@ import SluiceJSON
 import SluiceJSONAPI
 
 /// Collects the faults of every input and prints them in the chosen format, and decides the exit
-/// code: the same for every command.
+/// code: the same for every command. Pointers print as written (RFC 6901), so the document's root
+/// is the empty pointer: `FILE:1:1: : message`.
 struct FaultReport {
+    /// The exit code of an input that is a JSON:API error document: well-formed, but the server
+    /// reported errors instead of data, which a script may want to tell from invalid input (1).
+    static let errorDocumentExitCode: Int32 = 3
+
     /// `.text`: `FILE:LINE:COLUMN: [POINTER: ]message` on standard error, as each fault is found.
     /// `.json`: one JSON array on standard output at the end.
     let format: OutputFormat
@@ -24,12 +29,19 @@ struct FaultReport {
                 Terminal.describe(error, in: file)
             }
         case let error as JSONAPIDecodingError:
-            let pointer = error.pointer.isEmpty ? "/" : error.pointer
             record(1, file, error.position, pointer: error.pointer, "error", "jsonapi", error.message) {
-                "\(file):\(error.position.map { "\($0.line):\($0.column): " } ?? "")\(pointer): \(error.message)\n"
+                "\(file):\(error.position.map { "\($0.line):\($0.column): " } ?? "")\(error.pointer): \(error.message)\n"
             }
         case let error as JSONAPIErrorDocument:
-            record(1, file, nil, pointer: "/errors", "error", "error-document", error.description) {
+            record(
+                Self.errorDocumentExitCode,
+                file,
+                nil,
+                pointer: "/errors",
+                "error",
+                "error-document",
+                error.description
+            ) {
                 "\(file): \(error.description)\n"
             }
         case let error as FileChunkReader.Failure:
@@ -52,10 +64,9 @@ struct FaultReport {
             "jsonapi",
             violation.message
         ) {
-            let pointer = violation.pointer.isEmpty ? "/" : violation.pointer
             let severity = isError ? "" : "warning: "
             return
-                "\(file):\(violation.position.line):\(violation.position.column): \(pointer): \(severity)\(violation.message)\n"
+                "\(file):\(violation.position.line):\(violation.position.column): \(violation.pointer): \(severity)\(violation.message)\n"
         }
     }
 
@@ -76,7 +87,9 @@ struct FaultReport {
         _ message: String,
         text: () -> String
     ) {
-        exitCode = max(exitCode, code)
+        // Unreadable (2) outranks invalid (1), which outranks an error document (3).
+        let rank: [Int32: Int] = [0: 0, Self.errorDocumentExitCode: 1, 1: 2, 2: 3]
+        if rank[code, default: 3] > rank[exitCode, default: 3] { exitCode = code }
         switch format {
         case .text: Terminal.message(text())
         case .json:

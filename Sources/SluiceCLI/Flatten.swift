@@ -16,9 +16,11 @@ struct Flatten: AsyncParsableCommand {
             its size. When the reader of the output goes away (sluice flatten big.json | head), the \
             command stops quietly with exit code 0.
 
-            Faults are printed to standard error as FILE:LINE:COLUMN: [POINTER: ]message. The exit code \
-            is 0 on success, 1 when the input is invalid, and 2 when it cannot be read or the command is \
-            called wrongly.
+            Faults are printed to standard error as FILE:LINE:COLUMN: [POINTER: ]message, in the words \
+            sluice validate uses. The exit code is 0 on success, 1 when the input is invalid, 2 when it \
+            cannot be read or the command is called wrongly, and 3 when the input is a JSON:API error \
+            document: the server reported errors instead of data, and each error object is summed up \
+            on standard error (status, title or code, detail and source, as far as it has them).
 
             Examples:
               sluice flatten articles.json > articles.ndjson

@@ -41,8 +41,9 @@ struct Import: AsyncParsableCommand {
             remaining time) is updated in place on standard error; otherwise a line is printed every \
             --progress-interval seconds. A fault in the input stops the import with \
             FILE:LINE:COLUMN: POINTER: message; what was committed stays, and the message says how many \
-            resources that is. The exit code is 0 on success, 1 when the input is invalid, and 2 when \
-            it cannot be read, the database cannot be written or the command is called wrongly.
+            resources that is. The exit code is 0 on success, 1 when the input is invalid, 2 when \
+            it cannot be read, the database cannot be written or the command is called wrongly, and 3 \
+            when the input is a JSON:API error document.
 
             Examples:
               sluice import export.json

@@ -13,7 +13,10 @@ struct Sluice: AsyncParsableCommand {
             file once per run, needs a file).
 
             Exit codes: 0 on success, 1 when an input is invalid, 2 on a usage error or an input that \
-            cannot be read.
+            cannot be read, 3 when an input is a JSON:API error document (the server reported errors \
+            instead of data; flatten, import and bench print them). Faults read \
+            FILE:LINE:COLUMN: POINTER: message, where POINTER is a JSON Pointer (RFC 6901) and empty \
+            for the document's root.
 
             Examples:
               sluice import export.json --sqlite export.sqlite
@@ -32,7 +35,7 @@ struct Sluice: AsyncParsableCommand {
         // kill the process before it can say anything or clean up.
         signal(SIGPIPE, SIG_IGN)
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(Validate.completingRequestOption(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -68,9 +68,9 @@ struct Terminal {
 
     /// `FILE:LINE:COLUMN: [POINTER: ]message`, then the excerpt and a caret under the fault. The
     /// pointer is there when a JSON:API reader knew where in the document the fault came up
-    /// (`/` for the top level, as for JSON:API faults).
+    /// (the empty pointer for the top level, as RFC 6901 writes it and as for JSON:API faults).
     static func describe(_ error: JSONError, in file: String) -> String {
-        let pointer = error.pointer.map { ($0.isEmpty ? "/" : $0) + ": " } ?? ""
+        let pointer = error.pointer.map { $0 + ": " } ?? ""
         var text = "\(file):\(error.line):\(error.column): \(pointer)\(error.message)\n"
         if !error.excerpt.isEmpty {
             text += "    \(error.excerpt)\n    \(String(repeating: " ", count: error.excerptColumn))^\n"

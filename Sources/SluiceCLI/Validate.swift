@@ -2,6 +2,18 @@ import ArgumentParser
 import SluiceJSON
 import SluiceJSONAPI
 
+/// `--request resource|relationship`: the library's request targets, as the CLI spells them.
+enum RequestEndpoint: String, CaseIterable, ExpressibleByArgument {
+    case resource, relationship
+
+    var target: JSONAPIValidator.RequestTarget {
+        switch self {
+        case .resource: .resource
+        case .relationship: .relationship
+        }
+    }
+}
+
 /// `sluice validate`: checks files and reports every fault with its position.
 struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,7 +23,12 @@ struct Validate: AsyncParsableCommand {
             memory. By default every rule of JSON:API 1.1 that a reader can check is applied and every \
             violation is reported, each as FILE:LINE:COLUMN: POINTER: message on standard error. \
             Included resources that primary data does not reach are reported as warnings, which do not \
-            make a file invalid (sparse fieldsets can cause them). With --syntax only JSON syntax is \
+            make a file invalid (sparse fieldsets can cause them); so are members that the specification \
+            does not define in its objects (readers must ignore them), unless --strict-members makes \
+            them errors. A member named namespace:name belongs to an extension and is allowed when the \
+            document's jsonapi.ext announces that extension, or --extension names it. POINTER is a JSON \
+            Pointer (RFC 6901): the document's root is the empty pointer, so a fault of the whole \
+            document reads FILE:LINE:COLUMN: : message. With --syntax only JSON syntax is \
             checked, and faults read FILE:LINE:COLUMN: message. Columns count UTF-8 bytes. With \
             --syntax, --jobs threads check each file (the elements of a root array, or of data and \
             included, go to other threads in batches); the first fault is the same for any number. \
@@ -27,6 +44,8 @@ struct Validate: AsyncParsableCommand {
             Examples:
               sluice validate response.json
               sluice validate --request --format json new-article.json
+              sluice validate --request relationship new-tags.json
+              sluice validate --strict-members --extension https://jsonapi.org/ext/atomic ops.json
               curl -s https://example.com/api/articles | sluice validate --syntax -
             """
     )
@@ -34,8 +53,27 @@ struct Validate: AsyncParsableCommand {
     @Flag(help: "Check JSON syntax only: the grammar of RFC 8259, strict UTF-8, and the limits below.")
     var syntax = false
 
-    @Flag(help: "Treat the documents as requests, where a new resource may have a lid instead of an id.")
-    var request = false
+    @Option(
+        help: ArgumentHelp(
+            "Treat the documents as requests to a resource endpoint (resource, the default when the value is left out) or to a relationship endpoint (relationship).",
+            discussion:
+                "A request to a resource endpoint holds a single resource object as primary data, which may have a lid instead of an id, and every relationship it provides has data; one to a relationship endpoint holds resource linkage.",
+            valueName: "endpoint"
+        )
+    )
+    var request: RequestEndpoint?
+
+    @Flag(help: "Report members the specification does not define as errors rather than warnings.")
+    var strictMembers = false
+
+    @Option(
+        name: .customLong("extension"),
+        help: ArgumentHelp(
+            "An extension applied to the documents beyond those their jsonapi.ext announces, by URI or namespace (repeatable).",
+            valueName: "uri"
+        )
+    )
+    var extensions: [String] = []
 
     @Option(help: "How to report faults: text lines on standard error, or one JSON array on standard output.")
     var format = OutputFormat.text
@@ -81,7 +119,8 @@ struct Validate: AsyncParsableCommand {
                 if syntax {
                     bytes = try JSONParser.validateSyntax(of: reader, limits: limits, parallelism: jobs.parallelism)
                 } else {
-                    var validator = JSONAPIValidator(isRequestDocument: request)
+                    var validator = JSONAPIValidator(request: request?.target, strictMembers: strictMembers)
+                    validator.appliedExtensions = extensions
                     validator.limits = limits
                     let violations = try validator.validate(reader)
                     for violation in violations { report.add(violation, in: name) }
@@ -114,5 +153,29 @@ struct Validate: AsyncParsableCommand {
             )
         }
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
+    }
+}
+
+extension Validate {
+    /// `--request` alone means `--request resource`: it was a flag before it took a value, and
+    /// it still reads best that way for the common case. ArgumentParser has no option whose value
+    /// may be left out, so the arguments are completed before parsing.
+    static func completingRequestOption(_ arguments: [String]) -> [String] {
+        var completed: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            completed.append(argument)
+            if argument == "--" {
+                completed.append(contentsOf: arguments[(index + 1)...])
+                break
+            }
+            let next = index + 1 < arguments.endIndex ? arguments[index + 1] : nil
+            if argument == "--request", next.flatMap(RequestEndpoint.init(rawValue:)) == nil {
+                completed.append(RequestEndpoint.resource.rawValue)
+            }
+            index += 1
+        }
+        return completed
     }
 }

@@ -622,9 +622,16 @@ extension ParserState {
             let isString = pendingFirstByte == Self.quote
             let length = chunkEnd - pendingStart - (isString ? 1 : 0)
             if length > maxTokenBytes {
-                let isKey = isString && containers.last?.is_object == true && !lastTokenWasKey
-                let description = isString ? (isKey ? "key" : "string") : "number"
-                fault = tokenTooLong(at: pendingStart, description: description)
+                // A token that cannot stand where it starts is a grammar fault, which yajl reports
+                // once it has read the token whole: report that, so that the error is the same
+                // whether or not a chunk's end fell inside the token.
+                if let misplaced = misplacedTokenError(at: pendingStart, isString: isString, separated: gapHadSeparator) {
+                    fault = misplaced
+                } else {
+                    let isKey = isString && containers.last?.is_object == true && !lastTokenWasKey
+                    let description = isString ? (isKey ? "key" : "string") : "number"
+                    fault = tokenTooLong(at: pendingStart, description: description)
+                }
             }
         }
         if fault == nil {
@@ -738,6 +745,56 @@ extension ParserState {
         )
     }
 
+    /// The grammar fault yajl reports for a string or number starting at `start` once it has read
+    /// the whole token, when such a token cannot stand there; `nil` when it can. yajl has accepted
+    /// every separator in the gap before it, so only a missing one, or a number where a key must be,
+    /// is left to find.
+    private mutating func misplacedTokenError(at start: Int, isString: Bool, separated: Bool) -> JSONError? {
+        guard let innermost = containers.last else {
+            return sawToken ? trailingGarbage(at: start) : nil
+        }
+        if innermost.is_object {
+            if lastTokenWasKey { return separated ? nil : expectedColon(at: start) }
+            if lastTokenEndedValue && !separated { return expectedMemberSeparator(at: start) }
+            return isString ? nil : expectedKey(at: start)
+        }
+        return lastTokenEndedValue && !separated ? expectedElementSeparator(at: start) : nil
+    }
+
+    /// Whether a ',' or ':' stands between the last token and `start`: in the gap scanned at an
+    /// earlier chunk's end, or in the part of this chunk not scanned yet.
+    private func gapHasSeparator(before start: Int) -> Bool {
+        if gapHadSeparator { return true }
+        var offset = max(scanOffset, chunkBase)
+        let end = min(start, chunkBase + (chunkIsVirtual ? 0 : chunk.count))
+        while offset < end {
+            let byte = chunk[offset - chunkBase]
+            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":") { return true }
+            offset += 1
+        }
+        return false
+    }
+
+    private mutating func trailingGarbage(at start: Int) -> JSONError {
+        error(.syntax, "Unexpected \(describeByte(at: start)) after the end of the JSON value.", at: start)
+    }
+
+    private mutating func expectedKey(at start: Int) -> JSONError {
+        error(.syntax, "Expected a string as the object key, found \(describeByte(at: start)).", at: start)
+    }
+
+    private mutating func expectedColon(at start: Int) -> JSONError {
+        error(.syntax, "Expected ':' after the object key, found \(describeByte(at: start)).", at: start)
+    }
+
+    private mutating func expectedMemberSeparator(at start: Int) -> JSONError {
+        error(.syntax, "Expected ',' or '}' after the object member, found \(describeByte(at: start)).", at: start)
+    }
+
+    private mutating func expectedElementSeparator(at start: Int) -> JSONError {
+        error(.syntax, "Expected ',' or ']' after the array element, found \(describeByte(at: start)).", at: start)
+    }
+
     /// The message leaves out the token's length: a token cut by a chunk's end is refused before
     /// its length is known, and the error must not depend on where chunks end.
     private mutating func tokenTooLong(at start: Int, description: String) -> JSONError {
@@ -800,9 +857,39 @@ extension ParserState {
         if let byte = byte(at: start), Self.isForbiddenWhitespace(byte) {
             return forbiddenWhitespace(at: start)
         }
+        // Before the fault is described: placing it counts lines up to it, moving `scanOffset`.
+        let separated = gapHasSeparator(before: start)
         let fault = describeYajlError(offendingTokenStart: start)
         guard fault.kind != .unexpectedEndOfInput else { return fault }
-        return limitErrorInstead(ofFaultAt: fault.byteOffset, tokenStart: start) ?? fault
+        // A string or number that cannot stand where it starts (a number where a key belongs, a
+        // missing separator) is reported as such, whatever yajl found inside it while reading it:
+        // cut into small chunks, the token would have been refused at a chunk's end for its place
+        // (see `endChunk`) before its inside was read.
+        if let first = byte(at: start),
+            first == Self.quote || first == UInt8(ascii: "-")
+                || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")),
+            let misplaced = misplacedTokenError(
+                at: start,
+                isString: first == Self.quote,
+                separated: separated
+            )
+        {
+            return misplaced
+        }
+        guard fault.byteOffset > start else { return fault }
+        // Some faults are reported where they start but decided by a later byte: an ill-formed
+        // UTF-8 sequence by the byte that breaks it (the last one yajl read), a bad escape by the
+        // byte after its backslash. Cut into small chunks, the input crosses the limit before
+        // that byte is seen whenever it lies past the limit, so that byte is what counts.
+        let decisive: Int
+        if fault.kind == .invalidUTF8 {
+            decisive = max(fault.byteOffset, chunkBase + yajl_get_bytes_consumed(handle.unsafelyUnwrapped) - 1)
+        } else if byte(at: fault.byteOffset) == UInt8(ascii: "\\") {
+            decisive = fault.byteOffset + 1
+        } else {
+            decisive = fault.byteOffset
+        }
+        return limitErrorInstead(ofFaultAt: decisive, tokenStart: start) ?? fault
     }
 
     private mutating func forbiddenWhitespace(at offset: Int) -> JSONError {
@@ -837,25 +924,17 @@ extension ParserState {
         case "premature EOF":
             return unexpectedEnd()
         case "trailing garbage":
-            return error(.syntax, "Unexpected \(describeByte(at: start)) after the end of the JSON value.", at: start)
+            return trailingGarbage(at: start)
         case "unallowed token at this point in JSON text":
             return error(.syntax, "Unexpected \(describeByte(at: start)) where a value was expected.", at: start)
         case "invalid object key (must be a string)":
-            return error(.syntax, "Expected a string as the object key, found \(describeByte(at: start)).", at: start)
+            return expectedKey(at: start)
         case "object key and value must be separated by a colon (':')":
-            return error(.syntax, "Expected ':' after the object key, found \(describeByte(at: start)).", at: start)
+            return expectedColon(at: start)
         case "after key and value, inside map, I expect ',' or '}'":
-            return error(
-                .syntax,
-                "Expected ',' or '}' after the object member, found \(describeByte(at: start)).",
-                at: start
-            )
+            return expectedMemberSeparator(at: start)
         case "after array element, I expect ',' or ']'":
-            return error(
-                .syntax,
-                "Expected ',' or ']' after the array element, found \(describeByte(at: start)).",
-                at: start
-            )
+            return expectedElementSeparator(at: start)
         case "invalid bytes in UTF8 string.":
             return invalidUTF8(at: firstInvalidByte(inTokenAt: start, before: last))
         case "inside a string, '\\' occurs before a character which it may not.":

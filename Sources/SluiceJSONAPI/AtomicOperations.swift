@@ -226,7 +226,7 @@ public struct AtomicDocument: Sendable, Hashable {
     public struct RuleViolation: Error, Sendable, Hashable, CustomStringConvertible {
         public let pointer: String
         public let message: String
-        public var description: String { "\(pointer.isEmpty ? "/" : pointer): \(message)" }
+        public var description: String { "\(pointer.isEmpty ? "(root)" : pointer): \(message)" }
     }
 
     /// The operations, in order; empty in a results document.

@@ -66,6 +66,9 @@ final class DocumentEngine {
     private let makesImportRecords: Bool
     private(set) var summary = DocumentSummary()
     private var errorObjects: [ErrorObject]?
+    /// Where `data` and `errors` start, once seen: a document must not hold both.
+    private var dataPosition: JSONPosition?
+    private var errorsPosition: JSONPosition?
     /// Reused for every resource a model decodes (see `ResourceFields`).
     private let fields = ResourceFields()
     /// The parallel path's driver, when other threads help (see ParallelBatches.swift in
@@ -218,13 +221,16 @@ final class DocumentEngine {
                 throw JSONAPIDecodingError(
                     pointer: "",
                     position: value.position,
-                    message: "A JSON:API document must be an object, but this one is \(value.kind.nounPhrase)."
+                    message: SpecificationText.documentNotObject(value.kind)
                 )
-            case .primaryCollectionStarted:
+            case .primaryCollectionStarted(let valueIndex):
+                try dataStarted(at: tape[valueIndex].position)
                 try handle(.primaryShape(isCollection: true))
-            case .primaryNull:
+            case .primaryNull(let valueIndex):
+                try dataStarted(at: tape[valueIndex].position)
                 try handle(.primaryNull)
             case .primaryResource(let valueIndex):
+                try dataStarted(at: tape[valueIndex].position)
                 try handle(.primaryShape(isCollection: false))
                 summary.primaryCount = 1
                 try handle(
@@ -265,6 +271,14 @@ final class DocumentEngine {
         return .included(try resource(at: valueIndex, place: place, tape: tape), position: position)
     }
 
+    /// `data` starts at `position`: a fault if `errors` came first.
+    private func dataStarted(at position: JSONPosition) throws {
+        dataPosition = position
+        if errorsPosition != nil {
+            throw JSONAPIDecodingError(pointer: "/data", position: position, message: SpecificationText.dataAndErrors)
+        }
+    }
+
     private func readMember(_ member: DocumentReader.Member, value: JSONTape.Value) throws {
         switch member {
         case .meta:
@@ -274,19 +288,33 @@ final class DocumentEngine {
         case .jsonapi:
             summary.jsonapi = try decode(JSONAPIObject.self, from: value, pointer: "/jsonapi")
         case .errors:
+            if let dataPosition {
+                throw JSONAPIDecodingError(
+                    pointer: "/data",
+                    position: dataPosition,
+                    message: SpecificationText.dataAndErrors
+                )
+            }
+            // The validator's rules first, so that a malformed error object is reported in the
+            // words `sluice validate` uses, not in those of the Codable decoding below.
+            var rules = DocumentRules()
+            rules.checkErrors(value, pointer: "/errors")
+            if let fault = rules.violations.first(where: { $0.severity == .error }) {
+                throw JSONAPIDecodingError(pointer: fault.pointer, position: fault.position, message: fault.message)
+            }
             errorObjects = try decode([ErrorObject].self, from: value, pointer: "/errors")
+            errorsPosition = value.position
         case .data:
             throw JSONAPIDecodingError(
                 pointer: "/data",
                 position: value.position,
-                message:
-                    "Primary data must be a resource object, an array of them, or null, but it is \(value.kind.nounPhrase)."
+                message: SpecificationText.primaryData(value.kind)
             )
         case .included:
             throw JSONAPIDecodingError(
                 pointer: "/included",
                 position: value.position,
-                message: "included must be an array of resource objects, but it is \(value.kind.nounPhrase)."
+                message: SpecificationText.included(value.kind)
             )
         case .other:
             break
@@ -324,7 +352,7 @@ final class DocumentEngine {
             throw JSONAPIDecodingError(
                 pointer: pointer,
                 position: value.position,
-                message: "Expected a resource object, found \(value.kind.nounPhrase)."
+                message: SpecificationText.expectedResourceObject(value.kind)
             )
         }
         let view = ResourceObjectView(value)
@@ -332,14 +360,14 @@ final class DocumentEngine {
             throw JSONAPIDecodingError(
                 pointer: pointer,
                 position: value.position,
-                message: "The resource object has no type member."
+                message: SpecificationText.resourceWithoutType
             )
         }
         guard typeValue.kind == .string else {
             throw JSONAPIDecodingError(
                 pointer: pointer + "/type",
                 position: typeValue.position,
-                message: "type must be a string, but it is \(typeValue.kind.nounPhrase)."
+                message: SpecificationText.mustBeString("type", typeValue.kind)
             )
         }
         try requireString(view.id, named: "id", pointer: place)
@@ -442,7 +470,7 @@ final class DocumentEngine {
         throw JSONAPIDecodingError(
             pointer: place.pointer + "/" + name,
             position: member.position,
-            message: "\(name) must be a string, but it is \(member.kind.nounPhrase)."
+            message: SpecificationText.mustBeString(name, member.kind)
         )
     }
 
@@ -455,6 +483,7 @@ final class DocumentEngine {
         model: any Resource.Type
     ) -> JSONAPIDecodingError {
         let (path, context) = Self.pathAndContext(of: error)
+        let pointerBeforeDescent = pointer
         var pointer = pointer
         var value = view.value
         if let first = path.first {
@@ -488,15 +517,46 @@ final class DocumentEngine {
             }
         }
         let excerpt = Self.excerpt(of: value)
-        return JSONAPIDecodingError(
-            pointer: pointer,
-            position: value.position,
-            message: message,
-            underlyingError: error,
-            property: Self.swiftName(of: error, path: path, model: model),
-            excerpt: excerpt.text,
-            excerptColumn: excerpt.column
-        )
+        let resourcePointer = pointerBeforeDescent
+        return Self.inSpecificationWords(
+            JSONAPIDecodingError(
+                pointer: pointer,
+                position: value.position,
+                message: message,
+                underlyingError: error,
+                property: Self.swiftName(of: error, path: path, model: model),
+                excerpt: excerpt.text,
+                excerptColumn: excerpt.column
+            )
+        ) { rules in
+            _ = rules.checkResource(view.value, pointer: resourcePointer)
+        }
+    }
+
+    /// `error`, or the validator's sentence when the validator's rules find a fault at the same
+    /// pointer (or, for a missing member, at the object that lacks it, which the validator names
+    /// since the member has no position): a value that breaks the specification reads the same
+    /// here as in `sluice validate`. The rules run only once decoding has failed, so they cost
+    /// nothing on the way to success.
+    private static func inSpecificationWords(
+        _ error: JSONAPIDecodingError,
+        rules check: (inout DocumentRules) -> Void
+    ) -> JSONAPIDecodingError {
+        var rules = DocumentRules()
+        check(&rules)
+        let faults = rules.violations.filter { $0.severity == .error }
+        var missingMember = false
+        if case .keyNotFound? = error.underlyingError as? DecodingError { missingMember = true }
+        let parent = error.pointer.lastIndex(of: "/").map { String(error.pointer[..<$0]) }
+        guard
+            let fault = faults.first(where: { $0.pointer == error.pointer })
+                ?? (missingMember ? faults.first(where: { $0.pointer == parent }) : nil)
+        else { return error }
+        var worded = error
+        worded.pointer = fault.pointer
+        worded.position = fault.position
+        worded.message = fault.message
+        return worded
     }
 
     /// A decoder message without the position phrase the tape decoder put in it, since the
@@ -565,14 +625,29 @@ final class DocumentEngine {
         let (path, context) = Self.pathAndContext(of: error)
         let (fullPointer, deepest) = descend(path[...], from: value, pointer: pointer, strategy: .useDefaultKeys)
         let excerpt = Self.excerpt(of: deepest)
-        return JSONAPIDecodingError(
-            pointer: fullPointer,
-            position: deepest.position,
-            message: Self.sentence(context?.debugDescription ?? "\(error)", without: deepest),
-            underlyingError: error,
-            excerpt: excerpt.text,
-            excerptColumn: excerpt.column
-        )
+        let holdsIdentifiers = primaryHoldsIdentifiers && pointer.hasPrefix("/data")
+        return Self.inSpecificationWords(
+            JSONAPIDecodingError(
+                pointer: fullPointer,
+                position: deepest.position,
+                message: Self.sentence(context?.debugDescription ?? "\(error)", without: deepest),
+                underlyingError: error,
+                excerpt: excerpt.text,
+                excerptColumn: excerpt.column
+            )
+        ) { rules in
+            switch pointer {
+            case "/links": rules.checkLinks(value, pointer: pointer)
+            case "/jsonapi": rules.checkJSONAPIObject(value, pointer: pointer)
+            case "/errors": rules.checkErrors(value, pointer: pointer)
+            default:
+                if holdsIdentifiers {
+                    _ = rules.checkIdentifier(value, pointer: pointer)
+                } else {
+                    _ = rules.checkResource(value, pointer: pointer)
+                }
+            }
+        }
     }
 
     /// Follows coding keys down from `value`, extending the pointer as far as the values go.

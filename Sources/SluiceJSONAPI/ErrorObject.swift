@@ -12,6 +12,13 @@ public struct ErrorObject: Hashable, Sendable, Codable, JSONEncodingFixedKeys {
         public var parameter: String?
         /// The request header that caused the error.
         public var header: String?
+
+        /// Creates a source; an error's source names one of the three.
+        public init(pointer: String? = nil, parameter: String? = nil, header: String? = nil) {
+            self.pointer = pointer
+            self.parameter = parameter
+            self.header = header
+        }
     }
 
     /// A unique identifier for this occurrence of the problem.
@@ -51,6 +58,28 @@ public struct ErrorObject: Hashable, Sendable, Codable, JSONEncodingFixedKeys {
     }
 }
 
+extension ErrorObject {
+    /// The error in one line, from whatever members it has: `422 Invalid Attribute (title must be
+    /// set) at /data/attributes/title`, `code E42 in the query parameter sort`; one with none of
+    /// status, title, code and detail reads `an error with no status, title, code or detail`,
+    /// followed by its id when it has one.
+    public var summary: String {
+        var words = [status, title].compactMap { $0 }
+        if title == nil, let code { words.append("code \(code)") }
+        var text = words.joined(separator: " ")
+        if let detail { text = text.isEmpty ? detail : "\(text) (\(detail))" }
+        if text.isEmpty { text = "an error with no status, title, code or detail" + (id.map { ", id \($0)" } ?? "") }
+        if let pointer = source?.pointer {
+            text += " at \(pointer.isEmpty ? "the document's root" : pointer)"
+        } else if let parameter = source?.parameter {
+            text += " in the query parameter \(parameter)"
+        } else if let header = source?.header {
+            text += " in the header \(header)"
+        }
+        return text
+    }
+}
+
 /// A JSON:API error document, thrown by the decoder when a document has `errors` instead of `data`.
 ///
 /// ```swift
@@ -68,13 +97,19 @@ public struct JSONAPIErrorDocument: Error, Sendable, Hashable, CustomStringConve
     /// The document's `jsonapi` object.
     public var jsonapi: JSONAPIObject?
 
-    /// `The document reports 2 errors: 422 Invalid Attribute (title must be set); ...`.
+    /// Creates an error document, as a server would send it.
+    public init(errors: [ErrorObject], meta: JSONValue? = nil, links: Links? = nil, jsonapi: JSONAPIObject? = nil) {
+        self.errors = errors
+        self.meta = meta
+        self.links = links
+        self.jsonapi = jsonapi
+    }
+
+    /// `The document reports 2 errors: 422 Invalid Attribute (title must be set) at
+    /// /data/attributes/title; ...`: each error object's ``ErrorObject/summary``.
     public var description: String {
-        let parts = errors.map { error in
-            [error.status, error.title ?? error.code, error.detail.map { "(\($0))" }].compactMap { $0 }.joined(
-                separator: " "
-            )
-        }
+        guard !errors.isEmpty else { return "The document is an error document, but its errors array is empty." }
+        let parts = errors.map(\.summary)
         return
             "The document reports \(errors.count) error\(errors.count == 1 ? "" : "s"): \(parts.joined(separator: "; "))"
     }

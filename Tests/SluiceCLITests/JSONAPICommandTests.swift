@@ -87,7 +87,7 @@ struct JSONAPICommandTests {
         #expect(run.standardOutput == #"{"type":"a","id":"1","attributes":{},"relationships":{}}"# + "\n")
         run = try Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"id": "1"}]}"#.utf8))
         #expect(run.status == 1)
-        #expect(run.standardError == "<stdin>:1:11: /data/0: The resource object has no type member.\n")
+        #expect(run.standardError == "<stdin>:1:11: /data/0: A resource object must have a type member.\n")
     }
 
     @Test("generate is deterministic per seed and writes files")

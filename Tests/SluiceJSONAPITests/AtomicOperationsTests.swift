@@ -103,9 +103,9 @@ struct AtomicOperationsTests {
             ),
             (
                 #"{"atomic:operations": [{"op": "remove", "ref": {"type": "a", "id": "1"}}], "atomic:results": [{}]}"#,
-                "/: A document may hold atomic:operations or atomic:results, not both."
+                "(root): A document may hold atomic:operations or atomic:results, not both."
             ),
-            (#"{"atomic:operations": [], "meta": {}}"#, "/: A document needs at least one operation or result."),
+            (#"{"atomic:operations": [], "meta": {}}"#, "(root): A document needs at least one operation or result."),
             (
                 #"{"atomic:operations": [{"op": "remove", "ref": {"type": "a", "id": "1"}}], "data": {"type": "a"}}"#,
                 "/data: An atomic document must not have data or included."

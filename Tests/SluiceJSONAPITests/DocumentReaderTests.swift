@@ -111,8 +111,12 @@ struct SkippedMemberTests {
         try engine.finish { if case .primary = $0 { resources += 1 } }
         #expect(resources == 1)
         #expect(engine.parser.tape.peakTokenCount < 2_000, "peak \(engine.parser.tape.peakTokenCount) tokens")
-        // The validator skips it too, and still checks its name.
-        #expect(try JSONAPIValidator().validate(Data(json.utf8)).isEmpty)
+        // The validator skips it too, and still checks its name. Unannounced, the atomic
+        // extension's member is one JSON:API does not define (a warning); announced, it is valid.
+        #expect(try JSONAPIValidator().validate(Data(json.utf8)).map(\.severity) == [.warning])
+        var announced = JSONAPIValidator()
+        announced.appliedExtensions = ["https://jsonapi.org/ext/atomic"]
+        #expect(try announced.validate(Data(json.utf8)).contains { $0.severity == .error })
         let badName = try JSONAPIValidator().validate(Data(#"{"meta": {}, "bad.name": [1, [2]]}"#.utf8))
         #expect(badName.map(\.pointer) == ["/bad.name"])
     }

@@ -197,13 +197,14 @@ struct ModelDecodingTests {
         }
         #expect(error.pointer == "/data")
         #expect(
-            error.message == "Primary data must be a resource object, an array of them, or null, but it is a string."
+            error.message
+                == "Primary data must be a resource object, an array of resource objects, or null, but it is a string."
         )
         error = try #require(throws: JSONAPIDecodingError.self) {
             try JSONAPIDecoder().decode([AnyResource].self, from: Data(#"{"data": [{"id": "1"}]}"#.utf8))
         }
         #expect(error.pointer == "/data/0")
-        #expect(error.message == "The resource object has no type member.")
+        #expect(error.message == "A resource object must have a type member.")
     }
 
     @Test("syntax errors surface as JSONError with line and column")

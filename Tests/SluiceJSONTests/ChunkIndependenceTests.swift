@@ -167,6 +167,54 @@ struct ChunkIndependenceTests {
         verify(bytes)
     }
 
+    /// Inputs `make fuzz` found (Fuzz/Regressions/FuzzParser), where a long token that breaks
+    /// the grammar gave one error whole and another cut into chunks.
+    @Test(
+        "a token that breaks the grammar past the limit: the same error however the input is cut",
+        arguments: [
+            // A number where a key belongs is a fault of place, whatever its length.
+            (
+                Array("[{".utf8) + Array(repeating: UInt8(ascii: "8"), count: 65) + Array(#""a[]"]"#.utf8),
+                JSONLimits(maxDepth: 8, maxStringBytes: 15), "syntax",
+                "Expected a string as the object key, found '8'."
+            ),
+            // So is a string where the ':' belongs, even one with invalid UTF-8 inside.
+            (
+                Array(#"{"a""#.utf8) + [0x22] + Array(repeating: 0xEF, count: 20) + Array(#"" b}"#.utf8),
+                JSONLimits(maxDepth: 8, maxStringBytes: 6), "syntax",
+                "Expected ':' after the object key, found '\"'."
+            ),
+            // An ill-formed sequence is decided by the byte that breaks it, past the limit here.
+            (
+                Array(#""asd"#.utf8) + [0xE6] + Array(#"sddddf"}"#.utf8),
+                JSONLimits(maxDepth: 4, maxStringBytes: 3), "stringLimitExceeded",
+                "A string is longer than the limit of 3 bytes."
+            ),
+            // A value after its ':' is in its place: the limit decides, not the fault inside it.
+            (
+                Array(#"{"title":"\u041f\u043e\u043b\u0442\u043e\u04$0\u0430"}"#.utf8),
+                JSONLimits(maxDepth: 7, maxStringBytes: 9), "stringLimitExceeded",
+                "A string is longer than the limit of 9 bytes."
+            ),
+            (
+                Array(#"{ "min": -1.0e+ "max": 1}"#.utf8), JSONLimits(maxDepth: 7, maxStringBytes: 3),
+                "stringLimitExceeded", "A number is longer than the limit of 3 bytes."
+            ),
+            // A bad escape is decided by the byte after its backslash.
+            (Array(#"["\x001]"#.utf8), JSONLimits(maxDepth: 1, maxStringBytes: 0), "stringLimitExceeded", "A string is longer than the limit of 0 bytes."),
+        ]
+    )
+    func fuzzerFindings(bytes: [UInt8], limits: JSONLimits, kind: String, message: String) {
+        let whole = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true, limits: limits)
+        #expect(whole.outcome.hasPrefix(kind + " "), "\(whole.outcome)")
+        #expect(whole.outcome.contains(": " + message + " |"), "\(whole.outcome)")
+        for size in 1...bytes.count {
+            let cut = ChunkingVerifier.transcript(of: bytes, split: .fixed(size), releasing: true, limits: limits)
+            #expect(cut.outcome.split(separator: "|").first == whole.outcome.split(separator: "|").first, "chunks of \(size)")
+        }
+        verify(bytes, limits: limits)
+    }
+
     private func verify(
         _ bytes: [UInt8],
         name: String = "",

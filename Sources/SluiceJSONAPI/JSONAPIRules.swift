@@ -1,0 +1,890 @@
+// The rules of JSON:API 1.1, object by object, as the validator applies them.
+//
+// Each check reports through `report` and never stops at the first fault. The validator runs all
+// of them; the decoder runs the error-object rules on an error document before decoding it and
+// throws the first error, so the same fault reads the same in `sluice validate` and in
+// `sluice flatten`. Sentences that the decoder also says for faults it finds on its own path are
+// in `SpecificationText`.
+
+import SluiceJSON
+
+/// Sentences for faults that both the validator and the decoder report.
+enum SpecificationText {
+    static func documentNotObject(_ kind: JSONToken.Kind) -> String {
+        "A JSON:API document must be an object, but this one is \(kind.nounPhrase)."
+    }
+
+    static func primaryData(_ kind: JSONToken.Kind) -> String {
+        "Primary data must be a resource object, an array of resource objects, or null, but it is \(kind.nounPhrase)."
+    }
+
+    static func included(_ kind: JSONToken.Kind) -> String {
+        "included must be an array of resource objects, but it is \(kind.nounPhrase)."
+    }
+
+    static func expectedResourceObject(_ kind: JSONToken.Kind) -> String {
+        "Expected a resource object, found \(kind.nounPhrase)."
+    }
+
+    static let resourceWithoutType = "A resource object must have a type member."
+
+    static func mustBeString(_ name: String, _ kind: JSONToken.Kind) -> String {
+        "\(name) must be a string, but it is \(kind.nounPhrase)."
+    }
+
+    static let dataAndErrors = "A document must not contain both data and errors."
+
+    static func mustBeObject(_ name: String, _ kind: JSONToken.Kind) -> String {
+        "\(name) must be an object, but it is \(kind.nounPhrase)."
+    }
+}
+
+/// The objects the specification defines, each with the members it allows.
+enum SpecificationObject {
+    case topLevel, jsonapi, resource, identifier, relationship, link, error, errorLinks, errorSource
+
+    /// How a sentence names it.
+    var phrase: String {
+        switch self {
+        case .topLevel: "The top level of a document"
+        case .jsonapi: "The jsonapi object"
+        case .resource: "A resource object"
+        case .identifier: "A resource identifier object"
+        case .relationship: "A relationship object"
+        case .link: "A link object"
+        case .error: "An error object"
+        case .errorLinks: "The links object of an error object"
+        case .errorSource: "The source of an error object"
+        }
+    }
+
+    /// The members it may hold, besides extension members and @-members.
+    var members: [String] {
+        switch self {
+        case .topLevel: ["data", "errors", "meta", "jsonapi", "links", "included"]
+        case .jsonapi: ["version", "ext", "profile", "meta"]
+        case .resource: ["type", "id", "lid", "attributes", "relationships", "links", "meta"]
+        case .identifier: ["type", "id", "lid", "meta"]
+        case .relationship: ["links", "data", "meta"]
+        case .link: ["href", "rel", "describedby", "title", "type", "hreflang", "meta"]
+        case .error: ["id", "links", "status", "code", "title", "detail", "source", "meta"]
+        case .errorLinks: ["about", "type"]
+        case .errorSource: ["pointer", "parameter", "header"]
+        }
+    }
+}
+
+/// Checks the objects of one document and collects what breaks the specification.
+struct DocumentRules {
+    let request: JSONAPIValidator.RequestTarget?
+    let strictMembers: Bool
+    /// Whether a resource object must have an `id`: in a response. The decoder reads requests and
+    /// responses alike, so it does not ask for one.
+    let requiresID: Bool
+    /// The namespaces of the extensions applied: the caller's, then those `jsonapi.ext` announces.
+    var appliedNamespaces: Set<String>
+    var violations: [JSONAPIViolation] = []
+
+    // What the document-wide rules need.
+    var rootPosition = JSONPosition(byteOffset: 0, line: 1, column: 1)
+    var rootIsObject = true
+    var members: [DocumentReader.Member: (pointer: String, position: JSONPosition)] = [:]
+    /// Top-level extension members, by name, with where they start.
+    var extensionMembers: [(name: String, namespace: String, position: JSONPosition)] = []
+    /// Extension members seen before `jsonapi`, whose namespace was not applied then: judged at
+    /// the end, since `jsonapi.ext` may come last.
+    var unannounced:
+        [(name: String, namespace: String, object: SpecificationObject, pointer: String, position: JSONPosition)] = []
+    /// Every resource object's identity, with where it first appeared.
+    var identities: [ResourceIdentity: String] = [:]
+    /// For reachability: primary identities and each resource's linkage targets.
+    var primary: [ResourceIdentity] = []
+    var included: [(identity: ResourceIdentity, pointer: String, position: JSONPosition)] = []
+    var edges: [ResourceIdentity: [ResourceIdentity]] = [:]
+    /// lids referenced from linkage, with where, to check that each names a resource.
+    var linkedLids: [(identity: ResourceIdentity, pointer: String, position: JSONPosition)] = []
+
+    init(_ validator: JSONAPIValidator) {
+        request = validator.request
+        strictMembers = validator.strictMembers
+        requiresID = validator.request == nil
+        appliedNamespaces = Set(validator.appliedExtensions.compactMap(Self.namespace(ofExtension:)))
+    }
+
+    /// The rules as the decoder applies them, to word the faults it finds: for requests and
+    /// responses alike.
+    init() {
+        request = nil
+        strictMembers = false
+        requiresID = false
+        appliedNamespaces = []
+    }
+
+    /// The namespace of the extension at `uri`: known for the official extensions, else the last
+    /// path segment (or the whole text, when it is a bare namespace), if it is a valid namespace.
+    static func namespace(ofExtension uri: String) -> String? {
+        var text = Substring(uri)
+        while text.hasSuffix("/") { text = text.dropLast() }
+        let last = text.split(separator: "/").last ?? text
+        let namespace = String(last)
+        return isValidNamespace(Substring(namespace)) ? namespace : nil
+    }
+
+    static func isValidNamespace(_ namespace: Substring) -> Bool {
+        !namespace.isEmpty && namespace.unicodeScalars.allSatisfy(\.isASCIIAlphanumeric)
+    }
+
+    mutating func report(
+        _ pointer: String,
+        _ position: JSONPosition,
+        _ message: String,
+        severity: JSONAPIViolation.Severity = .error
+    ) {
+        violations.append(JSONAPIViolation(pointer: pointer, position: position, message: message, severity: severity))
+    }
+
+    // MARK: Top level
+
+    mutating func rootNotObject(_ token: JSONToken) {
+        rootIsObject = false
+        report("", token.position, SpecificationText.documentNotObject(token.kind))
+    }
+
+    mutating func memberSeen(_ member: DocumentReader.Member, pointer: String, position: JSONPosition) {
+        members[member] = (pointer, position)
+    }
+
+    /// `data` has started: a collection, `null`, or a single resource (checked on its own).
+    mutating func primaryStarted(_ token: JSONToken, isCollection: Bool) {
+        memberSeen(.data, pointer: "/data", position: token.position)
+        guard request == .resource, token.kind != .objectStart else { return }
+        report(
+            "/data",
+            token.position,
+            "A request to a resource endpoint must hold a single resource object as primary data, but data is \(token.kind.nounPhrase)."
+        )
+    }
+
+    mutating func checkTopLevelMember(_ member: DocumentReader.Member, name: String, value: JSONTape.Value) {
+        let pointer = "/" + jsonPointerEscaped(name)
+        memberSeen(member, pointer: pointer, position: value.position)
+        switch member {
+        case .data:
+            report(pointer, value.position, SpecificationText.primaryData(value.kind))
+        case .included:
+            report(pointer, value.position, SpecificationText.included(value.kind))
+        case .meta:
+            checkMeta(value, pointer: pointer)
+        case .links:
+            checkLinks(value, pointer: pointer)
+        case .jsonapi:
+            checkJSONAPIObject(value, pointer: pointer)
+        case .errors:
+            checkErrors(value, pointer: pointer)
+        case .other:
+            checkOtherMember(name, of: .topLevel, pointer: pointer, position: value.position)
+        }
+    }
+
+    /// A top-level member other than the six the specification defines: an extension's, an
+    /// @-member, or an undefined one. Its value is not kept; `valueToken` is its first token.
+    mutating func checkOtherTopLevelMember(_ name: String, keyPosition: JSONPosition, valueToken: JSONToken?) {
+        let pointer = "/" + jsonPointerEscaped(name)
+        let position = valueToken?.position ?? keyPosition
+        checkOtherMember(name, of: .topLevel, pointer: pointer, position: position)
+        guard let colon = name.firstIndex(of: ":") else { return }
+        let namespace = String(name[..<colon])
+        extensionMembers.append((name, namespace, position))
+        if namespace == "atomic", name == "atomic:operations" || name == "atomic:results", let valueToken,
+            valueToken.kind != .arrayStart
+        {
+            let what = name == "atomic:operations" ? "operation objects" : "result objects"
+            report(pointer, position, "\(name) must be an array of \(what), but it is \(valueToken.kind.nounPhrase).")
+        }
+    }
+
+    // MARK: Members
+
+    /// A member `object` does not define: allowed if it is an @-member, or an extension member
+    /// of an applied extension (judged at the end if not applied yet); reported otherwise.
+    mutating func checkOtherMember(
+        _ name: String,
+        of object: SpecificationObject,
+        pointer: @autoclosure () -> String,
+        position: JSONPosition
+    ) {
+        if name.hasPrefix("@") { return }
+        if let colon = name.firstIndex(of: ":") {
+            let namespace = name[..<colon]
+            let member = name[name.index(after: colon)...]
+            guard Self.isValidNamespace(namespace) else {
+                report(
+                    pointer(),
+                    position,
+                    "The extension namespace of the member \(name) must be made of a-z, A-Z and 0-9 only."
+                )
+                return
+            }
+            guard Self.isValidMemberName(member) else {
+                report(pointer(), position, "The member name \(name) breaks JSON:API's naming rules.")
+                return
+            }
+            if !appliedNamespaces.contains(String(namespace)) {
+                unannounced.append((name, String(namespace), object, pointer(), position))
+            }
+            return
+        }
+        guard Self.isValidMemberName(Substring(name)) else {
+            report(pointer(), position, Self.badName(name))
+            return
+        }
+        report(
+            pointer(),
+            position,
+            "\(object.phrase) may hold only \(Self.list(object.members)), not \(name).",
+            severity: undefinedMemberSeverity
+        )
+    }
+
+    var undefinedMemberSeverity: JSONAPIViolation.Severity { strictMembers ? .error : .warning }
+
+    /// `a, b and c`.
+    static func list(_ names: [String]) -> String {
+        guard let last = names.last, names.count > 1 else { return names.joined() }
+        return names.dropLast().joined(separator: ", ") + " and " + last
+    }
+
+    static func badName(_ name: String) -> String {
+        "The member name \(String(reflecting: name)) breaks JSON:API's naming rules: use a-z, A-Z, 0-9 and non-ASCII characters, with -, _ or space only inside."
+    }
+
+    /// The 1.1 member name rules: globally allowed characters at the ends, `-`, `_` and space also
+    /// allowed inside, none of the reserved characters.
+    static func isValidMemberName(_ name: Substring) -> Bool {
+        let scalars = name.unicodeScalars
+        guard let first = scalars.first, let last = scalars.last else { return false }
+        func globallyAllowed(_ scalar: Unicode.Scalar) -> Bool { scalar.isASCIIAlphanumeric || scalar.value >= 0x80 }
+        guard globallyAllowed(first), globallyAllowed(last) else { return false }
+        return scalars.allSatisfy { globallyAllowed($0) || $0 == "-" || $0 == "_" || $0 == " " }
+    }
+
+    /// An implementation-defined member name (an attribute, a relationship, a member of meta or
+    /// of an attribute's value): @-members are left alone; extension members are allowed where
+    /// `allowExtension` says so and checked in their two parts.
+    mutating func checkMemberName(
+        _ name: String,
+        pointer: @autoclosure () -> String,
+        position: JSONPosition,
+        allowExtension: Bool
+    ) {
+        if name.hasPrefix("@") { return }
+        if allowExtension, let colon = name.firstIndex(of: ":") {
+            if !Self.isValidNamespace(name[..<colon]) {
+                report(
+                    pointer(),
+                    position,
+                    "The extension namespace of the member \(name) must be made of a-z, A-Z and 0-9 only."
+                )
+            } else if !Self.isValidMemberName(name[name.index(after: colon)...]) {
+                report(pointer(), position, "The member name \(name) breaks JSON:API's naming rules.")
+            }
+            return
+        }
+        if !Self.isValidMemberName(Substring(name)) { report(pointer(), position, Self.badName(name)) }
+    }
+
+    /// The member names of every object inside `value` (an attribute's value, a meta object's
+    /// member), at any depth. Iterative, so a deep value cannot exhaust the stack.
+    mutating func checkNestedNames(in value: JSONTape.Value, pointer: String, allowExtension: Bool) {
+        guard value.kind == .objectStart || value.kind == .arrayStart else { return }
+        var pending = [(value, pointer)]
+        while let (container, path) = pending.popLast() {
+            if container.kind == .objectStart, let members = try? container.members() {
+                for member in members {
+                    let memberPath = path + "/" + jsonPointerEscaped(member.key)
+                    checkMemberName(
+                        member.key,
+                        pointer: memberPath,
+                        position: member.value.position,
+                        allowExtension: allowExtension
+                    )
+                    if member.value.kind == .objectStart || member.value.kind == .arrayStart {
+                        pending.append((member.value, memberPath))
+                    }
+                }
+            } else if container.kind == .arrayStart, let elements = try? container.elements() {
+                for (index, element) in elements.enumerated()
+                where element.kind == .objectStart || element.kind == .arrayStart {
+                    pending.append((element, "\(path)/\(index)"))
+                }
+            }
+        }
+    }
+
+    /// A meta object: an object whose member names follow the naming rules, at any depth.
+    mutating func checkMeta(_ value: JSONTape.Value, pointer: String) {
+        guard value.kind == .objectStart else {
+            report(pointer, value.position, SpecificationText.mustBeObject("meta", value.kind))
+            return
+        }
+        checkNestedNames(in: value, pointer: pointer, allowExtension: true)
+    }
+
+    /// Reports `value` unless it is a string.
+    mutating func requireString(_ value: JSONTape.Value, named name: String, at pointer: String) {
+        if value.kind != .string { report(pointer, value.position, SpecificationText.mustBeString(name, value.kind)) }
+    }
+
+    // MARK: jsonapi, links, errors
+
+    mutating func checkJSONAPIObject(_ value: JSONTape.Value, pointer: String) {
+        guard let members = try? value.members() else {
+            report(pointer, value.position, SpecificationText.mustBeObject("jsonapi", value.kind))
+            return
+        }
+        for member in members {
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
+            switch member.key {
+            case "version":
+                requireString(member.value, named: "version", at: path)
+            case "ext", "profile":
+                let uris = (try? member.value.elements()).map { Array($0) }
+                guard let uris, uris.allSatisfy({ $0.kind == .string }) else {
+                    report(path, member.value.position, "\(member.key) must be an array of URI strings.")
+                    continue
+                }
+                if member.key == "ext" {
+                    for uri in uris {
+                        if let text = try? uri.string(), let namespace = Self.namespace(ofExtension: text) {
+                            appliedNamespaces.insert(namespace)
+                        }
+                    }
+                }
+            case "meta":
+                checkMeta(member.value, pointer: path)
+            default:
+                checkOtherMember(member.key, of: .jsonapi, pointer: path, position: member.value.position)
+            }
+        }
+    }
+
+    /// A links object: each link a string, a link object or null. With `object`, only the link
+    /// names that object defines are expected (an error's `about` and `type`).
+    mutating func checkLinks(_ value: JSONTape.Value, pointer: String, object: SpecificationObject? = nil) {
+        guard let members = try? value.members() else {
+            report(pointer, value.position, SpecificationText.mustBeObject("links", value.kind))
+            return
+        }
+        for member in members {
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
+            if let object, !object.members.contains(member.key) {
+                checkOtherMember(member.key, of: object, pointer: path, position: member.value.position)
+                continue
+            }
+            if object == nil {
+                checkMemberName(member.key, pointer: path, position: member.value.position, allowExtension: true)
+            }
+            checkLink(member.value, named: member.key, pointer: path)
+        }
+    }
+
+    /// One link: a URI-reference string, a link object, or null.
+    mutating func checkLink(_ value: JSONTape.Value, named name: String, pointer: String) {
+        switch value.kind {
+        case .string, .null:
+            return
+        case .objectStart:
+            break
+        default:
+            report(
+                pointer,
+                value.position,
+                "The link \(name) must be a string, a link object or null, but it is \(value.kind.nounPhrase)."
+            )
+            return
+        }
+        var hasHref = false
+        for member in (try? value.members()).map({ Array($0) }) ?? [] {
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
+            switch member.key {
+            case "href":
+                hasHref = true
+                requireString(member.value, named: "href", at: path)
+            case "rel", "title", "type":
+                requireString(member.value, named: member.key, at: path)
+            case "describedby":
+                checkLink(member.value, named: "describedby", pointer: path)
+            case "hreflang":
+                let isStrings =
+                    member.value.kind == .string
+                    || ((try? member.value.elements().allSatisfy { $0.kind == .string }) ?? false)
+                if !isStrings {
+                    report(
+                        path,
+                        member.value.position,
+                        "hreflang must be a language tag or an array of them, but it is \(member.value.kind.nounPhrase)."
+                    )
+                }
+            case "meta":
+                checkMeta(member.value, pointer: path)
+            default:
+                checkOtherMember(member.key, of: .link, pointer: path, position: member.value.position)
+            }
+        }
+        if !hasHref { report(pointer, value.position, "A link object must have an href member.") }
+    }
+
+    mutating func checkErrors(_ value: JSONTape.Value, pointer: String) {
+        guard let elements = try? value.elements() else {
+            report(
+                pointer,
+                value.position,
+                "errors must be an array of error objects, but it is \(value.kind.nounPhrase)."
+            )
+            return
+        }
+        for (index, element) in elements.enumerated() {
+            checkErrorObject(element, pointer: "\(pointer)/\(index)")
+        }
+    }
+
+    mutating func checkErrorObject(_ value: JSONTape.Value, pointer: String) {
+        guard let members = try? value.members() else {
+            report(
+                pointer,
+                value.position,
+                "An error object must be an object, but this one is \(value.kind.nounPhrase)."
+            )
+            return
+        }
+        var hasStandardMember = false
+        for member in members {
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
+            switch member.key {
+            case "id", "status", "code", "title", "detail":
+                requireString(member.value, named: member.key, at: path)
+            case "links":
+                checkLinks(member.value, pointer: path, object: .errorLinks)
+            case "source":
+                checkErrorSource(member.value, pointer: path)
+            case "meta":
+                checkMeta(member.value, pointer: path)
+            default:
+                checkOtherMember(member.key, of: .error, pointer: path, position: member.value.position)
+                continue
+            }
+            hasStandardMember = true
+        }
+        if !hasStandardMember {
+            report(
+                pointer,
+                value.position,
+                "An error object must have at least one of id, links, status, code, title, detail, source or meta."
+            )
+        }
+    }
+
+    mutating func checkErrorSource(_ value: JSONTape.Value, pointer: String) {
+        guard let members = try? value.members() else {
+            report(pointer, value.position, SpecificationText.mustBeObject("source", value.kind))
+            return
+        }
+        for member in members {
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
+            switch member.key {
+            case "pointer":
+                guard member.value.kind == .string, let text = try? member.value.string() else {
+                    requireString(member.value, named: "pointer", at: path)
+                    continue
+                }
+                if let fault = Self.jsonPointerFault(text) {
+                    report(path, member.value.position, "pointer must be a JSON Pointer (RFC 6901): \(fault).")
+                }
+            case "parameter", "header":
+                requireString(member.value, named: member.key, at: path)
+            default:
+                checkOtherMember(member.key, of: .errorSource, pointer: path, position: member.value.position)
+            }
+        }
+    }
+
+    /// Why `text` is not a JSON Pointer (RFC 6901), or `nil` when it is one: empty, or `/` then
+    /// reference tokens in which `~` is always followed by `0` or `1`.
+    static func jsonPointerFault(_ text: String) -> String? {
+        guard !text.isEmpty else { return nil }
+        guard text.hasPrefix("/") else { return "\(String(reflecting: text)) does not start with /" }
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "~" else { continue }
+            let next = scalars.next()
+            if next != "0" && next != "1" {
+                return "in \(String(reflecting: text)), ~ must be followed by 0 or 1 (write ~0 for ~ and ~1 for /)"
+            }
+        }
+        return nil
+    }
+
+    // MARK: Resources
+
+    mutating func checkPrimary(_ value: JSONTape.Value, pointer: String) {
+        if request == .relationship {
+            _ = checkIdentifier(value, pointer: pointer)
+        } else if let identity = checkResource(value, pointer: pointer) {
+            primary.append(identity)
+        }
+    }
+
+    mutating func checkIncluded(_ value: JSONTape.Value, pointer: String) {
+        if let identity = checkResource(value, pointer: pointer) {
+            included.append((identity, pointer, value.position))
+        }
+    }
+
+    /// Checks one resource object; returns its identity when it has a usable one.
+    mutating func checkResource(_ value: JSONTape.Value, pointer: String) -> ResourceIdentity? {
+        guard value.kind == .objectStart else {
+            report(pointer, value.position, SpecificationText.expectedResourceObject(value.kind))
+            return nil
+        }
+        var typeName: String?
+        var idValue: JSONTape.Value?
+        var lidValue: JSONTape.Value?
+        var attributes: JSONTape.Value?
+        var relationships: JSONTape.Value?
+        for member in (try? value.members()).map({ Array($0) }) ?? [] {
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
+            switch member.key {
+            case "type":
+                typeName = checkType(member.value, at: path)
+            case "id":
+                idValue = member.value
+                requireString(member.value, named: "id", at: path)
+            case "lid":
+                lidValue = member.value
+                requireString(member.value, named: "lid", at: path)
+            case "attributes":
+                attributes = member.value
+            case "relationships":
+                relationships = member.value
+            case "meta":
+                checkMeta(member.value, pointer: path)
+            case "links":
+                checkLinks(member.value, pointer: path)
+            default:
+                checkOtherMember(member.key, of: .resource, pointer: path, position: member.value.position)
+            }
+        }
+        if value["type"] == nil { report(pointer, value.position, SpecificationText.resourceWithoutType) }
+        // A client creating a resource may leave the id out, with or without a lid.
+        if idValue == nil && requiresID {
+            report(pointer, value.position, "A resource object in a response must have an id member.")
+        }
+        var attributeNames: Set<String> = []
+        if let attributes {
+            if let members = try? attributes.members() {
+                for member in members {
+                    attributeNames.insert(member.key)
+                    // The pointer is built only if a rule is broken: most attributes break none.
+                    let name = member.key
+                    checkFieldName(
+                        name,
+                        pointer: pointer + "/attributes/" + jsonPointerEscaped(name),
+                        position: member.value.position
+                    )
+                    checkMemberName(
+                        name,
+                        pointer: pointer + "/attributes/" + jsonPointerEscaped(name),
+                        position: member.value.position,
+                        allowExtension: false
+                    )
+                    if member.value.kind == .objectStart || member.value.kind == .arrayStart {
+                        checkNestedNames(
+                            in: member.value,
+                            pointer: pointer + "/attributes/" + jsonPointerEscaped(name),
+                            allowExtension: false
+                        )
+                    }
+                }
+            } else {
+                report(
+                    pointer + "/attributes",
+                    attributes.position,
+                    SpecificationText.mustBeObject("attributes", attributes.kind)
+                )
+            }
+        }
+        let identity = typeName.flatMap { type in
+            ResourceIdentity(type: type, id: try? idValue?.string(), lid: try? lidValue?.string())
+        }
+        if let relationships {
+            if let members = try? relationships.members() {
+                for member in members {
+                    let path = pointer + "/relationships/" + jsonPointerEscaped(member.key)
+                    checkFieldName(member.key, pointer: path, position: member.value.position)
+                    checkMemberName(member.key, pointer: path, position: member.value.position, allowExtension: false)
+                    if attributeNames.contains(member.key) {
+                        report(
+                            path,
+                            member.value.position,
+                            "The field \(member.key) is both an attribute and a relationship; fields share one namespace."
+                        )
+                    }
+                    let targets = checkRelationship(member.value, pointer: path)
+                    if let identity { edges[identity, default: []] += targets }
+                }
+            } else {
+                report(
+                    pointer + "/relationships",
+                    relationships.position,
+                    SpecificationText.mustBeObject("relationships", relationships.kind)
+                )
+            }
+        }
+        guard let identity else { return nil }
+        if let first = identities[identity] {
+            let what = identity.isLocal ? "lid" : "id"
+            report(
+                pointer,
+                value.position,
+                "The resource \(identity.type) with \(what) \(identity.key) appears twice, first at \(first); a document holds one resource object per type and \(what)."
+            )
+        } else {
+            identities[identity] = pointer
+        }
+        if let typeName, idValue?.kind == .string, let lid = try? lidValue?.string() {
+            // Both present: the lid names the same resource, so register it too.
+            let local = ResourceIdentity(type: typeName, lid: lid)
+            if identities[local] == nil { identities[local] = pointer }
+        }
+        return identity
+    }
+
+    /// A `type` member: a string that follows the member name rules. Returns the type when it is
+    /// a string, even a badly named one, so that the document-wide rules still see the resource.
+    mutating func checkType(_ value: JSONTape.Value, at pointer: String) -> String? {
+        guard value.kind == .string, let type = try? value.string() else {
+            report(pointer, value.position, SpecificationText.mustBeString("type", value.kind))
+            return nil
+        }
+        if !Self.isValidMemberName(Substring(type)) {
+            report(
+                pointer,
+                value.position,
+                "The type \(String(reflecting: type)) breaks JSON:API's naming rules, which types follow as member names do: use a-z, A-Z, 0-9 and non-ASCII characters, with -, _ or space only inside."
+            )
+        }
+        return type
+    }
+
+    mutating func checkFieldName(_ name: String, pointer: @autoclosure () -> String, position: JSONPosition) {
+        if name == "type" || name == "id" {
+            report(
+                pointer(),
+                position,
+                "A resource cannot have a field named \(name); it is reserved for identification."
+            )
+        }
+    }
+
+    /// Checks a relationship object; returns the identities its linkage names.
+    mutating func checkRelationship(_ value: JSONTape.Value, pointer: String) -> [ResourceIdentity] {
+        guard let members = try? value.members() else {
+            report(pointer, value.position, "A relationship must be an object, but it is \(value.kind.nounPhrase).")
+            return []
+        }
+        var hasMember = false
+        var hasData = false
+        var targets: [ResourceIdentity] = []
+        for member in members {
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
+            switch member.key {
+            case "links":
+                hasMember = true
+                checkLinks(member.value, pointer: path)
+            case "meta":
+                hasMember = true
+                checkMeta(member.value, pointer: path)
+            case "data":
+                hasMember = true
+                hasData = true
+                targets = checkLinkage(member.value, pointer: path)
+            default:
+                if member.key.contains(":") { hasMember = true }
+                checkOtherMember(member.key, of: .relationship, pointer: path, position: member.value.position)
+            }
+        }
+        if !hasMember {
+            report(pointer, value.position, "A relationship object must contain at least one of links, data or meta.")
+        } else if request != nil && !hasData {
+            report(
+                pointer,
+                value.position,
+                "A relationship provided in a request must have a data member: the linkage the resource is to have."
+            )
+        }
+        return targets
+    }
+
+    mutating func checkLinkage(_ value: JSONTape.Value, pointer: String) -> [ResourceIdentity] {
+        switch value.kind {
+        case .null:
+            return []
+        case .objectStart:
+            return checkIdentifier(value, pointer: pointer).map { [$0] } ?? []
+        case .arrayStart:
+            var targets: [ResourceIdentity] = []
+            let elements: [JSONTape.Value] = (try? value.elements()).map { Array($0) } ?? []
+            for (index, element) in elements.enumerated() {
+                if let identity = checkIdentifier(element, pointer: "\(pointer)/\(index)") { targets.append(identity) }
+            }
+            return targets
+        default:
+            report(
+                pointer,
+                value.position,
+                "Resource linkage must be null, a resource identifier object or an array of them, but it is \(value.kind.nounPhrase)."
+            )
+            return []
+        }
+    }
+
+    mutating func checkIdentifier(_ value: JSONTape.Value, pointer: String) -> ResourceIdentity? {
+        guard let members = try? value.members() else {
+            report(
+                pointer,
+                value.position,
+                "A resource identifier must be an object, but it is \(value.kind.nounPhrase)."
+            )
+            return nil
+        }
+        var type: String?
+        var id: String?
+        var lid: String?
+        for member in members {
+            let path = pointer + "/" + jsonPointerEscaped(member.key)
+            switch member.key {
+            case "type":
+                type = checkType(member.value, at: path)
+            case "id", "lid":
+                guard member.value.kind == .string, let text = try? member.value.string() else {
+                    requireString(member.value, named: member.key, at: path)
+                    continue
+                }
+                if member.key == "id" { id = text } else { lid = text }
+            case "meta":
+                checkMeta(member.value, pointer: path)
+            default:
+                checkOtherMember(member.key, of: .identifier, pointer: path, position: member.value.position)
+            }
+        }
+        guard let type else {
+            if value["type"] == nil {
+                report(pointer, value.position, "A resource identifier must have a type member.")
+            }
+            return nil
+        }
+        if let id { return ResourceIdentity(type: type, id: id) }
+        if let lid {
+            let identity = ResourceIdentity(type: type, lid: lid)
+            linkedLids.append((identity, pointer, value.position))
+            return identity
+        }
+        report(pointer, value.position, "A resource identifier must have an id or a lid member.")
+        return nil
+    }
+
+    // MARK: Document-wide
+
+    mutating func checkDocumentWideRules() {
+        guard rootIsObject else { return }
+        for member in unannounced where !appliedNamespaces.contains(member.namespace) {
+            report(
+                member.pointer,
+                member.position,
+                "\(member.object.phrase) may hold the extension member \(member.name) only when its extension (namespace \(member.namespace)) is applied: announced in jsonapi.ext or in the media type.",
+                severity: undefinedMemberSeverity
+            )
+        }
+        // A resource's members are checked before the values inside its attributes, and an
+        // extension member waits for jsonapi.ext: put the faults of single values in document
+        // order (stable, so faults at one position keep their order) before the document-wide ones.
+        violations = violations.enumerated().sorted {
+            ($0.element.position.byteOffset, $0.offset) < ($1.element.position.byteOffset, $1.offset)
+        }.map(\.element)
+        let applied = extensionMembers.filter { appliedNamespaces.contains($0.namespace) }
+        if members[.data] == nil && members[.errors] == nil && members[.meta] == nil && applied.isEmpty {
+            report(
+                "",
+                rootPosition,
+                "A document must contain at least one of data, errors, meta or a member of an applied extension."
+            )
+        }
+        if let data = members[.data], members[.errors] != nil {
+            report(data.pointer, data.position, SpecificationText.dataAndErrors)
+        }
+        if let included = members[.included], members[.data] == nil {
+            report(included.pointer, included.position, "A document without data must not contain included.")
+        }
+        checkAtomicDocument(applied)
+        checkRequestDocument(applied)
+        for link in linkedLids where identities[link.identity] == nil {
+            report(
+                link.pointer,
+                link.position,
+                "The lid \(link.identity.key) of type \(link.identity.type) names no resource object in this document."
+            )
+        }
+        // Full linkage: every included resource reachable from primary data.
+        var reached = Set(primary)
+        var frontier = primary
+        while let next = frontier.popLast() {
+            for target in edges[next] ?? [] where reached.insert(target).inserted { frontier.append(target) }
+        }
+        for resource in included where !reached.contains(resource.identity) {
+            report(
+                resource.pointer,
+                resource.position,
+                "The included resource \(resource.identity) is not reachable from primary data through relationships (allowed only when sparse fieldsets left the linkage out).",
+                severity: .warning
+            )
+        }
+    }
+
+    /// The Atomic Operations extension's document rules, when it is applied and used.
+    private mutating func checkAtomicDocument(_ applied: [(name: String, namespace: String, position: JSONPosition)]) {
+        let atomic = applied.filter { $0.name == "atomic:operations" || $0.name == "atomic:results" }
+        guard let first = atomic.first else { return }
+        if let second = atomic.dropFirst().first(where: { $0.name != first.name }) {
+            report(
+                "/" + second.name,
+                second.position,
+                "A document must not contain both atomic:operations and atomic:results."
+            )
+        }
+        for (member, name) in [(DocumentReader.Member.data, "data"), (.included, "included"), (.errors, "errors")] {
+            if let found = members[member] {
+                report(
+                    found.pointer,
+                    found.position,
+                    "A document with \(first.name) must not contain \(name) (Atomic Operations extension)."
+                )
+            }
+        }
+    }
+
+    /// What a request document must hold as a whole.
+    private mutating func checkRequestDocument(_ applied: [(name: String, namespace: String, position: JSONPosition)]) {
+        guard let request, members[.data] == nil, applied.isEmpty else { return }
+        let what =
+            request == .resource
+            ? "a single resource object (a request to a resource endpoint)"
+            : "resource linkage (a request to a relationship endpoint)"
+        report("", rootPosition, "A request document must hold \(what) as primary data, but it has no data member.")
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isASCIIAlphanumeric: Bool {
+        (value >= 0x61 && value <= 0x7A) || (value >= 0x41 && value <= 0x5A) || (value >= 0x30 && value <= 0x39)
+    }
+}

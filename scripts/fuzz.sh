@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds the libFuzzer targets in Fuzz/ with -sanitize=fuzzer,address and runs each
+# for FUZZ_SECONDS (default 60), one after the other. Fails on any crash, leak, timeout (a hang),
+# out-of-memory or broken invariant (the differential checks call fatalError), and prints each
+# target's executions and coverage.
+#
+#   FUZZ_SECONDS=600 make fuzz               every target for ten minutes
+#   FUZZ_TARGETS="FuzzParser" make fuzz      one target
+#
+# Each run starts from the checked-in seeds (Fuzz/Corpus), the inputs that once failed
+# (Fuzz/Regressions, which must all pass first), JSONTestSuite from ../shared when it is there,
+# and the corpus earlier runs grew in Fuzz/.build/corpus (kept between runs, never committed).
+# What fails is written to Fuzz/.build/artifacts; turn it into a regression test and a file in
+# Fuzz/Regressions/TARGET.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+TARGETS=${FUZZ_TARGETS:-"FuzzParser FuzzDocument FuzzDecoder FuzzValidator FuzzElements FuzzRoundTrip"}
+SHARED=${SHARED:-../shared}
+# Swift's own backtracer fights ASan's over the crash signal; let ASan report.
+export SWIFT_BACKTRACE=enable=no
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+
+swift build -c release --package-path Fuzz --sanitize=fuzzer --sanitize=address
+BIN=$(swift build -c release --package-path Fuzz --sanitize=fuzzer --sanitize=address --show-bin-path)
+
+seeds_for() {
+    case "$1" in
+    FuzzDocument | FuzzValidator) echo "Fuzz/Corpus/jsonapi Fuzz/Corpus/json" ;;
+    *) echo "Fuzz/Corpus/json Fuzz/Corpus/jsonapi" ;;
+    esac
+}
+
+mkdir -p Fuzz/.build/artifacts
+failed=0
+summary=""
+for target in $TARGETS; do
+    corpus=Fuzz/.build/corpus/$target
+    mkdir -p "$corpus"
+    regressions=Fuzz/Regressions/$target
+    # Every input that ever failed must pass now.
+    if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
+        "$BIN/$target" -runs=1 "$regressions"/* >/dev/null 2>&1 || {
+            echo "$target fails on a regression input in $regressions" >&2
+            failed=1
+            continue
+        }
+    fi
+    extra=()
+    [ -d "$SHARED/corpora/JSONTestSuite" ] && extra+=("$SHARED/corpora/JSONTestSuite")
+    [ -d "$regressions" ] && extra+=("$regressions")
+    log=Fuzz/.build/artifacts/$target.log
+    echo "== $target for $SECONDS_EACH s"
+    # -timeout: an input that takes 10 s is a hang; -rss_limit_mb: bounded memory is a promise.
+    if "$BIN/$target" "$corpus" $(seeds_for "$target") "${extra[@]}" \
+        -dict=Fuzz/fuzz.dict -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=8192 -print_final_stats=1 -artifact_prefix="Fuzz/.build/artifacts/$target-" \
+        >"$log" 2>&1; then
+        status=ok
+    else
+        status=FAILED
+        failed=1
+        grep -E "ERROR|invariant|SUMMARY|Test unit written" "$log" | head -8 >&2 || true
+    fi
+    runs=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}')
+    cov=$(grep -E "^#[0-9]+" "$log" | grep -oE "cov: [0-9]+ ft: [0-9]+" | tail -1)
+    corp=$(ls "$corpus" | wc -l)
+    line=$(printf '%-14s %-6s %10s executions  %s  corpus %s' "$target" "$status" "${runs:-?}" "${cov:-cov: ?}" "$corp")
+    echo "$line"
+    summary+="$line"$'\n'
+done
+echo
+echo "$summary"
+exit $failed
