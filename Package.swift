@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
         .library(name: "SluicePostgres", targets: ["SluicePostgres"]),
         .library(name: "SluiceHTTP", targets: ["SluiceHTTP"]),
+        .library(name: "SluiceURLSession", targets: ["SluiceURLSession"]),
         .library(name: "SluiceMacros", targets: ["SluiceMacros"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
     ],
@@ -102,6 +103,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // URLSessionTransport: a library of its own so that FoundationNetworking (libcurl) is
+        // loaded only by programs that ask for it, never by the CLI.
+        .target(
+            name: "SluiceURLSession",
+            dependencies: ["SluiceHTTP"],
+            swiftSettings: strictSettings
+        ),
         // The @JSONModel macro's implementation, run by the compiler; on swift-syntax.
         .macro(
             name: "SluiceMacrosPlugin",
@@ -180,7 +188,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceHTTPTests",
-            dependencies: ["SluiceHTTP", "SluiceJSONAPI", "SluiceTestServer"],
+            dependencies: ["SluiceHTTP", "SluiceURLSession", "SluiceJSONAPI", "SluiceTestServer"],
             swiftSettings: strictSettings
         ),
     ]

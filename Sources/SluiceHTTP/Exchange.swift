@@ -18,6 +18,7 @@ final class Exchange {
         body = BodyReader(
             response.body,
             limit: client.maximumBodyBytes,
+            deadline: client.bodyTimeout.map { ContinuousClock.now + $0 },
             request: request.description,
             status: response.status,
             headers: response.headers
@@ -162,14 +163,25 @@ final class BodyReader {
     private var iterator: HTTPBody.Iterator
     private var peeked: [UInt8]?
     private let limit: Int?
+    /// When the whole body must be in (``JSONAPIClient/bodyTimeout``): the read timeout bounds a
+    /// silence, but a server that trickles a byte now and then never falls silent.
+    private let deadline: ContinuousClock.Instant?
     private let request: String
     private let status: Int
     private let headers: HTTPHeaders
     private(set) var bytesRead = 0
 
-    init(_ body: HTTPBody, limit: Int?, request: String, status: Int, headers: HTTPHeaders) {
+    init(
+        _ body: HTTPBody,
+        limit: Int?,
+        deadline: ContinuousClock.Instant? = nil,
+        request: String,
+        status: Int,
+        headers: HTTPHeaders
+    ) {
         iterator = body.makeAsyncIterator()
         self.limit = limit
+        self.deadline = deadline
         self.request = request
         self.status = status
         self.headers = headers
@@ -190,6 +202,19 @@ final class BodyReader {
                 throw Exchange.wrap(error, request: request, status: status, headers: headers, bytesRead: bytesRead)
             }
             guard let chunk else { return nil }
+            if let deadline, ContinuousClock.now > deadline {
+                throw JSONAPIClientError(
+                    kind: .timedOut,
+                    request: request,
+                    status: status,
+                    headers: headers,
+                    underlying: HTTPTransportError(
+                        timedOut: true,
+                        message: "the body was still arriving when the body timeout ran out"
+                    ),
+                    bytesRead: bytesRead
+                )
+            }
             if chunk.isEmpty { continue }
             bytesRead += chunk.count
             if let limit, bytesRead > limit {

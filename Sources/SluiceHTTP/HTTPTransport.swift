@@ -3,7 +3,8 @@ public import Foundation
 /// What the JSON:API client asks of the network: send one request, hand back the status, the
 /// headers and the body as it arrives.
 ///
-/// Sluice ships ``AsyncHTTPClientTransport`` (the default on Linux) and ``URLSessionTransport``.
+/// Sluice ships ``AsyncHTTPClientTransport`` (the default on Linux) and `URLSessionTransport` (in the
+/// SluiceURLSession library, so that only programs that use it load FoundationNetworking).
 /// Write your own to route requests through an existing stack, to sign them, or to record them:
 ///
 /// ```swift

@@ -44,6 +44,12 @@ public struct JSONAPIClient: Sendable {
     public var profiles: [String] = []
     /// How long to wait for a response head; `nil` leaves it to the transport.
     public var timeout: Duration? = .seconds(30)
+    /// How long a response body may take to arrive, from its head to its last byte; `nil` (the
+    /// default) for no limit, since a large export may stream for hours. The transport's read
+    /// timeout ends a body that falls silent; this ends one that never ends, such as a server
+    /// sending a byte now and then. Set it for servers you do not trust. Bodies streamed through
+    /// ``resources(at:maximumPages:options:)`` are timed per page.
+    public var bodyTimeout: Duration?
     /// The largest response body read, in bytes; `nil` for no limit. Bodies streamed through
     /// ``resources(at:maximumPages:options:)`` are limited per page.
     public var maximumBodyBytes: Int? = 256 * 1024 * 1024

@@ -625,7 +625,8 @@ extension ParserState {
                 // A token that cannot stand where it starts is a grammar fault, which yajl reports
                 // once it has read the token whole: report that, so that the error is the same
                 // whether or not a chunk's end fell inside the token.
-                if let misplaced = misplacedTokenError(at: pendingStart, isString: isString, separated: gapHadSeparator) {
+                if let misplaced = misplacedTokenError(at: pendingStart, isString: isString, separated: gapHadSeparator)
+                {
                     fault = misplaced
                 } else {
                     let isKey = isString && containers.last?.is_object == true && !lastTokenWasKey

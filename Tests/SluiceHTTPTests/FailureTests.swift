@@ -2,6 +2,7 @@ import Foundation
 import SluiceJSON
 import SluiceJSONAPI
 import SluiceTestServer
+import SluiceURLSession
 import Testing
 
 @testable import SluiceHTTP

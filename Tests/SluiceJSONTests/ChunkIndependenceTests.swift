@@ -201,7 +201,10 @@ struct ChunkIndependenceTests {
                 "stringLimitExceeded", "A number is longer than the limit of 3 bytes."
             ),
             // A bad escape is decided by the byte after its backslash.
-            (Array(#"["\x001]"#.utf8), JSONLimits(maxDepth: 1, maxStringBytes: 0), "stringLimitExceeded", "A string is longer than the limit of 0 bytes."),
+            (
+                Array(#"["\x001]"#.utf8), JSONLimits(maxDepth: 1, maxStringBytes: 0), "stringLimitExceeded",
+                "A string is longer than the limit of 0 bytes."
+            ),
         ]
     )
     func fuzzerFindings(bytes: [UInt8], limits: JSONLimits, kind: String, message: String) {
@@ -210,7 +213,10 @@ struct ChunkIndependenceTests {
         #expect(whole.outcome.contains(": " + message + " |"), "\(whole.outcome)")
         for size in 1...bytes.count {
             let cut = ChunkingVerifier.transcript(of: bytes, split: .fixed(size), releasing: true, limits: limits)
-            #expect(cut.outcome.split(separator: "|").first == whole.outcome.split(separator: "|").first, "chunks of \(size)")
+            #expect(
+                cut.outcome.split(separator: "|").first == whole.outcome.split(separator: "|").first,
+                "chunks of \(size)"
+            )
         }
         verify(bytes, limits: limits)
     }

@@ -283,6 +283,50 @@ private struct Content: Sendable {
                 }
             )
         }
+        router.get("trickle") { request, _ in
+            try await record(request)
+            // A body that never ends and never falls silent: a space every 50 ms, for ever.
+            return Response(
+                status: .ok,
+                headers: [.contentType: Self.mediaType],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: #"{"data":["#))
+                    while true {
+                        try await Task.sleep(for: .milliseconds(50))
+                        try await writer.write(ByteBuffer(string: " "))
+                    }
+                }
+            )
+        }
+        router.get("slow/articles") { request, _ in
+            try await record(request)
+            // A first page served at once, whose next link leads to a page that trickles for ever.
+            return stream(
+                #"{"data":[\#(article(1)),\#(article(2))],"links":{"next":"/slow/forever"}}"#,
+                status: .ok
+            )
+        }
+        router.get("slow/forever") { request, _ in
+            try await record(request)
+            return Response(
+                status: .ok,
+                headers: [.contentType: Self.mediaType],
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: #"{"data":["#))
+                    var number = 3
+                    while true {
+                        try await Task.sleep(for: .milliseconds(200))
+                        // One byte of an article at a time: a page that is never done.
+                        for byte in article(number).utf8 {
+                            try await writer.write(ByteBuffer(bytes: [byte]))
+                            try await Task.sleep(for: .milliseconds(20))
+                        }
+                        try await writer.write(ByteBuffer(string: ","))
+                        number += 1
+                    }
+                }
+            )
+        }
         router.get("loop/articles") { request, _ in
             try await record(request)
             return stream(#"{"data":[\#(article(1))],"links":{"next":"/loop/articles"}}"#, status: .ok)
