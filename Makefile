@@ -87,6 +87,19 @@ test: deps postgres-deps
 fuzz: deps
 	scripts/fuzz.sh
 
+# The tests under sanitizers: the SluiceJSON and SluiceJSONAPI suites under Address Sanitizer
+# (Tests/AddressSanitizer; SANITIZE_ALL=1 runs the whole suite instead, in .build-asan), then the
+# parallel path under Thread Sanitizer (test-tsan). Any report fails the run.
+sanitize: deps test-tsan
+	@if [ -n "$(SANITIZE_ALL)" ]; then \
+		ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/AddressSanitizer/lsan.supp \
+			SWIFT_BACKTRACE=enable=no scripts/with-postgres.sh $(SWIFT) test --sanitize=address --scratch-path .build-asan; \
+	else \
+		cd Tests/AddressSanitizer && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 \
+			LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/AddressSanitizer/lsan.supp SWIFT_BACKTRACE=enable=no \
+			$(SWIFT) test --sanitize=address; \
+	fi
+
 test-tsan: deps
 	cd Tests/ThreadSanitizer && TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread
 

@@ -22,7 +22,8 @@ enum Fixtures {
     /// A file of the shared corpora (`../shared/corpora` beside the project), such as
     /// `twitter.json`.
     static func corpus(_ name: String) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: #filePath)
+        // Symbolic links resolved: Tests/AddressSanitizer runs this suite through one.
+        let url = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
             .appendingPathComponent("../shared/corpora/\(name)").standardizedFileURL
