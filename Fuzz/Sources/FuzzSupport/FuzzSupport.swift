@@ -108,23 +108,25 @@ public func fuzzLimits(_ random: inout InputRandom) -> JSONLimits {
     }
 }
 
-/// Resolves an RFC 6901 pointer in `value`: whether it names a value there.
+/// Resolves an RFC 6901 pointer in `value`: whether it names a value there. Where an object
+/// repeats a name, any of its members may be the one meant (RFC 6901 leaves that open).
 public func resolves(_ pointer: String, in value: JSONValue) -> Bool {
     if pointer.isEmpty { return true }
     guard pointer.hasPrefix("/") else { return false }
-    var current = value
-    for raw in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-        let token = raw.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+    let tokens = pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+        $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+    }
+    func walk(_ current: JSONValue, _ rest: ArraySlice<String>) -> Bool {
+        guard let token = rest.first else { return true }
         switch current {
         case .object(let object):
-            guard let next = object[token] else { return false }
-            current = next
+            return object.contains { $0.key == token && walk($0.value, rest.dropFirst()) }
         case .array(let elements):
             guard let index = Int(token), elements.indices.contains(index) else { return false }
-            current = elements[index]
+            return walk(elements[index], rest.dropFirst())
         default:
             return false
         }
     }
-    return true
+    return walk(value, tokens[...])
 }
