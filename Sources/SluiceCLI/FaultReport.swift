@@ -70,6 +70,17 @@ struct FaultReport {
         }
     }
 
+    /// How much an exit code says: unreadable (2) outranks invalid (1), which outranks an error
+    /// document (3), which outranks success (0).
+    private static func rank(of code: Int32) -> Int {
+        switch code {
+        case 0: 0
+        case errorDocumentExitCode: 1
+        case 1: 2
+        default: 3
+        }
+    }
+
     /// Prints the JSON array, if that is the format.
     func finish() throws {
         guard format == .json else { return }
@@ -87,9 +98,7 @@ struct FaultReport {
         _ message: String,
         text: () -> String
     ) {
-        // Unreadable (2) outranks invalid (1), which outranks an error document (3).
-        let rank: [Int32: Int] = [0: 0, Self.errorDocumentExitCode: 1, 1: 2, 2: 3]
-        if rank[code, default: 3] > rank[exitCode, default: 3] { exitCode = code }
+        if Self.rank(of: code) > Self.rank(of: exitCode) { exitCode = code }
         switch format {
         case .text: Terminal.message(text())
         case .json:

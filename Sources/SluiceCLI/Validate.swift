@@ -159,8 +159,9 @@ struct Validate: AsyncParsableCommand {
 extension Validate {
     /// `--request` alone means `--request resource`: it was a flag before it took a value, and
     /// it still reads best that way for the common case. ArgumentParser has no option whose value
-    /// may be left out, so the arguments are completed before parsing.
+    /// may be left out, so the arguments of `sluice validate` are completed before parsing.
     static func completingRequestOption(_ arguments: [String]) -> [String] {
+        guard arguments.first == "validate" else { return arguments }
         var completed: [String] = []
         var index = arguments.startIndex
         while index < arguments.endIndex {

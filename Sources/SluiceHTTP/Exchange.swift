@@ -203,31 +203,31 @@ final class BodyReader {
             }
             guard let chunk else { return nil }
             if let deadline, ContinuousClock.now > deadline {
-                throw JSONAPIClientError(
-                    kind: .timedOut,
-                    request: request,
-                    status: status,
-                    headers: headers,
-                    underlying: HTTPTransportError(
+                throw failure(
+                    .timedOut,
+                    HTTPTransportError(
                         timedOut: true,
                         message: "the body was still arriving when the body timeout ran out"
-                    ),
-                    bytesRead: bytesRead
+                    )
                 )
             }
             if chunk.isEmpty { continue }
             bytesRead += chunk.count
-            if let limit, bytesRead > limit {
-                throw JSONAPIClientError(
-                    kind: .bodyTooLarge(limit: limit),
-                    request: request,
-                    status: status,
-                    headers: headers,
-                    bytesRead: bytesRead
-                )
-            }
+            if let limit, bytesRead > limit { throw failure(.bodyTooLarge(limit: limit)) }
             return chunk
         }
+    }
+
+    /// The error that ends reading this body, with what was read of it.
+    private func failure(_ kind: JSONAPIClientError.Kind, _ underlying: (any Error)? = nil) -> JSONAPIClientError {
+        JSONAPIClientError(
+            kind: kind,
+            request: request,
+            status: status,
+            headers: headers,
+            underlying: underlying,
+            bytesRead: bytesRead
+        )
     }
 
     /// The first chunk not yet taken, left in place.

@@ -460,6 +460,12 @@ extension ParserState {
         byte == 0x0B || byte == 0x0C
     }
 
+    /// Whether a token starting with `byte` is a number: the tokens, with strings, that can be
+    /// long, and so meet the string limit.
+    private static func startsNumber(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
     /// The absolute offset of the token yajl is calling back for: either the token left pending at
     /// an earlier chunk's end, or the first byte after the whitespace and separators that follow
     /// the previous token. Counts the line feeds stepped over. Returns `nil`, with `failure` set,
@@ -613,10 +619,7 @@ extension ParserState {
         var fault: JSONError?
         if pendingStart >= 0, Self.isForbiddenWhitespace(pendingFirstByte) {
             fault = forbiddenWhitespace(at: pendingStart)
-        } else if pendingStart >= 0,
-            pendingFirstByte == Self.quote || pendingFirstByte == UInt8(ascii: "-")
-                || (pendingFirstByte >= UInt8(ascii: "0") && pendingFirstByte <= UInt8(ascii: "9"))
-        {
+        } else if pendingStart >= 0, pendingFirstByte == Self.quote || Self.startsNumber(pendingFirstByte) {
             // A string or number cut by the chunk's end is buffered inside yajl; refusing it once
             // it is too long is what keeps that buffer bounded. (A literal is at most five bytes.)
             let isString = pendingFirstByte == Self.quote
@@ -762,20 +765,6 @@ extension ParserState {
         return lastTokenEndedValue && !separated ? expectedElementSeparator(at: start) : nil
     }
 
-    /// Whether a ',' or ':' stands between the last token and `start`: in the gap scanned at an
-    /// earlier chunk's end, or in the part of this chunk not scanned yet.
-    private func gapHasSeparator(before start: Int) -> Bool {
-        if gapHadSeparator { return true }
-        var offset = max(scanOffset, chunkBase)
-        let end = min(start, chunkBase + (chunkIsVirtual ? 0 : chunk.count))
-        while offset < end {
-            let byte = chunk[offset - chunkBase]
-            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: ":") { return true }
-            offset += 1
-        }
-        return false
-    }
-
     private mutating func trailingGarbage(at start: Int) -> JSONError {
         error(.syntax, "Unexpected \(describeByte(at: start)) after the end of the JSON value.", at: start)
     }
@@ -815,9 +804,7 @@ extension ParserState {
             let isKey = containers.last?.is_object == true && !lastTokenWasKey
             return tokenTooLong(at: start, description: isKey ? "key" : "string")
         }
-        if first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")),
-            fault - start > maxTokenBytes
-        {
+        if Self.startsNumber(first), fault - start > maxTokenBytes {
             return tokenTooLong(at: start, description: "number")
         }
         return nil
@@ -854,21 +841,17 @@ extension ParserState {
     /// Reads yajl's error message and turns it into a sentence at the fault's position, unless a
     /// limit was crossed before the fault.
     private mutating func syntaxError() -> JSONError {
-        let start = offendingTokenStart()
+        let (start, separated) = offendingToken()
         if let byte = byte(at: start), Self.isForbiddenWhitespace(byte) {
             return forbiddenWhitespace(at: start)
         }
-        // Before the fault is described: placing it counts lines up to it, moving `scanOffset`.
-        let separated = gapHasSeparator(before: start)
         let fault = describeYajlError(offendingTokenStart: start)
         guard fault.kind != .unexpectedEndOfInput else { return fault }
         // A string or number that cannot stand where it starts (a number where a key belongs, a
         // missing separator) is reported as such, whatever yajl found inside it while reading it:
         // cut into small chunks, the token would have been refused at a chunk's end for its place
         // (see `endChunk`) before its inside was read.
-        if let first = byte(at: start),
-            first == Self.quote || first == UInt8(ascii: "-")
-                || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")),
+        if let first = byte(at: start), first == Self.quote || Self.startsNumber(first),
             let misplaced = misplacedTokenError(
                 at: start,
                 isString: first == Self.quote,
@@ -993,10 +976,11 @@ extension ParserState {
 
     /// The start of the token yajl was lexing when it stopped: the token left pending at a chunk's
     /// end, or the first byte after the previous token that is neither whitespace nor the one
-    /// separator the grammar allows there (':' after a key, ',' after a value in a container).
-    /// The end of the input when there is no such byte.
-    private func offendingTokenStart() -> Int {
-        if pendingStart >= 0 { return pendingStart }
+    /// separator the grammar allows there (':' after a key, ',' after a value in a container);
+    /// the end of the input when there is no such byte. With it, whether that separator stands
+    /// before it, which decides whether a string or number there is in its place.
+    private func offendingToken() -> (start: Int, separated: Bool) {
+        if pendingStart >= 0 { return (pendingStart, gapHadSeparator) }
         let expected: UInt8? =
             lastTokenWasKey
             ? UInt8(ascii: ":") : (lastTokenEndedValue && !containers.isEmpty ? UInt8(ascii: ",") : nil)
@@ -1014,7 +998,7 @@ extension ParserState {
                 break
             }
         }
-        return offset
+        return (offset, separatorSeen)
     }
 
     /// The first byte of the ill-formed UTF-8 sequence that yajl stopped in, found by Sluice's own

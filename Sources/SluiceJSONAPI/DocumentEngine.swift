@@ -66,9 +66,8 @@ final class DocumentEngine {
     private let makesImportRecords: Bool
     private(set) var summary = DocumentSummary()
     private var errorObjects: [ErrorObject]?
-    /// Where `data` and `errors` start, once seen: a document must not hold both.
+    /// Where `data` starts, once seen: a document must not hold both it and `errors`.
     private var dataPosition: JSONPosition?
-    private var errorsPosition: JSONPosition?
     /// Reused for every resource a model decodes (see `ResourceFields`).
     private let fields = ResourceFields()
     /// The parallel path's driver, when other threads help (see ParallelBatches.swift in
@@ -274,7 +273,7 @@ final class DocumentEngine {
     /// `data` starts at `position`: a fault if `errors` came first.
     private func dataStarted(at position: JSONPosition) throws {
         dataPosition = position
-        if errorsPosition != nil {
+        if errorObjects != nil {
             throw JSONAPIDecodingError(pointer: "/data", position: position, message: SpecificationText.dataAndErrors)
         }
     }
@@ -284,9 +283,9 @@ final class DocumentEngine {
         case .meta:
             summary.meta = try value.jsonValue()
         case .links:
-            summary.links = try decode(Links.self, from: value, pointer: "/links")
+            summary.links = try decode(Links.self, from: value, pointer: "/links", as: .links)
         case .jsonapi:
-            summary.jsonapi = try decode(JSONAPIObject.self, from: value, pointer: "/jsonapi")
+            summary.jsonapi = try decode(JSONAPIObject.self, from: value, pointer: "/jsonapi", as: .jsonapi)
         case .errors:
             if let dataPosition {
                 throw JSONAPIDecodingError(
@@ -297,13 +296,10 @@ final class DocumentEngine {
             }
             // The validator's rules first, so that a malformed error object is reported in the
             // words `sluice validate` uses, not in those of the Codable decoding below.
-            var rules = DocumentRules()
-            rules.checkErrors(value, pointer: "/errors")
-            if let fault = rules.violations.first(where: { $0.severity == .error }) {
+            if let fault = DocumentRules.errors(in: value, as: .errors, at: "/errors").first {
                 throw JSONAPIDecodingError(pointer: fault.pointer, position: fault.position, message: fault.message)
             }
-            errorObjects = try decode([ErrorObject].self, from: value, pointer: "/errors")
-            errorsPosition = value.position
+            errorObjects = try decode([ErrorObject].self, from: value, pointer: "/errors", as: .errors)
         case .data:
             throw JSONAPIDecodingError(
                 pointer: "/data",
@@ -321,22 +317,29 @@ final class DocumentEngine {
         }
     }
 
+    /// Decodes `value`, read as `role` (which names the rules that word a fault).
     private func decode<T: Decodable>(
         _ type: T.Type,
         from value: JSONTape.Value,
-        pointer: @autoclosure () -> String
+        pointer: @autoclosure () -> String,
+        as role: DocumentRules.Role
     ) throws -> T {
         do {
             return try value.decode(type, context: specContext)
         } catch let error as DecodingError {
-            throw translate(error, at: value, pointer: pointer())
+            throw translate(error, at: value, pointer: pointer(), as: role)
         }
     }
 
     private func primaryItem(at valueIndex: Int, place: ResourcePlace, tape: JSONTape) throws -> PrimaryItem {
         if primaryHoldsIdentifiers {
             return .identifier(
-                try decode(ResourceIdentifier.self, from: try tape.value(at: valueIndex), pointer: place.pointer)
+                try decode(
+                    ResourceIdentifier.self,
+                    from: try tape.value(at: valueIndex),
+                    pointer: place.pointer,
+                    as: .identifier
+                )
             )
         }
         return .resource(try resource(at: valueIndex, place: place, tape: tape))
@@ -403,14 +406,14 @@ final class DocumentEngine {
             // decoding reports any fault as always.
             let record =
                 try ImportRecord(resourceObject: value, context: specContext)
-                ?? ImportRecord(decode(RawResource.self, from: value, pointer: pointer))
+                ?? ImportRecord(decode(RawResource.self, from: value, pointer: pointer, as: .resource))
             // No identity: the importers key resources by the record, and a String per key is
             // what records save.
             var resource = AnyResource(type: typeName, identity: nil, model: nil, raw: nil)
             resource.importRecord = record
             return resource
         }
-        let raw = try decode(RawResource.self, from: value, pointer: pointer)
+        let raw = try decode(RawResource.self, from: value, pointer: pointer, as: .resource)
         return AnyResource(type: typeName, identity: raw.identity, model: nil, raw: raw)
     }
 
@@ -483,7 +486,7 @@ final class DocumentEngine {
         model: any Resource.Type
     ) -> JSONAPIDecodingError {
         let (path, context) = Self.pathAndContext(of: error)
-        let pointerBeforeDescent = pointer
+        let resourcePointer = pointer
         var pointer = pointer
         var value = view.value
         if let first = path.first {
@@ -517,7 +520,6 @@ final class DocumentEngine {
             }
         }
         let excerpt = Self.excerpt(of: value)
-        let resourcePointer = pointerBeforeDescent
         return Self.inSpecificationWords(
             JSONAPIDecodingError(
                 pointer: pointer,
@@ -527,24 +529,20 @@ final class DocumentEngine {
                 property: Self.swiftName(of: error, path: path, model: model),
                 excerpt: excerpt.text,
                 excerptColumn: excerpt.column
-            )
-        ) { rules in
-            _ = rules.checkResource(view.value, pointer: resourcePointer)
-        }
+            ),
+            faults: DocumentRules.errors(in: view.value, as: .resource, at: resourcePointer)
+        )
     }
 
-    /// `error`, or the validator's sentence when the validator's rules find a fault at the same
-    /// pointer (or, for a missing member, at the object that lacks it, which the validator names
-    /// since the member has no position): a value that breaks the specification reads the same
-    /// here as in `sluice validate`. The rules run only once decoding has failed, so they cost
-    /// nothing on the way to success.
+    /// `error`, or the validator's sentence when one of `faults` (what the validator's rules find
+    /// in the value that failed) stands at the same pointer (or, for a missing member, at the
+    /// object that lacks it, which the validator names since the member has no position): a value
+    /// that breaks the specification reads the same here as in `sluice validate`. The rules run
+    /// only once decoding has failed, so they cost nothing on the way to success.
     private static func inSpecificationWords(
         _ error: JSONAPIDecodingError,
-        rules check: (inout DocumentRules) -> Void
+        faults: [JSONAPIViolation]
     ) -> JSONAPIDecodingError {
-        var rules = DocumentRules()
-        check(&rules)
-        let faults = rules.violations.filter { $0.severity == .error }
         var missingMember = false
         if case .keyNotFound? = error.underlyingError as? DecodingError { missingMember = true }
         let parent = error.pointer.lastIndex(of: "/").map { String(error.pointer[..<$0]) }
@@ -621,11 +619,15 @@ final class DocumentEngine {
         return (text, column)
     }
 
-    private func translate(_ error: DecodingError, at value: JSONTape.Value, pointer: String) -> JSONAPIDecodingError {
+    private func translate(
+        _ error: DecodingError,
+        at value: JSONTape.Value,
+        pointer: String,
+        as role: DocumentRules.Role
+    ) -> JSONAPIDecodingError {
         let (path, context) = Self.pathAndContext(of: error)
         let (fullPointer, deepest) = descend(path[...], from: value, pointer: pointer, strategy: .useDefaultKeys)
         let excerpt = Self.excerpt(of: deepest)
-        let holdsIdentifiers = primaryHoldsIdentifiers && pointer.hasPrefix("/data")
         return Self.inSpecificationWords(
             JSONAPIDecodingError(
                 pointer: fullPointer,
@@ -634,20 +636,9 @@ final class DocumentEngine {
                 underlyingError: error,
                 excerpt: excerpt.text,
                 excerptColumn: excerpt.column
-            )
-        ) { rules in
-            switch pointer {
-            case "/links": rules.checkLinks(value, pointer: pointer)
-            case "/jsonapi": rules.checkJSONAPIObject(value, pointer: pointer)
-            case "/errors": rules.checkErrors(value, pointer: pointer)
-            default:
-                if holdsIdentifiers {
-                    _ = rules.checkIdentifier(value, pointer: pointer)
-                } else {
-                    _ = rules.checkResource(value, pointer: pointer)
-                }
-            }
-        }
+            ),
+            faults: DocumentRules.errors(in: value, as: role, at: pointer)
+        )
     }
 
     /// Follows coding keys down from `value`, extending the pointer as far as the values go.

@@ -89,8 +89,17 @@ struct DocumentRules {
     var rootPosition = JSONPosition(byteOffset: 0, line: 1, column: 1)
     var rootIsObject = true
     var members: [DocumentReader.Member: (pointer: String, position: JSONPosition)] = [:]
-    /// Top-level extension members, by name, with where they start.
-    var extensionMembers: [(name: String, namespace: String, position: JSONPosition)] = []
+    /// A top-level member of an extension: `atomic:operations`.
+    struct ExtensionMember {
+        let name: String
+        let namespace: String
+        let position: JSONPosition
+        /// The kind of its value's first token, when the value had begun.
+        let valueKind: JSONToken.Kind?
+    }
+
+    /// Top-level extension members, in document order.
+    var extensionMembers: [ExtensionMember] = []
     /// Extension members seen before `jsonapi`, whose namespace was not applied then: judged at
     /// the end, since `jsonapi.ext` may come last.
     var unannounced:
@@ -120,8 +129,28 @@ struct DocumentRules {
         appliedNamespaces = []
     }
 
-    /// The namespace of the extension at `uri`: known for the official extensions, else the last
-    /// path segment (or the whole text, when it is a bare namespace), if it is a valid namespace.
+    /// What the decoder reads a value as, which decides the rules that apply to it.
+    enum Role {
+        case links, jsonapi, errors, identifier, resource
+    }
+
+    /// The errors (not warnings) the rules find in `value`, read as `role` at `pointer`: for the
+    /// decoder, which reports them in the validator's words.
+    static func errors(in value: JSONTape.Value, as role: Role, at pointer: String) -> [JSONAPIViolation] {
+        var rules = DocumentRules()
+        switch role {
+        case .links: rules.checkLinks(value, pointer: pointer)
+        case .jsonapi: rules.checkJSONAPIObject(value, pointer: pointer)
+        case .errors: rules.checkErrors(value, pointer: pointer)
+        case .identifier: _ = rules.checkIdentifier(value, pointer: pointer)
+        case .resource: _ = rules.checkResource(value, pointer: pointer)
+        }
+        return rules.violations.filter { $0.severity == .error }
+    }
+
+    /// The namespace of the extension at `uri`: its last path segment (the official extensions'
+    /// URIs end in their namespace: `https://jsonapi.org/ext/atomic`), or the whole text when it
+    /// is a bare namespace; `nil` when that is not a valid namespace.
     static func namespace(ofExtension uri: String) -> String? {
         var text = Substring(uri)
         while text.hasSuffix("/") { text = text.dropLast() }
@@ -155,7 +184,7 @@ struct DocumentRules {
     }
 
     /// `data` has started: a collection, `null`, or a single resource (checked on its own).
-    mutating func primaryStarted(_ token: JSONToken, isCollection: Bool) {
+    mutating func primaryStarted(_ token: JSONToken) {
         memberSeen(.data, pointer: "/data", position: token.position)
         guard request == .resource, token.kind != .objectStart else { return }
         report(
@@ -193,14 +222,14 @@ struct DocumentRules {
         let position = valueToken?.position ?? keyPosition
         checkOtherMember(name, of: .topLevel, pointer: pointer, position: position)
         guard let colon = name.firstIndex(of: ":") else { return }
-        let namespace = String(name[..<colon])
-        extensionMembers.append((name, namespace, position))
-        if namespace == "atomic", name == "atomic:operations" || name == "atomic:results", let valueToken,
-            valueToken.kind != .arrayStart
-        {
-            let what = name == "atomic:operations" ? "operation objects" : "result objects"
-            report(pointer, position, "\(name) must be an array of \(what), but it is \(valueToken.kind.nounPhrase).")
-        }
+        extensionMembers.append(
+            ExtensionMember(
+                name: name,
+                namespace: String(name[..<colon]),
+                position: position,
+                valueKind: valueToken?.kind
+            )
+        )
     }
 
     // MARK: Members
@@ -215,22 +244,10 @@ struct DocumentRules {
     ) {
         if name.hasPrefix("@") { return }
         if let colon = name.firstIndex(of: ":") {
-            let namespace = name[..<colon]
-            let member = name[name.index(after: colon)...]
-            guard Self.isValidNamespace(namespace) else {
-                report(
-                    pointer(),
-                    position,
-                    "The extension namespace of the member \(name) must be made of a-z, A-Z and 0-9 only."
-                )
-                return
-            }
-            guard Self.isValidMemberName(member) else {
-                report(pointer(), position, "The member name \(name) breaks JSON:API's naming rules.")
-                return
-            }
-            if !appliedNamespaces.contains(String(namespace)) {
-                unannounced.append((name, String(namespace), object, pointer(), position))
+            if let fault = Self.extensionNameFault(name, colon: colon) {
+                report(pointer(), position, fault)
+            } else if !appliedNamespaces.contains(String(name[..<colon])) {
+                unannounced.append((name, String(name[..<colon]), object, pointer(), position))
             }
             return
         }
@@ -252,6 +269,18 @@ struct DocumentRules {
     static func list(_ names: [String]) -> String {
         guard let last = names.last, names.count > 1 else { return names.joined() }
         return names.dropLast().joined(separator: ", ") + " and " + last
+    }
+
+    /// What is wrong with the extension member name `name` (`namespace:member`, its colon at
+    /// `colon`), or `nil` when both parts follow their rules.
+    static func extensionNameFault(_ name: String, colon: String.Index) -> String? {
+        if !isValidNamespace(name[..<colon]) {
+            return "The extension namespace of the member \(name) must be made of a-z, A-Z and 0-9 only."
+        }
+        if !isValidMemberName(name[name.index(after: colon)...]) {
+            return "The member name \(name) breaks JSON:API's naming rules."
+        }
+        return nil
     }
 
     static func badName(_ name: String) -> String {
@@ -279,15 +308,7 @@ struct DocumentRules {
     ) {
         if name.hasPrefix("@") { return }
         if allowExtension, let colon = name.firstIndex(of: ":") {
-            if !Self.isValidNamespace(name[..<colon]) {
-                report(
-                    pointer(),
-                    position,
-                    "The extension namespace of the member \(name) must be made of a-z, A-Z and 0-9 only."
-                )
-            } else if !Self.isValidMemberName(name[name.index(after: colon)...]) {
-                report(pointer(), position, "The member name \(name) breaks JSON:API's naming rules.")
-            }
+            if let fault = Self.extensionNameFault(name, colon: colon) { report(pointer(), position, fault) }
             return
         }
         if !Self.isValidMemberName(Substring(name)) { report(pointer(), position, Self.badName(name)) }
@@ -330,6 +351,15 @@ struct DocumentRules {
         checkNestedNames(in: value, pointer: pointer, allowExtension: true)
     }
 
+    /// The members of `value`, or `nil` after reporting that the member `name` must be an object.
+    mutating func objectMembers(of value: JSONTape.Value, named name: String, at pointer: String) -> JSONTape.Members? {
+        guard let members = try? value.members() else {
+            report(pointer, value.position, SpecificationText.mustBeObject(name, value.kind))
+            return nil
+        }
+        return members
+    }
+
     /// Reports `value` unless it is a string.
     mutating func requireString(_ value: JSONTape.Value, named name: String, at pointer: String) {
         if value.kind != .string { report(pointer, value.position, SpecificationText.mustBeString(name, value.kind)) }
@@ -338,10 +368,7 @@ struct DocumentRules {
     // MARK: jsonapi, links, errors
 
     mutating func checkJSONAPIObject(_ value: JSONTape.Value, pointer: String) {
-        guard let members = try? value.members() else {
-            report(pointer, value.position, SpecificationText.mustBeObject("jsonapi", value.kind))
-            return
-        }
+        guard let members = objectMembers(of: value, named: "jsonapi", at: pointer) else { return }
         for member in members {
             let path = pointer + "/" + jsonPointerEscaped(member.key)
             switch member.key {
@@ -371,10 +398,7 @@ struct DocumentRules {
     /// A links object: each link a string, a link object or null. With `object`, only the link
     /// names that object defines are expected (an error's `about` and `type`).
     mutating func checkLinks(_ value: JSONTape.Value, pointer: String, object: SpecificationObject? = nil) {
-        guard let members = try? value.members() else {
-            report(pointer, value.position, SpecificationText.mustBeObject("links", value.kind))
-            return
-        }
+        guard let members = objectMembers(of: value, named: "links", at: pointer) else { return }
         for member in members {
             let path = pointer + "/" + jsonPointerEscaped(member.key)
             if let object, !object.members.contains(member.key) {
@@ -403,8 +427,9 @@ struct DocumentRules {
             )
             return
         }
+        guard let members = try? value.members() else { return }
         var hasHref = false
-        for member in (try? value.members()).map({ Array($0) }) ?? [] {
+        for member in members {
             let path = pointer + "/" + jsonPointerEscaped(member.key)
             switch member.key {
             case "href":
@@ -485,10 +510,7 @@ struct DocumentRules {
     }
 
     mutating func checkErrorSource(_ value: JSONTape.Value, pointer: String) {
-        guard let members = try? value.members() else {
-            report(pointer, value.position, SpecificationText.mustBeObject("source", value.kind))
-            return
-        }
+        guard let members = objectMembers(of: value, named: "source", at: pointer) else { return }
         for member in members {
             let path = pointer + "/" + jsonPointerEscaped(member.key)
             switch member.key {
@@ -546,15 +568,18 @@ struct DocumentRules {
             report(pointer, value.position, SpecificationText.expectedResourceObject(value.kind))
             return nil
         }
+        guard let members = try? value.members() else { return nil }
+        var hasType = false
         var typeName: String?
         var idValue: JSONTape.Value?
         var lidValue: JSONTape.Value?
         var attributes: JSONTape.Value?
         var relationships: JSONTape.Value?
-        for member in (try? value.members()).map({ Array($0) }) ?? [] {
+        for member in members {
             let path = pointer + "/" + jsonPointerEscaped(member.key)
             switch member.key {
             case "type":
+                hasType = true
                 typeName = checkType(member.value, at: path)
             case "id":
                 idValue = member.value
@@ -574,7 +599,7 @@ struct DocumentRules {
                 checkOtherMember(member.key, of: .resource, pointer: path, position: member.value.position)
             }
         }
-        if value["type"] == nil { report(pointer, value.position, SpecificationText.resourceWithoutType) }
+        if !hasType { report(pointer, value.position, SpecificationText.resourceWithoutType) }
         // A client creating a resource may leave the id out, with or without a lid.
         if idValue == nil && requiresID {
             report(pointer, value.position, "A resource object in a response must have an id member.")
@@ -757,6 +782,7 @@ struct DocumentRules {
             )
             return nil
         }
+        var hasType = false
         var type: String?
         var id: String?
         var lid: String?
@@ -764,6 +790,7 @@ struct DocumentRules {
             let path = pointer + "/" + jsonPointerEscaped(member.key)
             switch member.key {
             case "type":
+                hasType = true
                 type = checkType(member.value, at: path)
             case "id", "lid":
                 guard member.value.kind == .string, let text = try? member.value.string() else {
@@ -778,9 +805,8 @@ struct DocumentRules {
             }
         }
         guard let type else {
-            if value["type"] == nil {
-                report(pointer, value.position, "A resource identifier must have a type member.")
-            }
+            // A type of the wrong kind is reported where it is.
+            if !hasType { report(pointer, value.position, "A resource identifier must have a type member.") }
             return nil
         }
         if let id { return ResourceIdentity(type: type, id: id) }
@@ -851,9 +877,14 @@ struct DocumentRules {
     }
 
     /// The Atomic Operations extension's document rules, when it is applied and used.
-    private mutating func checkAtomicDocument(_ applied: [(name: String, namespace: String, position: JSONPosition)]) {
+    private mutating func checkAtomicDocument(_ applied: [ExtensionMember]) {
         let atomic = applied.filter { $0.name == "atomic:operations" || $0.name == "atomic:results" }
         guard let first = atomic.first else { return }
+        for member in atomic where member.valueKind != .arrayStart {
+            let what = member.name == "atomic:operations" ? "operation objects" : "result objects"
+            let kind = member.valueKind?.nounPhrase ?? "missing"
+            report("/" + member.name, member.position, "\(member.name) must be an array of \(what), but it is \(kind).")
+        }
         if let second = atomic.dropFirst().first(where: { $0.name != first.name }) {
             report(
                 "/" + second.name,
@@ -873,7 +904,7 @@ struct DocumentRules {
     }
 
     /// What a request document must hold as a whole.
-    private mutating func checkRequestDocument(_ applied: [(name: String, namespace: String, position: JSONPosition)]) {
+    private mutating func checkRequestDocument(_ applied: [ExtensionMember]) {
         guard let request, members[.data] == nil, applied.isEmpty else { return }
         let what =
             request == .resource

@@ -91,9 +91,8 @@ public struct JSONAPIValidator: Sendable {
 
     /// The URIs of extensions applied to the document beyond those its `jsonapi.ext` announces,
     /// such as those of the `ext` parameter of its `Content-Type`. An extension's namespace is
-    /// known for the official ones (`https://jsonapi.org/ext/atomic` is `atomic`,
-    /// `https://jsonapi.org/ext/version` is `version`) and is otherwise the URI's last path
-    /// segment. A bare namespace (`atomic`) is accepted too.
+    /// taken to be its URI's last path segment, as the official extensions' URIs have it
+    /// (`https://jsonapi.org/ext/atomic` is `atomic`). A bare namespace (`atomic`) is accepted too.
     public var appliedExtensions: [String] = []
 
     /// Limits on the input.
@@ -180,13 +179,11 @@ struct ValidationRun {
             case .rootNotObject(let valueIndex):
                 // The root may still be open (a long array arriving in chunks): read its first token only.
                 rules.rootNotObject(tape[valueIndex])
-            case .primaryCollectionStarted(let valueIndex):
-                rules.primaryStarted(tape[valueIndex], isCollection: true)
-            case .primaryNull(let valueIndex):
-                rules.primaryStarted(tape[valueIndex], isCollection: false)
+            case .primaryCollectionStarted(let valueIndex), .primaryNull(let valueIndex):
+                rules.primaryStarted(tape[valueIndex])
             case .primaryResource(let valueIndex):
                 let value = try tape.value(at: valueIndex)
-                rules.primaryStarted(tape[valueIndex], isCollection: false)
+                rules.primaryStarted(tape[valueIndex])
                 rules.checkPrimary(value, pointer: "/data")
             case .primaryElement(let valueIndex, let position):
                 rules.checkPrimary(try tape.value(at: valueIndex), pointer: "/data/\(position)")

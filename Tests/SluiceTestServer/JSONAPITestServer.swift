@@ -223,10 +223,8 @@ private struct Content: Sendable {
         router.get("stall") { request, _ in
             try await record(request)
             // The head and a first chunk, then silence.
-            return Response(
-                status: .ok,
-                headers: [.contentType: Self.mediaType],
-                body: ResponseBody { writer in
+            return written(
+                ResponseBody { writer in
                     try await writer.write(ByteBuffer(string: #"{"data":["#))
                     try await Task.sleep(for: .seconds(8))
                     try await writer.finish(nil)
@@ -237,10 +235,8 @@ private struct Content: Sendable {
             try await record(request)
             let text = #"{"data":[\#(article(1)),\#(article(2))"#
             // Promises more than it sends, then closes the connection.
-            return Response(
-                status: .ok,
-                headers: [.contentType: Self.mediaType],
-                body: ResponseBody(contentLength: text.utf8.count + 500) { writer in
+            return written(
+                ResponseBody(contentLength: text.utf8.count + 500) { writer in
                     try await writer.write(ByteBuffer(string: text))
                     throw CancellationError()
                 }
@@ -250,10 +246,8 @@ private struct Content: Sendable {
             try await record(request)
             // A collection that never ends, for cancellation: the log notes when the client leaves.
             let log = log
-            return Response(
-                status: .ok,
-                headers: [.contentType: Self.mediaType],
-                body: ResponseBody { writer in
+            return written(
+                ResponseBody { writer in
                     do {
                         try await writer.write(ByteBuffer(string: #"{"data":["#))
                         var number = 1
@@ -272,10 +266,8 @@ private struct Content: Sendable {
         router.get("huge") { request, _ in
             try await record(request)
             let chunk = String(repeating: " ", count: 64 * 1024)
-            return Response(
-                status: .ok,
-                headers: [.contentType: Self.mediaType],
-                body: ResponseBody { writer in
+            return written(
+                ResponseBody { writer in
                     try await writer.write(ByteBuffer(string: #"{"data":[]"#))
                     for _ in 0..<64 { try await writer.write(ByteBuffer(string: chunk)) }
                     try await writer.write(ByteBuffer(string: "}"))
@@ -286,10 +278,8 @@ private struct Content: Sendable {
         router.get("trickle") { request, _ in
             try await record(request)
             // A body that never ends and never falls silent: a space every 50 ms, for ever.
-            return Response(
-                status: .ok,
-                headers: [.contentType: Self.mediaType],
-                body: ResponseBody { writer in
+            return written(
+                ResponseBody { writer in
                     try await writer.write(ByteBuffer(string: #"{"data":["#))
                     while true {
                         try await Task.sleep(for: .milliseconds(50))
@@ -308,10 +298,8 @@ private struct Content: Sendable {
         }
         router.get("slow/forever") { request, _ in
             try await record(request)
-            return Response(
-                status: .ok,
-                headers: [.contentType: Self.mediaType],
-                body: ResponseBody { writer in
+            return written(
+                ResponseBody { writer in
                     try await writer.write(ByteBuffer(string: #"{"data":["#))
                     var number = 3
                     while true {
@@ -425,6 +413,12 @@ private struct Content: Sendable {
                 try await writer.finish(nil)
             }
         )
+    }
+
+    /// A 200 JSON:API response whose body `body` writes as the route pleases: stalls, trickles,
+    /// lies about its length, never ends.
+    private func written(_ body: ResponseBody) -> Response {
+        Response(status: .ok, headers: [.contentType: Self.mediaType], body: body)
     }
 
     /// A body sent in one piece, with its length.
