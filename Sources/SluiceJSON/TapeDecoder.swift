@@ -385,7 +385,7 @@ final class KeyedLookup {
     /// keys with a dot in their name.
     static func pathSteps(of key: any CodingKey, _ name: String) -> [Substring]? {
         guard name.utf8.contains(UInt8(ascii: ".")), key is any JSONKeyPathCodingKey else { return nil }
-        return name.split(separator: ".", omittingEmptySubsequences: false)
+        return name.components(separatedByScalar: ".")
     }
 
     /// Applies the ignored keys and the member check to a member found for `key`.

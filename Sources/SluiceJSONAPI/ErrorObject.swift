@@ -184,10 +184,3 @@ extension JSONAPIDecodingError: LocalizedError {
 extension JSONAPIErrorDocument: LocalizedError {
     public var errorDescription: String? { description }
 }
-
-/// A member name as one reference token of a JSON Pointer (RFC 6901): `~` as `~0`, `/` as `~1`.
-/// Names without either, nearly all of them, are returned as they are.
-func jsonPointerEscaped(_ token: String) -> String {
-    guard token.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return token }
-    return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-}

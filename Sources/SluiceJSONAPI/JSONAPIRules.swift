@@ -152,11 +152,8 @@ struct DocumentRules {
     /// URIs end in their namespace: `https://jsonapi.org/ext/atomic`), or the whole text when it
     /// is a bare namespace; `nil` when that is not a valid namespace.
     static func namespace(ofExtension uri: String) -> String? {
-        var text = Substring(uri)
-        while text.hasSuffix("/") { text = text.dropLast() }
-        let last = text.split(separator: "/").last ?? text
-        let namespace = String(last)
-        return isValidNamespace(Substring(namespace)) ? namespace : nil
+        guard let last = uri.components(separatedByScalar: "/").last(where: { !$0.isEmpty }) else { return nil }
+        return isValidNamespace(last) ? String(last) : nil
     }
 
     static func isValidNamespace(_ namespace: Substring) -> Bool {

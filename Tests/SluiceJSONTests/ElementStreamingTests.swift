@@ -155,4 +155,23 @@ struct ElementStreamingTests {
         // over a million tokens.
         #expect(streamer.peakTokenCount < 10_000, "peak \(streamer.peakTokenCount) tokens")
     }
+
+    /// Found by FuzzValidator (Fuzz/Regressions/FuzzValidator): a pointer split by `Character`
+    /// missed a `/` that the combining mark after it (U+A67D) joined into one character.
+    @Test("paths and pointers are split scalar by scalar: a step may start with a combining mark")
+    func combiningMarkAfterASeparator() throws {
+        let name = "\u{A67D}r"
+        #expect(JSONPath("/data/\(name)").steps == ["data", name])
+        #expect(JSONPath("data.\(name)").steps == ["data", name])
+        #expect(JSONPath("/a~1\(name)/").steps == ["a/\(name)", ""])
+        // And escaped so: a `~` or `/` with a combining mark after it is one Character.
+        #expect(JSONPath(steps: ["~\u{A67D}", "/\u{A67D}"]).description == "/~0\u{A67D}/~1\u{A67D}")
+        #expect(JSONPath(JSONPath(steps: ["~\u{A67D}", "/\u{A67D}"]).description).steps == ["~\u{A67D}", "/\u{A67D}"])
+        let json = Data(#"{"data": {"\#(name)": [1, 2]}}"#.utf8)
+        var numbers: [Int] = []
+        try StreamingJSONDecoder().forEachElement(of: Int.self, at: JSONPath("/data/\(name)"), in: json) {
+            numbers.append($0)
+        }
+        #expect(numbers == [1, 2])
+    }
 }

@@ -112,10 +112,9 @@ public func fuzzLimits(_ random: inout InputRandom) -> JSONLimits {
 /// repeats a name, any of its members may be the one meant (RFC 6901 leaves that open).
 public func resolves(_ pointer: String, in value: JSONValue) -> Bool {
     if pointer.isEmpty { return true }
-    guard pointer.hasPrefix("/") else { return false }
-    let tokens = pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-        $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-    }
+    // JSONPath reads pointers scalar by scalar (a name may start with a combining mark).
+    let tokens = JSONPath(pointer).steps
+    guard pointer.unicodeScalars.first == "/" else { return false }
     func walk(_ current: JSONValue, _ rest: ArraySlice<String>) -> Bool {
         guard let token = rest.first else { return true }
         switch current {
