@@ -95,12 +95,16 @@ sanitize: deps test-tsan
 		ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/AddressSanitizer/lsan.supp \
 			SWIFT_BACKTRACE=enable=no scripts/with-postgres.sh $(SWIFT) test --sanitize=address --scratch-path .build-asan; \
 	else \
+		rm -f Tests/AddressSanitizer/.build/*/debug/description.json; \
 		cd Tests/AddressSanitizer && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 \
 			LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/AddressSanitizer/lsan.supp SWIFT_BACKTRACE=enable=no \
 			$(SWIFT) test --sanitize=address; \
 	fi
 
 test-tsan: deps
+	@# A path dependency's file list is cached with the build description: drop it, so that a
+	@# source file Sluice gained since the last run is built too (scripts/fuzz.sh does the same).
+	rm -f Tests/ThreadSanitizer/.build/*/debug/description.json
 	cd Tests/ThreadSanitizer && TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread
 
 # The DocC documentation of every library, built from its catalog; fails on any warning.

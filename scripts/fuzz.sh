@@ -22,6 +22,9 @@ SHARED=${SHARED:-../shared}
 export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 
+# SwiftPM keeps a path dependency's file list from the last build: a source file Sluice gained
+# since would be missing. Dropping the cached build description makes it list them again.
+rm -f Fuzz/.build/*/release/description.json
 swift build -c release --package-path Fuzz --sanitize=fuzzer --sanitize=address
 BIN=$(swift build -c release --package-path Fuzz --sanitize=fuzzer --sanitize=address --show-bin-path)
 
@@ -62,6 +65,15 @@ for target in $TARGETS; do
         status=FAILED
         failed=1
         grep -E "ERROR|invariant|SUMMARY|Test unit written" "$log" | head -8 >&2 || true
+    fi
+    # An incremental build has once linked uninstrumented libraries (a few hundred counters
+    # instead of some 40 000): coverage then says nothing, so that is a failure too.
+    counters=$(grep -oE "Loaded 1 modules +\([0-9]+ inline" "$log" | grep -oE "[0-9]+" | tail -1)
+    if [ "${counters:-0}" -lt 10000 ]; then
+        echo "$target: only ${counters:-0} coverage counters: the libraries are not instrumented;" \
+            "remove Fuzz/.build/release and run again" >&2
+        status=FAILED
+        failed=1
     fi
     runs=$(grep -E "^stat::number_of_executed_units" "$log" | awk '{print $2}')
     cov=$(grep -E "^#[0-9]+" "$log" | grep -oE "cov: [0-9]+ ft: [0-9]+" | tail -1)
