@@ -78,10 +78,6 @@ demo: build
 test: deps postgres-deps
 	scripts/with-postgres.sh $(SWIFT) test --parallel
 
-# The parallel path under Thread Sanitizer: worker threads, the merger and the hand-over of
-# results, with any data race failing the run. Tests/ThreadSanitizer is a package of its own that
-# depends on Sluice by path and builds only the modules the parallel path runs on, every one
-# instrumented.
 # libFuzzer targets (Fuzz/), each for FUZZ_SECONDS (default 60); fails on any crash, leak, hang,
 # memory blow-up or differential mismatch. See scripts/fuzz.sh.
 fuzz: deps
@@ -89,7 +85,7 @@ fuzz: deps
 
 # The tests under sanitizers: the SluiceJSON and SluiceJSONAPI suites under Address Sanitizer
 # (Tests/AddressSanitizer; SANITIZE_ALL=1 runs the whole suite instead, in .build-asan), then the
-# parallel path under Thread Sanitizer (test-tsan). Any report fails the run.
+# concurrent code under Thread Sanitizer (test-tsan). Any report fails the run.
 sanitize: deps test-tsan
 	@if [ -n "$(SANITIZE_ALL)" ]; then \
 		ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/AddressSanitizer/lsan.supp \
@@ -101,11 +97,17 @@ sanitize: deps test-tsan
 			$(SWIFT) test --sanitize=address; \
 	fi
 
-test-tsan: deps
+# The concurrent code under Thread Sanitizer (Tests/ThreadSanitizer): the parallel path's workers,
+# the import pipe into SQLite and PostgreSQL (a private cluster, as for make test), `sluice import`
+# of a URL (the CLI built instrumented and run against the loopback test server) and the HTTP
+# client. Any report fails the run; the backtracer is off because it forks a process that TSan's
+# runtime cannot follow.
+test-tsan: deps postgres-deps
 	@# A path dependency's file list is cached with the build description: drop it, so that a
 	@# source file Sluice gained since the last run is built too (scripts/fuzz.sh does the same).
 	rm -f Tests/ThreadSanitizer/.build/*/debug/description.json
-	cd Tests/ThreadSanitizer && TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread
+	cd Tests/ThreadSanitizer && TSAN_OPTIONS=halt_on_error=1 SWIFT_BACKTRACE=enable=no \
+		../../scripts/with-postgres.sh $(SWIFT) test --sanitize=thread
 
 # The DocC documentation of every library, built from its catalog; fails on any warning.
 docs: deps

@@ -52,6 +52,16 @@ public final class PostgresImporter {
     /// a name must keep its number of columns.
     private var stageNames: [String: String] = [:]
 
+    /// An importer released without ``close()`` closes its connection: otherwise the socket and
+    /// the server's backend would stay for the life of the process (and postgres-nio asserts on
+    /// it in debug builds). The close runs on the connection's event loop; the closure keeps the
+    /// connection until it is done.
+    deinit {
+        let connection = connection
+        guard !connection.isClosed else { return }
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
     private init(target: PostgresTarget, options: Options, connection: PostgresConnection, logger: Logger) {
         self.target = target
         self.options = options
@@ -134,8 +144,10 @@ public final class PostgresImporter {
     ///   - reader: The document, read in chunks; not to be used elsewhere until the call returns.
     ///   - source: The name the import is recorded under (a path or a URL).
     ///   - progress: Called after every block of a few hundred resources and once at the end.
-    /// - Throws: `ImportFailure` with the fault (a `PostgresImportError` for the server's) and
-    ///   how many resources were committed before it.
+    /// - Throws: `ImportFailure` with the fault (a `PostgresImportError` for the server's, a
+    ///   `CancellationError` when the calling task was cancelled) and how many resources were
+    ///   committed before it. A cancelled import stops at its next statement with the batches
+    ///   before it whole, and its `documents` row says `failed`.
     @discardableResult
     public func importDocument(
         from reader: FileChunkReader,
@@ -199,9 +211,12 @@ public final class PostgresImporter {
         } catch {
             report(finished: true)
             try? await execute(sql: "SELECT pg_advisory_unlock(\(PostgresSchema.importLock))")
+            // A cancelled task's CancellationError stays one: the caller stopped the import, the
+            // server did nothing wrong ("PostgreSQL: CancellationError() while importing" misled).
             let underlying =
                 error is JSONError || error is JSONAPIDecodingError || error is JSONAPIErrorDocument
                     || error is FileChunkReader.Failure || error is ImportResumeError || error is PostgresImportError
+                    || error is CancellationError
                 ? error : PostgresImportError(error, doing: "importing")
             throw ImportFailure(underlying: underlying, committedResources: session?.committed ?? 0)
         }
