@@ -333,6 +333,53 @@ struct SpecificationRuleTests {
         #expect(href.first?.position == JSONPosition(byteOffset: 40, line: 1, column: 41))
     }
 
+    // MARK: Names within an object are unique (RFC 8259, which JSON:API documents must follow)
+
+    @Test("member names within an object should be unique: a repeat is a warning naming the first, at any depth")
+    func repeatedNames() throws {
+        let nested = try Self.violations(
+            #"{"data": {"type": "a", "id": "1", "attributes": {"title": "x", "body": {"k": [{"v": 1, "v": 2}]}, "title": "y"}}}"#
+        )
+        #expect(nested.map(\.pointer) == ["/data/attributes/body/k/0/v", "/data/attributes/title"])
+        #expect(nested.allSatisfy { $0.severity == .warning })
+        #expect(
+            nested.last?.message
+                == "The member title appears again in the same object (first at line 1, column 50); names within an object should be unique (RFC 8259), and readers differ on which value they keep."
+        )
+        #expect(nested.last?.position == JSONPosition(byteOffset: 98, line: 1, column: 99))
+        // Strict members make undefined members errors, not repeats.
+        #expect(try Self.violations(#"{"meta": {"a": 1, "a": 2}}"#, strict: true).map(\.severity) == [.warning])
+    }
+
+    @Test("a repeated name is found however it is spelt, in big objects, and only within one object")
+    func repeatedNamesEdges() throws {
+        // Escapes are compared after decoding: "a\u0062" is "ab".
+        #expect(try Self.violations(#"{"meta": {"a\u0062": 1, "ab": 2}}"#).map(\.pointer) == ["/meta/ab"])
+        // Same length, other bytes; the same name in sibling and nested objects.
+        #expect(
+            try Self.violations(#"{"meta": {"ab": 1, "ba": 2, "x": {"ab": 3}, "y": [{"ab": 4}, {"ab": 5}]}}"#).isEmpty
+        )
+        // A nested object closes and its parent goes on: only the parent's repeat counts.
+        let parent = try Self.violations(#"{"meta": {"k": {"k": 1, "j": 2}, "j": 3, "k": 4}}"#)
+        #expect(parent.map(\.pointer) == ["/meta/k"])
+        #expect(parent.first?.position.column == 42)
+        // Past the short list, through the dictionary: member 30 repeats member 3.
+        var members = (0..<40).map { #""m\#($0)": \#($0)"# }
+        members[30] = #""m3": 30"#
+        let big = try Self.violations(#"{"meta": {"# + members.joined(separator: ", ") + "}}")
+        #expect(big.map(\.pointer) == ["/meta/m3"])
+        #expect(
+            big.first?.message.hasPrefix("The member m3 appears again in the same object (first at line 1, column 38)")
+                == true
+        )
+        // The top level, the member "" and a repeated data.
+        let top = try Self.violations(#"{"meta": {}, "": 1, "meta": {}, "": 2}"#)
+        #expect(top.filter { $0.message.contains("appears again") }.map(\.pointer) == ["/meta", "/"])
+        let data = try Self.violations(#"{"data": [], "data": {"type": "a", "id": "1"}}"#)
+        #expect(data.map(\.pointer) == ["/data"])
+        #expect(data.first?.message.hasPrefix("The member data appears again") == true)
+    }
+
     @Test("violations come in document order: a resource's members, then the values inside its attributes")
     func documentOrder() throws {
         let json = #"{"data": {"type": "a", "id": "1", "attributes": {"x": {"b.c": 1}}, "meta": {"d.e": 2}}}"#
