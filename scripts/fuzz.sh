@@ -25,8 +25,23 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 # SwiftPM keeps a path dependency's file list from the last build: a source file Sluice gained
 # since would be missing. Dropping the cached build description makes it list them again.
 rm -f Fuzz/.build/*/release/description.json
-swift build -c release --package-path Fuzz --sanitize=fuzzer --sanitize=address
-BIN=$(swift build -c release --package-path Fuzz --sanitize=fuzzer --sanitize=address --show-bin-path)
+build() { swift build -c release --package-path Fuzz --sanitize=fuzzer --sanitize=address "$@"; }
+build
+BIN=$(build --show-bin-path)
+
+# The coverage counters a target's binary has (libFuzzer prints them as it starts).
+counters_of() {
+    "$BIN/$1" -runs=0 2>&1 | grep -oE "Loaded 1 modules +\([0-9]+ inline" | grep -oE "[0-9]+" | tail -1
+}
+# An incremental build has linked uninstrumented libraries (a few hundred counters instead of
+# some 40 000, after Sluice's sources changed): coverage would then guide nothing. Rebuild from
+# scratch once when the first target shows it.
+first_target=${TARGETS%% *}
+if [ "$(counters_of "$first_target" || echo 0)" -lt 10000 ]; then
+    echo "fuzz: $first_target has too few coverage counters (an incremental build linked uninstrumented libraries); rebuilding from scratch" >&2
+    rm -rf Fuzz/.build/*/release Fuzz/.build/release
+    build
+fi
 
 seeds_for() {
     case "$1" in
@@ -66,8 +81,7 @@ for target in $TARGETS; do
         failed=1
         grep -E "ERROR|invariant|SUMMARY|Test unit written" "$log" | head -8 >&2 || true
     fi
-    # An incremental build has once linked uninstrumented libraries (a few hundred counters
-    # instead of some 40 000): coverage then says nothing, so that is a failure too.
+    # Still too few counters after the rebuild above: coverage says nothing, so that is a failure.
     counters=$(grep -oE "Loaded 1 modules +\([0-9]+ inline" "$log" | grep -oE "[0-9]+" | tail -1)
     if [ "${counters:-0}" -lt 10000 ]; then
         echo "$target: only ${counters:-0} coverage counters: the libraries are not instrumented;" \
