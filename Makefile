@@ -89,7 +89,7 @@ fuzz: deps
 sanitize: deps test-tsan
 	@if [ -n "$(SANITIZE_ALL)" ]; then \
 		ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/AddressSanitizer/lsan.supp \
-			SWIFT_BACKTRACE=enable=no scripts/with-postgres.sh $(SWIFT) test --sanitize=address --scratch-path .build-asan; \
+			SLUICE_SANITIZER=address SWIFT_BACKTRACE=enable=no scripts/with-postgres.sh $(SWIFT) test --sanitize=address --scratch-path .build-asan; \
 	else \
 		rm -f Tests/AddressSanitizer/.build/*/debug/description.json; \
 		cd Tests/AddressSanitizer && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 \

@@ -323,7 +323,13 @@ struct ImportCommandTests {
         #expect(changed.standardError.contains("Cannot resume"))
     }
 
-    @Test("peak memory stays flat as the document grows (SQLite and, when there is one, PostgreSQL)")
+    @Test(
+        "peak memory stays flat as the document grows (SQLite and, when there is one, PostgreSQL)",
+        .disabled(
+            if: sanitized,
+            "under a sanitizer, whose quarantine keeps freed memory: peaks grow with all allocated"
+        )
+    )
     func memoryIsFlat() async throws {
         let directory = try Self.directory()
         let small = try Self.generate(articles: 2_000, into: directory, name: "small.json")

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+/// Whether the tests run under a sanitizer (`make sanitize SANITIZE_ALL=1` says so): memory
+/// figures then measure the sanitizer's quarantine, not Sluice.
+let sanitized = ProcessInfo.processInfo.environment["SLUICE_SANITIZER"] != nil
+
 /// Runs the built `sluice` binary and checks its output and exit codes.
 @Suite("sluice validate")
 struct ValidateCommandTests {
