@@ -211,13 +211,20 @@ public final class PostgresImporter {
         } catch {
             report(finished: true)
             try? await execute(sql: "SELECT pg_advisory_unlock(\(PostgresSchema.importLock))")
-            // A cancelled task's CancellationError stays one: the caller stopped the import, the
-            // server did nothing wrong ("PostgreSQL: CancellationError() while importing" misled).
-            let underlying =
+            let inputFault =
                 error is JSONError || error is JSONAPIDecodingError || error is JSONAPIErrorDocument
-                    || error is FileChunkReader.Failure || error is ImportResumeError || error is PostgresImportError
-                    || error is CancellationError
-                ? error : PostgresImportError(error, doing: "importing")
+                || error is FileChunkReader.Failure || error is ImportResumeError
+            let underlying: any Error
+            if error is CancellationError || (Task.isCancelled && !inputFault) {
+                // The caller stopped the import: a CancellationError, whatever the connection made
+                // of it (postgres-nio may answer a cancelled query with an error of its own), not
+                // "PostgreSQL: CancellationError() while importing", which blamed the server.
+                underlying = CancellationError()
+            } else if inputFault || error is PostgresImportError {
+                underlying = error
+            } else {
+                underlying = PostgresImportError(error, doing: "importing")
+            }
             throw ImportFailure(underlying: underlying, committedResources: session?.committed ?? 0)
         }
     }
