@@ -245,9 +245,13 @@ struct PostgresImportTests {
             "SELECT status, resources, resume_resources, relationship_rows FROM documents"
         )
         #expect(state.first?[0] == "importing")
+        // Whole batches only. The kill may land in data or, when the suite's load delays the
+        // watcher, in included (a clean-clone run once committed 36 000): data comes first, so the
+        // articles are the committed resources up to 30 000.
+        let committedResources = Int(state.first?[1] ?? "") ?? -1
+        #expect(committedResources >= 1000 && committedResources % 1000 == 0, "\(state)")
         let articles = Int(try await TestPostgres.query(url, "SELECT COUNT(*) FROM articles")[0][0]!)!
-        #expect(articles >= 1000 && articles < 30_000 && articles % 1000 == 0)
-        #expect(state.first?[1] == String(articles))
+        #expect(articles == min(committedResources, 30_000))
         let authors = try await TestPostgres.query(
             url,
             "SELECT COUNT(*) FROM relationships WHERE source_type = 'articles' AND name = 'author'"
@@ -256,7 +260,7 @@ struct PostgresImportTests {
 
         let resumed = try Command.run(["import", document, "--postgres", url, "--resume"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
-        #expect(resumed.standardOutput.contains("Resumed after the \(articles) resources"))
+        #expect(resumed.standardOutput.contains("Resumed after the \(committedResources) resources"))
         // The whole document, as an uninterrupted import writes it.
         let sqlite = directory.appendingPathComponent("whole.sqlite").path
         #expect(try Command.run(["import", document, "--sqlite", sqlite, "--quiet"]).status == 0)
