@@ -105,7 +105,8 @@ public final class PostgresImporter {
         return importer
     }
 
-    /// Closes the connection.
+    /// Closes the connection and waits until it is closed. An importer released without this call
+    /// closes its connection too, without waiting (on the connection's event loop).
     public func close() async throws {
         try await connection.close()
     }
