@@ -35,6 +35,20 @@ struct ImportRaceTests {
         bytes.replaceSubrange(range, with: Array(#"{"type":"comments","id":4000,"attributes""#.utf8))
     }
 
+    /// A SQLite database and the files beside it that WAL mode makes.
+    static func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// How an import ended, as a line to compare across runs.
+    static func outcome(_ summary: ImportSummary) -> String {
+        "imported \(summary.resources) (\(summary.primaryCount) primary), \(summary.relationshipRows) links"
+    }
+
+    static func outcome(_ failure: ImportFailure) -> String {
+        "failed after \(failure.committedResources): \(failure.underlying)"
+    }
+
     static func options(threads: Int, batchSize: Int = 300) -> ImportOptions {
         var options = ImportOptions()
         options.parallelism = .workers(threads)
@@ -73,7 +87,7 @@ struct ImportRaceTests {
     ) throws -> (outcome: String, contents: [String], progressCalls: Int) {
         let database = temporaryPath("sqlite")
         defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+            removeDatabase(database)
         }
         let importer = try SQLiteImporter(path: database, options: options(threads: threads))
         try prepare?(importer.database)
@@ -88,10 +102,9 @@ struct ImportRaceTests {
                 lastRead = progress.bytesRead
                 progressCalls += 1
             }
-            outcome =
-                "imported \(summary.resources) (\(summary.primaryCount) primary), \(summary.relationshipRows) links"
+            outcome = Self.outcome(summary)
         } catch let failure as ImportFailure {
-            outcome = "failed after \(failure.committedResources): \(failure.underlying)"
+            outcome = Self.outcome(failure)
         }
         return (outcome, try contents(of: database), progressCalls)
     }
@@ -194,10 +207,9 @@ struct PostgresRaceTests {
         let outcome: String
         do {
             let summary = try await importer.importDocument(from: try FileChunkReader(path: path), source: "doc")
-            outcome =
-                "imported \(summary.resources) (\(summary.primaryCount) primary), \(summary.relationshipRows) links"
+            outcome = ImportRaceTests.outcome(summary)
         } catch let failure as ImportFailure {
-            outcome = "failed after \(failure.committedResources): \(failure.underlying)"
+            outcome = ImportRaceTests.outcome(failure)
         }
         let contents = try await contents(importer)
         try await importer.close()
@@ -313,9 +325,7 @@ struct ImportCommandRaceTests {
             for jobs in ["1", "4"] {
                 let database = ImportRaceTests.temporaryPath("sqlite")
                 defer {
-                    for suffix in ["", "-wal", "-shm"] {
-                        try? FileManager.default.removeItem(atPath: database + suffix)
-                    }
+                    ImportRaceTests.removeDatabase(database)
                 }
                 let run = try await Self.run([
                     "import", pages, "--sqlite", database, "--batch-size", "30", "--jobs", jobs,
@@ -344,7 +354,7 @@ struct ImportCommandRaceTests {
             // A body cut off mid-way: the feeding side fails while the importer reads.
             let database = ImportRaceTests.temporaryPath("sqlite")
             defer {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+                ImportRaceTests.removeDatabase(database)
             }
             let truncated = try await Self.run([
                 "import", server.url("/truncated").absoluteString, "--sqlite", database,
