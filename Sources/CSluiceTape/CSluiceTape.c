@@ -79,9 +79,10 @@ static inline intptr_t token_end(sluice_parser_hot *h) {
     return h->chunk_base + (intptr_t)yajl_get_bytes_consumed(h->handle);
 }
 
-static inline void append_token(sluice_parser_hot *h, uint8_t kind, uint32_t length, int64_t payload, intptr_t start) {
+static inline void append_token(sluice_parser_hot *h, uint8_t kind, uint8_t flags, uint32_t length, int64_t payload, intptr_t start) {
     sluice_token *token = *h->tokens + *h->token_count;
     token->kind = kind;
+    token->flags = flags;
     token->length = length;
     token->column = clamp32(start - h->line_start + 1);
     token->line = clamp32(h->line);
@@ -129,7 +130,7 @@ static inline bool has_room(sluice_parser_hot *h, size_t text_length) {
 static inline bool on_literal(sluice_parser_hot *h, uint8_t kind, uint8_t first) {
     const intptr_t start = begin_token(h);
     if (start < 0 || h->chunk[start - h->chunk_base] != first || !has_room(h, 0)) return false;
-    append_token(h, kind, 0, 0, start);
+    append_token(h, kind, 0, 0, 0, start);
     end_value(h, token_end(h));
     return true;
 }
@@ -151,7 +152,7 @@ static int on_number(void *context, const char *text, size_t length) {
         const uint8_t first = h->chunk[start - h->chunk_base];
         if (first == '-' || (first >= '0' && first <= '9')) {
             const int64_t offset = append_text(h, text, length);
-            append_token(h, kind_number, (uint32_t)length, offset, start);
+            append_token(h, kind_number, SLUICE_TOKEN_ASCII, (uint32_t)length, offset, start);
             end_value(h, token_end(h));
             return 1;
         }
@@ -166,9 +167,10 @@ static inline __attribute__((always_inline)) bool on_text(sluice_parser_hot *h, 
     const intptr_t end = token_end(h);
     const intptr_t raw_length = end - start - 2;
     if (raw_length > h->max_token_bytes || (intptr_t)length != raw_length || !has_room(h, length)) return false;
-    if (sluice_first_invalid_utf8(text, (intptr_t)length) >= 0) return false;
+    bool is_ascii = false;
+    if (sluice_check_utf8(text, (intptr_t)length, &is_ascii) >= 0) return false;
     const int64_t offset = append_text(h, text, length);
-    append_token(h, kind, (uint32_t)length, offset, start);
+    append_token(h, kind, is_ascii ? SLUICE_TOKEN_ASCII : 0, (uint32_t)length, offset, start);
     if (kind == kind_key) {
         h->scan_offset = end;
         h->last_token_was_key = true;
@@ -208,7 +210,7 @@ static inline bool start_container(sluice_parser_hot *h, bool is_object) {
     open->is_object = is_object;
     h->container_count += 1;
     h->top_child_count = 0;
-    append_token(h, is_object ? kind_object_start : kind_array_start, 0, -1, start);
+    append_token(h, is_object ? kind_object_start : kind_array_start, 0, 0, -1, start);
     h->scan_offset = token_end(h);
     h->last_token_was_key = false;
     h->last_token_ended_value = false;
@@ -226,7 +228,7 @@ static inline bool end_container(sluice_parser_hot *h, bool is_object) {
     const intptr_t child_count = h->top_child_count;
     h->top_child_count = h->container_count > 0 ? h->containers[h->container_count - 1].child_count : 0;
     const intptr_t end_index = *h->first_index + *h->token_count;
-    append_token(h, open.is_object ? kind_object_end : kind_array_end, 0, open.token_index, start);
+    append_token(h, open.is_object ? kind_object_end : kind_array_end, 0, 0, open.token_index, start);
     // Record on the start token where its container ends, unless a consumer has released it.
     const intptr_t start_position = open.token_index - *h->first_index;
     if (start_position >= 0) {
@@ -260,6 +262,20 @@ static int on_end_array(void *context) {
     return end_container(h, false) ? 1 : h->end_array(h->swift_state);
 }
 
+/// The value of four hexadecimal digits (yajl has checked they are hex digits).
+static inline uint32_t hex_value(const uint8_t *digits) {
+    uint32_t value = 0;
+    for (int offset = 0; offset < 4; offset++) {
+        const uint8_t byte = digits[offset];
+        uint32_t digit;
+        if (byte >= '0' && byte <= '9') digit = byte - '0';
+        else if (byte >= 'a' && byte <= 'f') digit = byte - 'a' + 10;
+        else digit = byte - 'A' + 10;
+        value = value << 4 | digit;
+    }
+    return value;
+}
+
 void sluice_tape_callbacks(yajl_callbacks *table) {
     memset(table, 0, sizeof *table);
     table->yajl_null = on_null;
@@ -275,7 +291,51 @@ void sluice_tape_callbacks(yajl_callbacks *table) {
 }
 
 intptr_t sluice_first_invalid_utf8(const uint8_t *bytes, intptr_t count) {
+    bool is_ascii;
+    return sluice_check_utf8(bytes, count, &is_ascii);
+}
+
+bool sluice_is_ascii(const uint8_t *bytes, intptr_t count) {
     intptr_t index = 0;
+    uint64_t high = 0;
+    for (; index + 8 <= count; index += 8) {
+        uint64_t word;
+        memcpy(&word, bytes + index, 8);
+        high |= word;
+    }
+    for (; index < count; index++) high |= bytes[index];
+    return (high & 0x8080808080808080ULL) == 0;
+}
+
+intptr_t sluice_first_unpaired_surrogate(const uint8_t *content, intptr_t count) {
+    intptr_t index = 0;
+    while (index < count) {
+        const uint8_t *found = memchr(content + index, '\\', (size_t)(count - index));
+        if (found == NULL) return -1;
+        index = found - content;
+        if (index + 5 >= count || content[index + 1] != 'u') {
+            index += 2;
+            continue;
+        }
+        const uint32_t unit = hex_value(content + index + 2);
+        if ((unit & 0xFC00) == 0xDC00) return index;  // a low half with no high half before it
+        if ((unit & 0xFC00) == 0xD800) {
+            const intptr_t next = index + 6;
+            if (next + 6 > count || content[next] != '\\' || content[next + 1] != 'u' ||
+                (hex_value(content + next + 2) & 0xFC00) != 0xDC00) {
+                return index;
+            }
+            index = next + 6;
+            continue;
+        }
+        index += 6;
+    }
+    return -1;
+}
+
+intptr_t sluice_check_utf8(const uint8_t *bytes, intptr_t count, bool *is_ascii) {
+    intptr_t index = 0;
+    bool ascii = true;
     while (index < count) {
         // Eight ASCII bytes at a time, the common case for JSON text.
         while (index + 8 <= count) {
@@ -284,12 +344,13 @@ intptr_t sluice_first_invalid_utf8(const uint8_t *bytes, intptr_t count) {
             if (word & 0x8080808080808080ULL) break;
             index += 8;
         }
-        if (index >= count) return -1;
+        if (index >= count) break;
         const uint8_t lead = bytes[index];
         if (lead < 0x80) {
             index += 1;
             continue;
         }
+        ascii = false;
         intptr_t length;
         uint8_t low = 0x80, high = 0xBF;
         if (lead >= 0xC2 && lead <= 0xDF) {
@@ -319,5 +380,6 @@ intptr_t sluice_first_invalid_utf8(const uint8_t *bytes, intptr_t count) {
         }
         index += length;
     }
+    *is_ascii = ascii;
     return -1;
 }

@@ -246,7 +246,7 @@ extension JSONTape {
 
     /// The text of a key, string or number token as a `String`.
     public func text(of token: JSONToken) -> String {
-        withUnsafeText(of: token) { String(decoding: $0, as: UTF8.self) }
+        withUnsafeText(of: token) { UTF8Validation.string(ofChecked: $0, isASCII: token.isASCII) }
     }
 
     /// Whether a key or string token's text is exactly `bytes`, compared without making a `String`.

@@ -137,6 +137,7 @@ struct ParserState {
     static let tokenLayoutMatches: Bool = {
         MemoryLayout<JSONToken>.size == MemoryLayout<sluice_token>.size
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.kind) == MemoryLayout<sluice_token>.offset(of: \.kind)
+            && MemoryLayout<JSONToken>.offset(of: \JSONToken.flags) == MemoryLayout<sluice_token>.offset(of: \.flags)
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.length) == MemoryLayout<sluice_token>.offset(of: \.length)
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.columnStorage)
                 == MemoryLayout<sluice_token>.offset(of: \.column)
@@ -421,7 +422,8 @@ extension ParserState {
                 payload: offset,
                 byteOffset: start,
                 line: line,
-                column: start - lineStart + 1
+                column: start - lineStart + 1,
+                isASCII: kind == .number || UTF8Validation.isASCII(text)
             )
         )
     }

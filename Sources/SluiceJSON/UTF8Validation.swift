@@ -24,46 +24,26 @@ enum UTF8Validation {
     /// its quotes, escapes already checked by yajl) that names one half of a surrogate pair without
     /// the other, or `nil` when there is none.
     static func firstUnpairedSurrogate(in content: UnsafeRawBufferPointer) -> Int? {
-        let backslash = UInt8(ascii: "\\")
-        let count = content.count
-        var index = 0
-        while index < count {
-            guard content[index] == backslash else {
-                index += 1
-                continue
-            }
-            guard index + 5 < count, content[index + 1] == UInt8(ascii: "u") else {
-                index += 2
-                continue
-            }
-            let unit = hexValue(content, at: index + 2)
-            if unit & 0xFC00 == 0xDC00 { return index }  // a low half with no high half before it
-            if unit & 0xFC00 == 0xD800 {
-                let next = index + 6
-                guard next + 6 <= count, content[next] == backslash, content[next + 1] == UInt8(ascii: "u"),
-                    hexValue(content, at: next + 2) & 0xFC00 == 0xDC00
-                else { return index }
-                index = next + 6
-                continue
-            }
-            index += 6
-        }
-        return nil
+        guard let base = content.baseAddress else { return nil }
+        let index = sluice_first_unpaired_surrogate(base.assumingMemoryBound(to: UInt8.self), content.count)
+        return index < 0 ? nil : index
     }
 
-    /// The value of the four hexadecimal digits at `index` (yajl has checked they are hex digits).
-    private static func hexValue(_ bytes: UnsafeRawBufferPointer, at index: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for offset in 0..<4 {
-            let byte = bytes[index + offset]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            default: digit = byte &- UInt8(ascii: "A") &+ 10
-            }
-            value = value << 4 | UInt32(digit)
+    /// Whether every byte of `bytes` is ASCII.
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        return sluice_is_ascii(base.assumingMemoryBound(to: UInt8.self), bytes.count)
+    }
+
+    /// A `String` of bytes the parser has checked (every key and string on a tape): made without
+    /// the check and repair that `String(decoding:as:)` runs, which would be a second pass over
+    /// bytes already known to be well formed.
+    static func string(ofChecked bytes: UnsafeRawBufferPointer, isASCII: Bool) -> String {
+        if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+            return unsafe String(
+                copying: UTF8Span(unchecked: bytes.assumingMemoryBound(to: UInt8.self).span, isKnownASCII: isASCII)
+            )
         }
-        return value
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

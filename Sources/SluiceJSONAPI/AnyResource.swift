@@ -8,27 +8,59 @@ public import SluiceJSON
 /// if let article = resource.as(Article.self) { ... }
 /// ```
 public struct AnyResource: Resource {
+    /// Every part in one reference: copying a resource (into the store, an event, `included`, a
+    /// `Linked` view) costs one retain rather than one per field, and a model decoded by the
+    /// document decoder sits inline in it, not in an existential's separate box.
+    @usableFromInline let storage: ResourceStorage
+
     /// `AnyResource` stands for every type; it is never a resource object's `type`.
     public static var resourceType: String { "" }
 
     /// The resource's type.
-    public let type: String
+    public var type: String { storage.type }
     /// Its identity (by `id`, else `lid`), if it has one.
-    public let identity: ResourceIdentity?
+    public var identity: ResourceIdentity? { storage.identity }
     /// The decoded model, when a model is registered for ``type``.
-    public let model: (any Resource)?
+    public var model: (any Resource)? { storage.anyModel }
     /// The raw resource object, kept when no model is registered for ``type``.
-    public let raw: RawResource?
+    public var raw: RawResource? { storage.raw }
     /// What an import stores of a resource no model is registered for, in place of ``raw``, when
     /// the decoder was asked for records (the importers ask).
-    package var importRecord: ImportRecord?
+    package var importRecord: ImportRecord? { storage.importRecord }
 
     /// Creates a resource from its parts.
     public init(type: String, identity: ResourceIdentity?, model: (any Resource)?, raw: RawResource?) {
-        self.type = type
-        self.identity = identity
-        self.model = model
-        self.raw = raw
+        if let model {
+            storage = Self.storage(for: model, type: type, identity: identity, raw: raw)
+        } else {
+            storage = ResourceStorage(type: type, identity: identity, raw: raw, importRecord: nil)
+        }
+    }
+
+    /// A resource whose model is `model`, held inline.
+    package init<Model: Resource>(type: String, identity: ResourceIdentity?, model: Model) {
+        storage = ModelStorage(model, type: type, identity: identity, raw: nil)
+    }
+
+    /// A resource kept as an import record.
+    package init(type: String, importRecord: ImportRecord) {
+        storage = ResourceStorage(type: type, identity: nil, raw: nil, importRecord: importRecord)
+    }
+
+    @usableFromInline
+    init(storage: ResourceStorage) {
+        self.storage = storage
+    }
+
+    /// The storage for a model given as an existential: opened, so that it is held as its own type.
+    private static func storage<Model: Resource>(
+        for model: Model,
+        type: String,
+        identity: ResourceIdentity?,
+        raw: RawResource?
+    ) -> ResourceStorage {
+        if let resource = model as? AnyResource { return resource.storage }
+        return ModelStorage(model, type: type, identity: identity, raw: raw)
     }
 
     /// The resource's `id`, if it has one.
@@ -47,16 +79,12 @@ public struct AnyResource: Resource {
     @inlinable
     public func `as`<T: Resource>(_ type: T.Type) -> T? {
         if T.self == AnyResource.self { return self as? T }
-        guard let model else { return nil }
-        // The model's own type, compared as metatypes: a dynamic cast from the existential costs
-        // hundreds of instructions, and a consumer asks each resource for its type, often
-        // several times. Only a class can be a `T` without being exactly `T` (a subclass), so
-        // only then does the cast run.
-        func exactly<Model: Resource>(_ model: Model) -> T? {
-            Model.self == T.self ? unsafeBitCast(model, to: T.self) : nil
-        }
-        if let found = exactly(model) { return found }
-        return T.self is AnyObject.Type ? model as? T : nil
+        // The model's own type, compared as metatypes: a dynamic cast from an existential costs
+        // hundreds of instructions, and a consumer asks each resource for its type, often several
+        // times. Only a class can be a `T` without being exactly `T` (a subclass), so only then
+        // does the cast run.
+        if let model = storage.model(as: T.self) { return model }
+        return T.self is AnyObject.Type ? storage.anyModel as? T : nil
     }
 
     /// Decodes a resource object as a raw resource (no model): what any decoder other than the
@@ -65,6 +93,57 @@ public struct AnyResource: Resource {
         let raw = try RawResource(from: decoder)
         self.init(type: raw.type, identity: raw.identity, model: nil, raw: raw)
     }
+}
+
+/// The parts of an ``AnyResource``; a ``ModelStorage`` when it has a model.
+///
+/// Immutable once made, so sharing it between threads is safe.
+@usableFromInline
+class ResourceStorage: @unchecked Sendable {
+    @usableFromInline let type: String
+    @usableFromInline let identity: ResourceIdentity?
+    let raw: RawResource?
+    let importRecord: ImportRecord?
+    /// The model's type when a ``ModelStorage`` holds one: what ``model(as:)`` compares.
+    @usableFromInline let modelType: ObjectIdentifier?
+
+    init(
+        type: String,
+        identity: ResourceIdentity?,
+        raw: RawResource?,
+        importRecord: ImportRecord?,
+        modelType: ObjectIdentifier? = nil
+    ) {
+        self.type = type
+        self.identity = identity
+        self.raw = raw
+        self.importRecord = importRecord
+        self.modelType = modelType
+    }
+
+    /// The model as an existential (which copies it): for callers that do not know its type.
+    @usableFromInline var anyModel: (any Resource)? { nil }
+
+    /// The model, when it is exactly a `T`.
+    @inlinable @inline(__always)
+    final func model<T: Resource>(as type: T.Type) -> T? {
+        guard modelType == ObjectIdentifier(T.self) else { return nil }
+        // Safe: only a ModelStorage<T> records T's identifier.
+        return unsafeDowncast(self, to: ModelStorage<T>.self).model
+    }
+}
+
+/// A resource's parts with its model, of a type known when it was made, held inline.
+@usableFromInline
+final class ModelStorage<Model: Resource>: ResourceStorage, @unchecked Sendable {
+    @usableFromInline let model: Model
+
+    init(_ model: Model, type: String, identity: ResourceIdentity?, raw: RawResource?) {
+        self.model = model
+        super.init(type: type, identity: identity, raw: raw, importRecord: nil, modelType: ObjectIdentifier(Model.self))
+    }
+
+    @usableFromInline override var anyModel: (any Resource)? { model }
 }
 
 /// A resource object as written: for types no model is registered for, and for `sluice flatten`.

@@ -232,7 +232,7 @@ extension Linked: PrimaryData, SingularPrimaryData {
                 PrimaryShapeMismatch(pointer: "/data", message: "Expected a resource object, found an identifier.")
             )
         }
-        guard let model = resource.as(Model.self) else {
+        guard let linked = Linked(resolving: resource, store: store) else {
             return .failure(
                 PrimaryShapeMismatch(
                     pointer: "/data",
@@ -240,7 +240,7 @@ extension Linked: PrimaryData, SingularPrimaryData {
                 )
             )
         }
-        return .success(Linked(model, store: store))
+        return .success(linked)
     }
 }
 

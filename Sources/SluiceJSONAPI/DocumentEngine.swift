@@ -378,16 +378,15 @@ final class DocumentEngine {
         let typeName = try typeValue.string()
         if let (modelType, generated) = registry.model(forTypeToken: typeValue.token, on: tape) {
             do {
-                let model: any Resource
+                let identity = view.identity(type: typeName)
                 if let generated, case let reader = filedReader(for: view, members: generated.jsonModelMembers),
                     !reader.needsGeneralPath
                 {
-                    model = try makeResource(generated, from: reader)
-                } else {
-                    fields.load(view)
-                    model = try modelType.init(from: ResourceDecoder(view: view, context: context, fields: fields))
+                    return try makeResource(generated, from: reader, type: typeName, identity: identity)
                 }
-                return AnyResource(type: typeName, identity: view.identity(type: typeName), model: model, raw: nil)
+                fields.load(view)
+                let decoder = ResourceDecoder(view: view, context: context, fields: fields)
+                return try makeResource(modelType, from: decoder, type: typeName, identity: identity)
             } catch let error as DecodingError {
                 throw translate(error, in: view, pointer: pointer, model: modelType)
             }
@@ -409,9 +408,7 @@ final class DocumentEngine {
                 ?? ImportRecord(decode(RawResource.self, from: value, pointer: pointer, as: .resource))
             // No identity: the importers key resources by the record, and a String per key is
             // what records save.
-            var resource = AnyResource(type: typeName, identity: nil, model: nil, raw: nil)
-            resource.importRecord = record
-            return resource
+            return AnyResource(type: typeName, importRecord: record)
         }
         let raw = try decode(RawResource.self, from: value, pointer: pointer, as: .resource)
         return AnyResource(type: typeName, identity: raw.identity, model: nil, raw: raw)

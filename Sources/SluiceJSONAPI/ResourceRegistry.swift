@@ -59,9 +59,23 @@ typealias GeneratedResource = Resource & JSONModelDecodable
 
 /// Reads a `@JSONModel` resource from a reader filed by the engine; generic, so the model's own
 /// initializer is called without a cast.
+/// A resource read by `Model`'s generated reader, the model held inline (generic, so that the
+/// registry's existential metatype is opened once per resource rather than the model boxed).
 func makeResource<Model: GeneratedResource>(
     _ type: Model.Type,
-    from reader: borrowing JSONModelReader
-) throws -> any Resource {
-    try Model(jsonModelReader: reader)
+    from reader: borrowing JSONModelReader,
+    type name: String,
+    identity: ResourceIdentity?
+) throws -> AnyResource {
+    AnyResource(type: name, identity: identity, model: try Model(jsonModelReader: reader))
+}
+
+/// A resource read by `Model`'s own `init(from:)`, the model held inline.
+func makeResource<Model: Resource>(
+    _ type: Model.Type,
+    from decoder: ResourceDecoder,
+    type name: String,
+    identity: ResourceIdentity?
+) throws -> AnyResource {
+    AnyResource(type: name, identity: identity, model: try Model(from: decoder))
 }

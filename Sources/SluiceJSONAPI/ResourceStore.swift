@@ -288,61 +288,100 @@ private struct TypeResources {
 /// (to-many); its identifier stays on the model (`linked.model.author.identifier`).
 @dynamicMemberLookup
 public struct Linked<Model: Resource>: Sendable {
-    /// The resource's model.
-    public let model: Model
+    /// The resource the view stands for. For any `Model` but ``AnyResource`` it is a
+    /// `ModelStorage<Model>`: a view is two references, so that copying one, or making one for
+    /// each relationship followed, costs two retains rather than a copy of the model's fields.
+    @usableFromInline let storage: ResourceStorage
     /// The document's resources.
     public let store: ResourceStore
 
     /// Creates a view of `model` through `store`.
     public init(_ model: Model, store: ResourceStore) {
-        self.model = model
+        if let resource = model as? AnyResource {
+            storage = resource.storage
+        } else {
+            storage = ModelStorage(model, type: Model.resourceType, identity: nil, raw: nil)
+        }
         self.store = store
+    }
+
+    /// A view of the resource in `storage`, which must be a `ModelStorage<Model>` unless `Model`
+    /// is ``AnyResource``.
+    @usableFromInline
+    init(storage: ResourceStorage, store: ResourceStore) {
+        self.storage = storage
+        self.store = store
+    }
+
+    /// The resource's model.
+    @inlinable
+    public var model: Model {
+        if Model.self == AnyResource.self { return AnyResource(storage: storage) as! Model }
+        // Safe: every initializer keeps `storage` a ModelStorage<Model> for such a Model.
+        return unsafeDowncast(storage, to: ModelStorage<Model>.self).model
     }
 
     // The subscripts below are inlinable, so that they are specialized where the models are
     // declared: unspecialized, making each `Linked<Target>` looked its generic metadata up at
-    // run time, which cost more than finding the resource.
+    // run time, which cost more than finding the resource. Each reads one field where the
+    // storage holds it, without copying the rest of the model.
 
     /// A field of the model.
     @inlinable
     public subscript<Value>(dynamicMember keyPath: KeyPath<Model, Value>) -> Value {
-        model[keyPath: keyPath]
+        if Model.self == AnyResource.self { return model[keyPath: keyPath] }
+        return unsafeDowncast(storage, to: ModelStorage<Model>.self).model[keyPath: keyPath]
     }
 
     /// A to-one relationship, resolved.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>>) -> Linked<Target>? {
-        resolve(model[keyPath: keyPath].identifier)
+        resolve(self[dynamicMember: keyPath].identifier)
     }
 
     /// An optional to-one relationship, resolved.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>?>) -> Linked<Target>? {
-        resolve(model[keyPath: keyPath]?.identifier)
+        resolve(self[dynamicMember: keyPath]?.identifier)
     }
 
     /// A to-many relationship, resolved; members the document does not include are left out.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToMany<Target>>) -> [Linked<Target>] {
-        model[keyPath: keyPath].identifiers.compactMap { resolve($0) }
+        self[dynamicMember: keyPath].identifiers.compactMap { resolve($0) }
     }
 
     /// An optional to-many relationship, resolved.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToMany<Target>?>) -> [Linked<Target>] {
-        (model[keyPath: keyPath]?.identifiers ?? []).compactMap { resolve($0) }
+        (self[dynamicMember: keyPath]?.identifiers ?? []).compactMap { resolve($0) }
     }
 
     @inlinable
     func resolve<Target>(_ identifier: ResourceIdentifier?) -> Linked<Target>? {
-        store.resolve(identifier, as: Target.self).map { Linked<Target>($0, store: store) }
+        guard let identifier, let resource = store.resource(for: identifier) else { return nil }
+        return Linked<Target>(resolving: resource, store: store)
     }
 
     /// This resource as a `T`, for polymorphic relationships (`Linked<AnyResource>`).
     public func `as`<T: Resource>(_ type: T.Type) -> Linked<T>? {
-        if let direct = model as? T { return Linked<T>(direct, store: store) }
-        if let any = model as? AnyResource, let typed = any.as(T.self) { return Linked<T>(typed, store: store) }
-        return nil
+        Linked<T>(resolving: AnyResource(storage: storage), store: store)
+    }
+}
+
+extension Linked {
+    /// A view of `resource` as a `Model`, or `nil` when its model is not one: the resource's own
+    /// storage when the model is exactly a `Model` (or `Model` is ``AnyResource``), else a copy
+    /// of the model in storage of its own (a class model seen as its superclass).
+    @inlinable
+    init?(resolving resource: AnyResource, store: ResourceStore) {
+        if Model.self == AnyResource.self || resource.storage.modelType == ObjectIdentifier(Model.self) {
+            self.init(storage: resource.storage, store: store)
+        } else if let model = resource.as(Model.self) {
+            self.init(model, store: store)
+        } else {
+            return nil
+        }
     }
 }
 

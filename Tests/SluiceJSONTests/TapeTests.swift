@@ -36,6 +36,36 @@ struct TapeTests {
         #expect(root[0] == nil, "an object has no elements")
     }
 
+    @Test(
+        "strings from the tape equal, hash and compare as strings made by hand",
+        arguments: [
+            "id", "a string longer than fifteen bytes", "café", "naïve text longer than fifteen bytes",
+            "日本語", "emoji 🎉 beyond the basic plane", "", "tab\tand \"quotes\"", "\u{0}nul",
+        ]
+    )
+    func checkedStrings(text: String) throws {
+        // Written with escapes where JSON needs them, so both the C fast path (no escapes) and
+        // the Swift path (escapes, or a token cut by a chunk's end) make the String.
+        let json = Array(("[" + JSONValue.string(text).jsonText + "]").utf8)
+        for chunkSize in [json.count, 3, 1] {
+            let parser = JSONParser()
+            var start = 0
+            while start < json.count {
+                let end = min(start + chunkSize, json.count)
+                try json[start..<end].withUnsafeBytes { try parser.parse($0) }
+                start = end
+            }
+            try parser.finish()
+            let decoded = try parser.tape.value(at: parser.tape.startIndex + 1).string()
+            #expect(decoded == text)
+            #expect(decoded.hashValue == text.hashValue)
+            #expect(Set([decoded]).contains(text))
+            #expect(decoded.utf8.elementsEqual(text.utf8))
+            #expect(decoded.count == text.count)
+            #expect((decoded + "!") == text + "!")
+        }
+    }
+
     @Test("releasing tokens keeps indices absolute and bounds storage")
     func release() throws {
         let parser = JSONParser()

@@ -5,6 +5,7 @@
 //     Profile MODE N [ARTICLES]
 //
 // Modes: jsonapi-{general,generated}-{whole,stream}, jsonapi-foundation (ARTICLES, default 2000);
+// jsonapi-document writes the generated document to standard output and exits;
 // {twitter,citm_catalog,canada}-{general,generated,foundation,tape} (corpora from SLUICE_CORPORA,
 // which scripts/profile.sh sets).
 
@@ -19,6 +20,8 @@ guard arguments.count >= 3, let repeats = Int(arguments[2]) else {
 }
 let mode = arguments[1]
 let articles = arguments.count > 3 ? Int(arguments[3]) ?? 2000 : 2000
+/// The JSON:API modes' threads: SLUICE_THREADS, or every core.
+let threads = ProcessInfo.processInfo.environment["SLUICE_THREADS"].flatMap(Int.init).map(Parallelism.workers) ?? .automatic
 
 func consume<T>(_ value: T) { withExtendedLifetime(value) {} }
 
@@ -39,10 +42,10 @@ func run(_ mode: String, _ bytes: [UInt8]) async throws {
     let general = StreamingJSONDecoder()
     general.usesGeneratedReaders = false
     switch mode {
-    case "jsonapi-general-whole": consume(try SluiceModels.wholeDocument(bytes))
-    case "jsonapi-generated-whole": consume(try GeneratedModels.wholeDocument(bytes))
-    case "jsonapi-general-stream": consume(try await SluiceModels.streaming(bytes))
-    case "jsonapi-generated-stream": consume(try await GeneratedModels.streaming(bytes))
+    case "jsonapi-general-whole": consume(try SluiceModels.wholeDocument(bytes, threads: threads))
+    case "jsonapi-generated-whole": consume(try GeneratedModels.wholeDocument(bytes, threads: threads))
+    case "jsonapi-general-stream": consume(try await SluiceModels.streaming(bytes, threads: threads))
+    case "jsonapi-generated-stream": consume(try await GeneratedModels.streaming(bytes, threads: threads))
     case "jsonapi-foundation": consume(try CodableModels.decodeAndLink(Data(bytes)))
     case "twitter-general": consume(try general.decode(Twitter.self, from: bytes))
     case "twitter-generated": consume(try StreamingJSONDecoder().decode(Twitter.self, from: bytes))
@@ -105,6 +108,11 @@ enum Models {
 }
 
 let bytes = try input(for: mode)
+if mode == "jsonapi-document" {
+    // The generated document itself, for peers outside Swift (Benchmarks/msgspec_anchor.py).
+    FileHandle.standardOutput.write(Data(bytes))
+    exit(0)
+}
 nonisolated(unsafe) let models: Models = try {
     guard mode.contains("-encode-") else { return .none }
     if mode.hasPrefix("twitter") { return .twitter(try JSONDecoder().decode(Twitter.self, from: Data(bytes))) }

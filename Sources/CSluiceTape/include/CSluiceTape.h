@@ -24,6 +24,8 @@
 /// byte offset); `ParserState` checks the layout once before the first parse.
 typedef struct sluice_token {
     uint8_t kind;
+    /// SLUICE_TOKEN_ASCII when the token's text is all ASCII.
+    uint8_t flags;
     uint32_t length;
     uint32_t column;
     uint32_t line;
@@ -90,6 +92,9 @@ typedef struct sluice_parser_hot {
     int (*end_array)(void *swift_state);
 } sluice_parser_hot;
 
+/// `sluice_token.flags`: the text is ASCII, so a String made from it needs no scan to know so.
+#define SLUICE_TOKEN_ASCII 1
+
 /// Fills `table` with the fast-path callbacks; yajl's context must be the `sluice_parser_hot`.
 void sluice_tape_callbacks(yajl_callbacks *table);
 
@@ -98,5 +103,17 @@ void sluice_tape_callbacks(yajl_callbacks *table);
 /// above U+10FFFF). The one definition of the rule: Swift's `UTF8Validation.firstInvalidSequence`
 /// calls it.
 intptr_t sluice_first_invalid_utf8(const uint8_t *bytes, intptr_t count);
+
+/// `sluice_first_invalid_utf8`, also telling whether every byte is ASCII (`*is_ascii`, set only
+/// when the answer is -1): one pass gives both the check and the flag a String is made with.
+intptr_t sluice_check_utf8(const uint8_t *bytes, intptr_t count, bool *is_ascii);
+
+/// Whether every byte of `bytes` is ASCII.
+bool sluice_is_ascii(const uint8_t *bytes, intptr_t count);
+
+/// The index of the backslash of the first `\u` escape in `content` (a string's bytes between
+/// its quotes, escapes already checked by yajl) that names one half of a UTF-16 surrogate pair
+/// without the other, or -1 when there is none.
+intptr_t sluice_first_unpaired_surrogate(const uint8_t *content, intptr_t count);
 
 #endif
