@@ -212,9 +212,7 @@ public final class PostgresImporter {
         } catch {
             report(finished: true)
             try? await execute(sql: "SELECT pg_advisory_unlock(\(PostgresSchema.importLock))")
-            let inputFault =
-                error is JSONError || error is JSONAPIDecodingError || error is JSONAPIErrorDocument
-                || error is FileChunkReader.Failure || error is ImportResumeError
+            let inputFault = Self.isInputFault(error)
             let underlying: any Error
             if error is CancellationError || (Task.isCancelled && !inputFault) {
                 // The caller stopped the import: a CancellationError, whatever the connection made
@@ -228,6 +226,13 @@ public final class PostgresImporter {
             }
             throw ImportFailure(underlying: underlying, committedResources: session?.committed ?? 0)
         }
+    }
+
+    /// Whether `error` is a fault of the input (its bytes, its JSON:API, the resume point), which
+    /// is reported as it is; any other fault is the connection's or the server's.
+    static func isInputFault(_ error: any Error) -> Bool {
+        error is JSONError || error is JSONAPIDecodingError || error is JSONAPIErrorDocument
+            || error is FileChunkReader.Failure || error is ImportResumeError
     }
 
     // MARK: Statements

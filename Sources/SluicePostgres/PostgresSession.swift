@@ -568,9 +568,12 @@ final class PostgresSession {
         }
     }
 
+    /// The error as the documents row records it: worded as the importer throws it, so that a
+    /// fault of the connection (whatever type NIO or postgres-nio gave it) reads as PostgreSQL's
+    /// in both places, and a fault of the input as the input's.
     private func describe(_ error: any Error) -> any Error {
-        error is PSQLError || error is PostgresImporter.ConnectionClosed
-            ? PostgresImportError(error, doing: "importing") : error
+        if PostgresImporter.isInputFault(error) || error is PostgresImportError || error is CancellationError { return error }
+        return PostgresImportError(error, doing: "importing")
     }
 
     func summary(_ document: DocumentSummary?) -> ImportSummary {
