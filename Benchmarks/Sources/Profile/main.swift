@@ -21,9 +21,15 @@ guard arguments.count >= 3, let repeats = Int(arguments[2]) else {
 let mode = arguments[1]
 let articles = arguments.count > 3 ? Int(arguments[3]) ?? 2000 : 2000
 /// The JSON:API modes' threads: SLUICE_THREADS, or every core.
-let threads = ProcessInfo.processInfo.environment["SLUICE_THREADS"].flatMap(Int.init).map(Parallelism.workers) ?? .automatic
+let threads =
+    ProcessInfo.processInfo.environment["SLUICE_THREADS"].flatMap(Int.init).map(Parallelism.workers) ?? .automatic
 
-func consume<T>(_ value: T) { withExtendedLifetime(value) {} }
+/// Keeps a result alive; SLUICE_PRINT=1 prints it (the JSON:API modes' checksums, to compare
+/// with a peer's).
+func consume<T>(_ value: T) {
+    if ProcessInfo.processInfo.environment["SLUICE_PRINT"] == "1" { print(value) }
+    withExtendedLifetime(value) {}
+}
 
 /// The input of a mode: the generated JSON:API document or a corpus file.
 func input(for mode: String) throws -> [UInt8] {
