@@ -572,8 +572,9 @@ final class PostgresSession {
     /// fault of the connection (whatever type NIO or postgres-nio gave it) reads as PostgreSQL's
     /// in both places, and a fault of the input as the input's.
     private func describe(_ error: any Error) -> any Error {
-        if PostgresImporter.isInputFault(error) || error is PostgresImportError || error is CancellationError { return error }
-        return PostgresImportError(error, doing: "importing")
+        let keepsItsWords =
+            PostgresImporter.isInputFault(error) || error is PostgresImportError || error is CancellationError
+        return keepsItsWords ? error : PostgresImportError(error, doing: "importing")
     }
 
     func summary(_ document: DocumentSummary?) -> ImportSummary {
