@@ -79,10 +79,10 @@ static inline intptr_t token_end(sluice_parser_hot *h) {
     return h->chunk_base + (intptr_t)yajl_get_bytes_consumed(h->handle);
 }
 
-static inline void append_token(sluice_parser_hot *h, uint8_t kind, uint8_t flags, uint32_t length, int64_t payload, intptr_t start) {
+static inline void append_token(sluice_parser_hot *h, uint8_t kind, bool is_ascii, uint32_t length, int64_t payload, intptr_t start) {
     sluice_token *token = *h->tokens + *h->token_count;
     token->kind = kind;
-    token->flags = flags;
+    token->is_ascii = is_ascii;
     token->length = length;
     token->column = clamp32(start - h->line_start + 1);
     token->line = clamp32(h->line);
@@ -130,7 +130,7 @@ static inline bool has_room(sluice_parser_hot *h, size_t text_length) {
 static inline bool on_literal(sluice_parser_hot *h, uint8_t kind, uint8_t first) {
     const intptr_t start = begin_token(h);
     if (start < 0 || h->chunk[start - h->chunk_base] != first || !has_room(h, 0)) return false;
-    append_token(h, kind, 0, 0, 0, start);
+    append_token(h, kind, false, 0, 0, start);
     end_value(h, token_end(h));
     return true;
 }
@@ -152,7 +152,7 @@ static int on_number(void *context, const char *text, size_t length) {
         const uint8_t first = h->chunk[start - h->chunk_base];
         if (first == '-' || (first >= '0' && first <= '9')) {
             const int64_t offset = append_text(h, text, length);
-            append_token(h, kind_number, SLUICE_TOKEN_ASCII, (uint32_t)length, offset, start);
+            append_token(h, kind_number, true, (uint32_t)length, offset, start);
             end_value(h, token_end(h));
             return 1;
         }
@@ -170,7 +170,7 @@ static inline __attribute__((always_inline)) bool on_text(sluice_parser_hot *h, 
     bool is_ascii = false;
     if (sluice_check_utf8(text, (intptr_t)length, &is_ascii) >= 0) return false;
     const int64_t offset = append_text(h, text, length);
-    append_token(h, kind, is_ascii ? SLUICE_TOKEN_ASCII : 0, (uint32_t)length, offset, start);
+    append_token(h, kind, is_ascii, (uint32_t)length, offset, start);
     if (kind == kind_key) {
         h->scan_offset = end;
         h->last_token_was_key = true;
@@ -210,7 +210,7 @@ static inline bool start_container(sluice_parser_hot *h, bool is_object) {
     open->is_object = is_object;
     h->container_count += 1;
     h->top_child_count = 0;
-    append_token(h, is_object ? kind_object_start : kind_array_start, 0, 0, -1, start);
+    append_token(h, is_object ? kind_object_start : kind_array_start, false, 0, -1, start);
     h->scan_offset = token_end(h);
     h->last_token_was_key = false;
     h->last_token_ended_value = false;
@@ -228,7 +228,7 @@ static inline bool end_container(sluice_parser_hot *h, bool is_object) {
     const intptr_t child_count = h->top_child_count;
     h->top_child_count = h->container_count > 0 ? h->containers[h->container_count - 1].child_count : 0;
     const intptr_t end_index = *h->first_index + *h->token_count;
-    append_token(h, open.is_object ? kind_object_end : kind_array_end, 0, 0, open.token_index, start);
+    append_token(h, open.is_object ? kind_object_end : kind_array_end, false, 0, open.token_index, start);
     // Record on the start token where its container ends, unless a consumer has released it.
     const intptr_t start_position = open.token_index - *h->first_index;
     if (start_position >= 0) {

@@ -1,4 +1,4 @@
-// What the parallel path (issue 16) needs of the parser: a parser that starts in the middle of a
+// What the parallel path needs of the parser: a parser that starts in the middle of a
 // document, and a stand-in for a batch of elements another thread has read.
 //
 // Positions are derived from bytes (see JSONParser.swift), so a parser can be told where its first

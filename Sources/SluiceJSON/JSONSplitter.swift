@@ -1,4 +1,4 @@
-// The splitter of the parallel path (issue 16): cuts the big arrays of a document (JSON:API's
+// The splitter of the parallel path: cuts the big arrays of a document (JSON:API's
 // `data` and `included`, or the array at a path) into batches of whole elements as the bytes
 // stream in, so that other threads can parse and decode the batches while this one reads on.
 //

@@ -31,9 +31,9 @@ public struct JSONToken: Sendable, Hashable {
 
     /// What this token stands for.
     public let kind: Kind
-    /// Facts about the text found while it was checked (`SLUICE_TOKEN_ASCII`: all ASCII), so that
-    /// a `String` made from it is made without looking at the bytes again.
-    @usableFromInline let flags: UInt8
+    /// Whether the text is all ASCII, found while it was checked, so that a `String` made from it
+    /// is made without looking at the bytes again.
+    @usableFromInline let isASCII: Bool
     /// For keys, strings and numbers, the length of the text in the arena. For a container start,
     /// its number of elements or members once it has closed.
     @usableFromInline package var length: UInt32
@@ -50,7 +50,7 @@ public struct JSONToken: Sendable, Hashable {
     @inlinable
     init(kind: Kind, length: UInt32, payload: Int, byteOffset: Int, line: Int, column: Int, isASCII: Bool = false) {
         self.kind = kind
-        self.flags = isASCII ? 1 : 0
+        self.isASCII = isASCII
         self.length = length
         self.payload = payload
         self.byteOffset = byteOffset
@@ -62,10 +62,6 @@ public struct JSONToken: Sendable, Hashable {
     public var position: JSONPosition {
         JSONPosition(byteOffset: byteOffset, line: Int(lineStorage), column: Int(columnStorage))
     }
-
-    /// Whether the token's text is known to be all ASCII.
-    @inlinable
-    var isASCII: Bool { flags & 1 != 0 }
 
     /// Whether the token carries text in the arena (a key, a string or a number).
     @inlinable

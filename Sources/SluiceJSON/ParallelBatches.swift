@@ -1,4 +1,4 @@
-// The parallel path's machinery (issue 16), shared by the element streamer and the JSON:API
+// The parallel path's machinery, shared by the element streamer and the JSON:API
 // engine: worker threads that read batches, and the driver that splits the input and merges the
 // results back in document order.
 //

@@ -137,7 +137,8 @@ struct ParserState {
     static let tokenLayoutMatches: Bool = {
         MemoryLayout<JSONToken>.size == MemoryLayout<sluice_token>.size
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.kind) == MemoryLayout<sluice_token>.offset(of: \.kind)
-            && MemoryLayout<JSONToken>.offset(of: \JSONToken.flags) == MemoryLayout<sluice_token>.offset(of: \.flags)
+            && MemoryLayout<JSONToken>.offset(of: \JSONToken.isASCII)
+                == MemoryLayout<sluice_token>.offset(of: \.is_ascii)
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.length) == MemoryLayout<sluice_token>.offset(of: \.length)
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.columnStorage)
                 == MemoryLayout<sluice_token>.offset(of: \.column)

@@ -31,7 +31,7 @@ public struct AnyResource: Resource {
     /// Creates a resource from its parts.
     public init(type: String, identity: ResourceIdentity?, model: (any Resource)?, raw: RawResource?) {
         if let model {
-            storage = Self.storage(for: model, type: type, identity: identity, raw: raw)
+            storage = Self.storage(holding: model, type: type, identity: identity, raw: raw)
         } else {
             storage = ResourceStorage(type: type, identity: identity, raw: raw, importRecord: nil)
         }
@@ -54,13 +54,12 @@ public struct AnyResource: Resource {
 
     /// The storage for a model given as an existential: opened, so that it is held as its own type.
     private static func storage<Model: Resource>(
-        for model: Model,
+        holding model: Model,
         type: String,
         identity: ResourceIdentity?,
         raw: RawResource?
     ) -> ResourceStorage {
-        if let resource = model as? AnyResource { return resource.storage }
-        return ModelStorage(model, type: type, identity: identity, raw: raw)
+        ModelStorage(model, type: type, identity: identity, raw: raw)
     }
 
     /// The resource's `id`, if it has one.

@@ -375,8 +375,7 @@ final class DocumentEngine {
         }
         try requireString(view.id, named: "id", pointer: place)
         try requireString(view.lid, named: "lid", pointer: place)
-        let typeName = try typeValue.string()
-        if let (modelType, generated) = registry.model(forTypeToken: typeValue.token, on: tape) {
+        if let (modelType, generated, typeName) = registry.model(forTypeToken: typeValue.token, on: tape) {
             do {
                 let identity = view.identity(type: typeName)
                 if let generated, case let reader = filedReader(for: view, members: generated.jsonModelMembers),
@@ -391,6 +390,7 @@ final class DocumentEngine {
                 throw translate(error, in: view, pointer: pointer, model: modelType)
             }
         }
+        let typeName = try typeValue.string()
         if rejectsUnknownTypes {
             let known = registry.typeNames.map { "\"\($0)\"" }.joined(separator: ", ")
             throw JSONAPIDecodingError(

@@ -12,7 +12,10 @@ import SluiceJSON
 public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
     // @unchecked: the entries are metatypes and byte arrays, immutable once registered; Swift does
     // not see `any Resource.Type` as Sendable only because `Resource` does not require it.
-    private var entries: [(name: [UInt8], type: any Resource.Type, generated: (any GeneratedResource.Type)?)] = []
+    private var entries: [Entry] = []
+    private typealias Entry = (
+        name: [UInt8], text: String, type: any Resource.Type, generated: (any GeneratedResource.Type)?
+    )
 
     /// Creates a registry of `types`. A later type with the same `resourceType` replaces an earlier one.
     public init(_ types: [any Resource.Type]) {
@@ -30,23 +33,24 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
         entries.removeAll { $0.name == name }
         // Asked once here rather than per resource: a failed conformance cast walks the
         // runtime's tables.
-        entries.append((name, type, type as? any GeneratedResource.Type))
+        entries.append((name, type.resourceType, type, type as? any GeneratedResource.Type))
     }
 
     /// The names of the registered types.
-    public var typeNames: [String] { entries.map { String(decoding: $0.name, as: UTF8.self) } }
+    public var typeNames: [String] { entries.map(\.text) }
 
-    /// The model registered for the type named by `token`'s text, compared as bytes, and the
-    /// same type as a `@JSONModel` resource when it is one.
+    /// The model registered for the type named by `token`'s text, compared as bytes, the same
+    /// type as a `@JSONModel` resource when it is one, and the type's name as registered (so that
+    /// a resource of a registered type makes no `String` for its type).
     func model(
         forTypeToken token: JSONToken,
         on tape: JSONTape
-    ) -> (type: any Resource.Type, generated: (any GeneratedResource.Type)?)? {
+    ) -> (type: any Resource.Type, generated: (any GeneratedResource.Type)?, name: String)? {
         tape.withUnsafeText(of: token) { name in
             guard
                 let entry = entries.first(where: { entry in entry.name.withUnsafeBytes { $0.hasSameBytes(as: name) } })
             else { return nil }
-            return (entry.type, entry.generated)
+            return (entry.type, entry.generated, entry.text)
         }
     }
 }
@@ -57,8 +61,6 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
 /// the generated initializer, with no Codable container in between.
 typealias GeneratedResource = Resource & JSONModelDecodable
 
-/// Reads a `@JSONModel` resource from a reader filed by the engine; generic, so the model's own
-/// initializer is called without a cast.
 /// A resource read by `Model`'s generated reader, the model held inline (generic, so that the
 /// registry's existential metatype is opened once per resource rather than the model boxed).
 func makeResource<Model: GeneratedResource>(

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 
-/// `--jobs` (issue 16): `sluice import`, `flatten` and `validate --syntax` give the same databases,
+/// `--jobs`: `sluice import`, `flatten` and `validate --syntax` give the same databases,
 /// lines and faults for any number of threads, run as the built binary on real files.
 @Suite("Parallel commands")
 struct ParallelImportTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import SluiceJSONAPI
 
-/// The parallel path of the JSON:API decoder (issue 16): for any number of threads, any batch size
+/// The parallel path of the JSON:API decoder: for any number of threads, any batch size
 /// and any chunking, the same resources in the same order, the same documents and identity maps,
 /// and the same errors, as one thread reading the whole document.
 @Suite("Parallel documents")

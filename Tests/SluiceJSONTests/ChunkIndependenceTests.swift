@@ -98,7 +98,7 @@ struct ChunkIndependenceTests {
         verify(Array("[[[[1]]]]".utf8), limits: limits)
     }
 
-    @Test("issue 21's reproducers: a fault reported after a long token names its byte, cut anywhere")
+    @Test("a fault reported after a long token names its byte, cut anywhere")
     func faultsAfterLongTokens() {
         let first = Array(#""""#.utf8) + Array(repeating: UInt8(ascii: "2"), count: 40) + Array(#"""#.utf8)
         verify(first)

@@ -499,8 +499,8 @@ struct ModelGraphTests {
     }
 }
 
-@Suite("StreamingJSONDecoder: review regressions")
-struct DecoderReviewRegressionTests {
+@Suite("StreamingJSONDecoder: regressions")
+struct DecoderRegressionTests {
     final class Board: Decodable {
         let cards: [Card]
         enum CodingKeys: CodingKey { case cards }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import SluiceJSON
 
-/// The parallel path of element streaming (issue 16): for any number of threads and any
+/// The parallel path of element streaming: for any number of threads and any
 /// chunking, the same elements in the same order and the same error, message and position alike,
 /// as one thread reading the whole document.
 @Suite("Parallel streaming")

@@ -3,7 +3,7 @@ import Testing
 
 @testable import SluiceJSON
 
-/// The parallel path's splitter (issue 16): every batch it cuts holds whole elements that parse on
+/// The parallel path's splitter: every batch it cuts holds whole elements that parse on
 /// their own to exactly the elements a sequential parse finds, starting at the same positions, and
 /// the batches do not depend on how the input is chunked.
 @Suite("Splitter")

@@ -77,7 +77,7 @@ extension ModelFamily where Article: Encodable, Person: Encodable, Comment: Enco
 extension ModelFamily {
     static var decoder: JSONAPIDecoder { decoder(.automatic) }
 
-    /// The decoder, reading each document with `threads` (the parallel path: issue 16).
+    /// The decoder, reading each document with `threads` (the parallel path).
     static func decoder(_ threads: Parallelism) -> JSONAPIDecoder {
         var decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self])
         decoder.keyDecodingStrategy = .convertFromKebabCase

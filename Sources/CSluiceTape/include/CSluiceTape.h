@@ -24,8 +24,8 @@
 /// byte offset); `ParserState` checks the layout once before the first parse.
 typedef struct sluice_token {
     uint8_t kind;
-    /// SLUICE_TOKEN_ASCII when the token's text is all ASCII.
-    uint8_t flags;
+    /// Whether the token's text is all ASCII.
+    bool is_ascii;
     uint32_t length;
     uint32_t column;
     uint32_t line;
@@ -91,9 +91,6 @@ typedef struct sluice_parser_hot {
     int (*start_array)(void *swift_state);
     int (*end_array)(void *swift_state);
 } sluice_parser_hot;
-
-/// `sluice_token.flags`: the text is ASCII, so a String made from it needs no scan to know so.
-#define SLUICE_TOKEN_ASCII 1
 
 /// Fills `table` with the fast-path callbacks; yajl's context must be the `sluice_parser_hot`.
 void sluice_tape_callbacks(yajl_callbacks *table);

@@ -3,9 +3,10 @@ import SluiceJSON
 import SluiceJSONAPI
 import Testing
 
-/// Faults found in the review of the performance work, each pinned by a test.
-@Suite("Review regressions")
-struct ReviewRegressionTests {
+/// Faults once found in the fast decode path (generated readers, linking by index), each pinned by
+/// a test.
+@Suite("Fast path regressions")
+struct FastPathRegressionTests {
     struct Gauge: Resource {
         static let resourceType = "gauges"
         struct Metadata: Decodable { var wordCount: Int }
