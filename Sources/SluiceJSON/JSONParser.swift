@@ -1,8 +1,17 @@
-// The parser: yajl's event stream turned into a tape of tokens, chunk by chunk.
+// The parser: JSON text turned into a tape of tokens, chunk by chunk.
+//
+// Two readers share the work. The tokenizer (CSluiceTokenizer.c) reads a chunk from where the
+// last token ended and writes the tokens itself: it takes only what it can prove well-formed and
+// ordinary, and stops just after the last token it wrote at anything else (a fault, a token cut
+// by the chunk's end, a limit, a full buffer). There yajl takes over, put in the parser's state by
+// a short muted prefix (`startYajl`), reads the next token through the callbacks below, and hands
+// back (`hand_back`): so every rule about the unusual and every error keeps one definition, yajl's
+// and the Swift callbacks', and the common token costs a fraction of what yajl and its callbacks
+// spend on it. The tests hold the two to the same tapes and errors, token for token.
 //
 // yajl is a push parser. Each `yajl_parse` call lexes what it can of one chunk and calls back once
 // per token; a token cut by the chunk's end is kept inside yajl and finished by the next call. The
-// design here follows from three facts about that:
+// design of the yajl side follows from three facts about that:
 //
 // 1. yajl keeps the pointer to its callback table and calls C function pointers. So the table is
 //    allocated on the heap for the parser's lifetime, the callbacks capture nothing, and each one
@@ -10,21 +19,22 @@
 //    lives in one heap-allocated struct, `ParserState`, reached through that pointer: no class
 //    property access, so no exclusivity check or reference counting per token. The callbacks yajl
 //    calls are C (CSluiceTape): they build the common tokens themselves, in the fields every token
-//    touches (`ParserState.hot`, shared with Swift), and call the Swift callbacks here for
-//    everything else, so each rule and each error is written once, in Swift.
+//    touches (`ParserState.hot`, shared with Swift and the tokenizer), and call the Swift callbacks
+//    here for everything else, so each rule and each error is written once, in Swift.
 // 2. A Swift error cannot cross a C frame. A callback that finds a fault records it and returns 0;
 //    yajl stops with `yajl_status_client_canceled` and `parse` rethrows the recorded error.
 //    Every yajl status is turned into a Swift error in one place (`ParserState.error(for:)`).
-// 3. yajl reports no positions, only how far into the current chunk it has read. Inside a callback
-//    that is the end of the token just lexed. The start is found by stepping over the whitespace
-//    and separators after the previous token; counting line feeds on the way gives line and column
-//    for free, since tokens themselves never contain a raw line feed. A token that began in an
-//    earlier chunk is remembered at that chunk's end (`pendingStart`). Because every position is
-//    derived from bytes and never from where chunks happen to split, the same input gives the same
-//    tokens and the same errors however it is cut.
+// 3. yajl reports no positions, only how far into the buffer it was handed it has read. Inside a
+//    callback that is the end of the token just lexed. The start is found by stepping over the
+//    whitespace and separators after the previous token; counting line feeds on the way gives line
+//    and column for free, since tokens themselves never contain a raw line feed. A token that began
+//    in an earlier chunk is remembered at that chunk's end (`pendingStart`). Because every position
+//    is derived from bytes and never from where chunks happen to split, the same input gives the
+//    same tokens and the same errors however it is cut.
 //
-// yajl's checks are the only grammar checks. On top of them the parser enforces the limits and a
-// strict UTF-8 check (see UTF8Validation.swift). Numbers stay text until someone asks (JSONTape.Value).
+// The grammar checks are yajl's wherever the tokenizer is not sure. On top of them the parser
+// enforces the limits and a strict UTF-8 check (see UTF8Validation.swift). Numbers stay text until
+// someone asks (JSONTape.Value).
 
 internal import CSluiceTape
 internal import CYajl
@@ -52,24 +62,44 @@ public import Foundation
 ///
 /// A parser is not thread-safe; use one per document.
 public final class JSONParser {
-    private let handle: OpaquePointer
     private let callbacks: UnsafeMutablePointer<yajl_callbacks>
     let state: UnsafeMutablePointer<ParserState>
     private var finished = false
+    /// Whether the tokenizer reads what it can and yajl only the rest; off, yajl reads everything
+    /// (the tests compare the two).
+    let usesTokenizer: Bool
 
     /// Creates a parser that enforces `limits`.
-    public init(limits: JSONLimits = .default) {
+    public convenience init(limits: JSONLimits = .default) {
+        self.init(limits: limits, usesTokenizer: true)
+    }
+
+    init(limits: JSONLimits, usesTokenizer: Bool) {
+        self.usesTokenizer = usesTokenizer
         state = .allocate(capacity: 1)
         state.initialize(to: ParserState(limits: limits))
         callbacks = .allocate(capacity: 1)
         callbacks.initialize(to: yajl_callbacks())
         sluice_tape_callbacks(callbacks)
         ParserState.installCallbacks(in: state.pointee.hot, state: state)
+        if !usesTokenizer { startYajl() }
+    }
+
+    deinit {
+        if let handle = state.pointee.handle { yajl_free(handle) }
+        callbacks.deinitialize(count: 1)
+        callbacks.deallocate()
+        state.pointee.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// Hands the input to a new yajl handle from the parser's current point: yajl first reads,
+    /// with the callbacks muted, a prefix that leaves it in the parser's state.
+    private func startYajl() {
         guard let handle = yajl_alloc(callbacks, nil, UnsafeMutableRawPointer(state.pointee.hot)) else {
             fatalError("yajl_alloc failed: out of memory")
         }
-        self.handle = handle
-        state.pointee.handle = handle
         // yajl's leniencies are off by default; set them anyway so the choice is visible here.
         // Strings are validated as UTF-8 (dont_validate_strings off); no comments, no trailing
         // garbage, one value only, and a partial value at the end is an error.
@@ -78,15 +108,24 @@ public final class JSONParser {
         _ = cyajl_config(handle, yajl_allow_trailing_garbage, 0)
         _ = cyajl_config(handle, yajl_allow_multiple_values, 0)
         _ = cyajl_config(handle, yajl_allow_partial_values, 0)
+        state.pointee.handle = handle
+        let hot = state.pointee.hot
+        var prefix = [UInt8](repeating: 0, count: 4 * hot.pointee.container_count + 8)
+        let length = sluice_yajl_prefix(hot, &prefix, prefix.count)
+        if length > 0 {
+            hot.pointee.muted = true
+            let status = yajl_parse(handle, prefix, length)
+            hot.pointee.muted = false
+            precondition(status == yajl_status_ok, "Internal inconsistency: yajl refused the parser's own state")
+        }
+        hot.pointee.hand_back = usesTokenizer
     }
 
-    deinit {
-        yajl_free(handle)
-        callbacks.deinitialize(count: 1)
-        callbacks.deallocate()
-        state.pointee.deallocate()
-        state.deinitialize(count: 1)
-        state.deallocate()
+    /// Lets the tokenizer read on: yajl stopped after the token it was started for.
+    private func stopYajl() {
+        if let handle = state.pointee.handle { yajl_free(handle) }
+        state.pointee.handle = nil
+        state.pointee.hot.pointee.handed_back = false
     }
 
     /// The tokens parsed and not yet released.
@@ -156,8 +195,15 @@ public final class JSONParser {
         if let failure = state.pointee.failure { throw failure }
         precondition(!finished, "JSONParser.finish() called twice")
         finished = true
+        if state.pointee.handle == nil {
+            // The tokenizer never leaves a token open: a complete value needs nothing more.
+            if isComplete { return }
+            startYajl()
+        }
+        state.pointee.hot.pointee.hand_back = false
         // yajl finishes by lexing one space, which completes a number at the very end. Positions
         // are computed over the same one-space buffer, placed just past the input.
+        let handle = state.pointee.handle.unsafelyUnwrapped
         let space: [UInt8] = [UInt8(ascii: " ")]
         let status = space.withUnsafeBytes { buffer in
             state.pointee.beginChunk(buffer, isVirtual: true)
@@ -171,11 +217,29 @@ public final class JSONParser {
 
     func feed(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
         state.pointee.beginChunk(bytes, isVirtual: false)
+        let hot = state.pointee.hot
         // Safe because `bytes` is non-empty here, so its base address is not nil.
-        let status = yajl_parse(handle, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count)
-        if let error = state.pointee.error(for: status) {
-            state.pointee.failure = error
-            throw error
+        let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        // Where in the chunk yajl starts reading: the chunk's start when yajl is still reading
+        // from an earlier chunk (a token cut by its end), else where the tokenizer stopped.
+        var from = 0
+        while true {
+            if state.pointee.handle == nil {
+                if sluice_fast_tokenize(hot) != 0 { break }
+                from = max(hot.pointee.scan_offset, hot.pointee.chunk_base) - hot.pointee.chunk_base
+                startYajl()
+            }
+            hot.pointee.yajl_base = hot.pointee.chunk_base + from
+            let status = yajl_parse(state.pointee.handle, base + from, bytes.count - from)
+            if status == yajl_status_client_canceled && hot.pointee.handed_back {
+                stopYajl()
+                continue
+            }
+            if let error = state.pointee.error(for: status) {
+                state.pointee.failure = error
+                throw error
+            }
+            break
         }
         if let error = state.pointee.endChunk() {
             state.pointee.failure = error

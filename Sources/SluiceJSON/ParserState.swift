@@ -37,9 +37,15 @@ struct ParserState {
         get { hot.pointee.chunk_is_virtual }
         set { hot.pointee.chunk_is_virtual = newValue }
     }
+    /// The yajl handle while yajl reads; `nil` while the tokenizer does (see JSONParser.swift).
     var handle: OpaquePointer? {
         get { hot.pointee.handle }
         set { hot.pointee.handle = newValue }
+    }
+    /// The absolute offset just past what yajl has read: it counts the bytes it consumed of the
+    /// buffer it was handed, which starts at `yajl_base`, not always at the chunk's start.
+    var yajlRead: Int {
+        hot.pointee.yajl_base + yajl_get_bytes_consumed(handle.unsafelyUnwrapped)
     }
     /// Up to `recentCapacity` bytes of input just before `chunk`, for excerpts and error messages
     /// about a token that began in an earlier chunk.
@@ -297,7 +303,7 @@ extension ParserState {
     @inline(__always)
     private var tokenEnd: Int {
         // Safe because callbacks run only inside yajl calls on a parser whose handle is set.
-        chunkBase + yajl_get_bytes_consumed(handle.unsafelyUnwrapped)
+        yajlRead
     }
 
     mutating func didReceiveLiteral(_ kind: JSONToken.Kind) -> Int32 {
@@ -599,6 +605,7 @@ extension ParserState {
         shareBuffer()
         chunk = bytes
         chunkIsVirtual = isVirtual
+        hot.pointee.yajl_base = chunkBase
     }
 
     /// Ends a successful parse call: remembers a token cut by the chunk's end, checks it against
@@ -870,7 +877,7 @@ extension ParserState {
         // that byte is seen whenever it lies past the limit, so that byte is what counts.
         let decisive: Int
         if fault.kind == .invalidUTF8 {
-            decisive = max(fault.byteOffset, chunkBase + yajl_get_bytes_consumed(handle.unsafelyUnwrapped) - 1)
+            decisive = max(fault.byteOffset, yajlRead - 1)
         } else if byte(at: fault.byteOffset) == UInt8(ascii: "\\") {
             decisive = fault.byteOffset + 1
         } else {
@@ -905,7 +912,7 @@ extension ParserState {
         reason = reason.trimmingWhitespace()
         // yajl reports how far it read. For most faults it has read the offending byte (`read - 1`);
         // for some it steps back first, leaving the offending byte next (`read`).
-        let read = chunkBase + yajl_get_bytes_consumed(handle)
+        let read = yajlRead
         let last = max(read - 1, 0)
         switch reason {
         case "premature EOF":

@@ -61,6 +61,8 @@ struct ChunkIndependenceTests {
         let bytes = try Fixtures.corpus(name)
         let whole = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true)
         #expect(whole.outcome == "ok")
+        let yajl = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true, usesTokenizer: false)
+        #expect(yajl == whole, "\(name): the tokenizer's tape differs from yajl's")
         for seed: UInt64 in [7, 8] {
             let cut = ChunkingVerifier.transcript(of: bytes, split: .random(seed: seed), releasing: true)
             #expect(cut == whole, "\(name) cut at random (seed \(seed))")
@@ -229,6 +231,21 @@ struct ChunkIndependenceTests {
     ) {
         for releasing in [false, true] {
             let reference = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: releasing, limits: limits)
+            // yajl alone, whole and byte by byte: what the tokenizer must give, token for token.
+            for split in [ChunkingVerifier.Split.whole, .byteByByte] {
+                let yajl = ChunkingVerifier.transcript(
+                    of: bytes,
+                    split: split,
+                    releasing: releasing,
+                    limits: limits,
+                    usesTokenizer: false
+                )
+                #expect(
+                    yajl == reference,
+                    "\(name) by yajl alone, \(split):\n\(yajl)\ntokenizer:\n\(reference)",
+                    sourceLocation: sourceLocation
+                )
+            }
             for split in Self.splits {
                 let other = ChunkingVerifier.transcript(of: bytes, split: split, releasing: releasing, limits: limits)
                 #expect(

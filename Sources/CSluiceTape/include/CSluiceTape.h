@@ -1,5 +1,6 @@
-// The tape builder's common case, in C: the callbacks yajl makes for strings, keys, numbers and
-// literals, when nothing about the token is unusual.
+// The tape builder in C: the tokenizer that reads the common case without yajl
+// (`sluice_fast_tokenize`), and the callbacks yajl makes for strings, keys, numbers and literals
+// when yajl reads, which build the tokens themselves when nothing about them is unusual.
 //
 // Why C: these run once per token, and in Swift each one paid for a closure thunk, exclusivity
 // and bounds checks, and reads of state through a struct that Swift may not keep in registers
@@ -63,7 +64,16 @@ typedef struct sluice_parser_hot {
     intptr_t top_child_count;
     intptr_t max_token_bytes;
     intptr_t max_depth;
+    /// The yajl handle while yajl reads (NULL while the tokenizer below does), and the absolute
+    /// offset of the first byte of the buffer it was handed, which need not be the chunk's.
     yajl_handle handle;
+    intptr_t yajl_base;
+    /// Set while yajl reads the prefix that puts it in the tokenizer's state: callbacks do nothing.
+    bool muted;
+    /// Set while yajl reads on the tokenizer's behalf: the first callback that completes a token
+    /// stops yajl (`handed_back`), so that the tokenizer takes over again after that token.
+    bool hand_back;
+    bool handed_back;
 
     /// The open containers, innermost last (Swift's `ContainerStack` grows it).
     sluice_open_container *containers;
@@ -94,6 +104,24 @@ typedef struct sluice_parser_hot {
 
 /// Fills `table` with the fast-path callbacks; yajl's context must be the `sluice_parser_hot`.
 void sluice_tape_callbacks(yajl_callbacks *table);
+
+/// The tape's tokenizer: reads the current chunk from `scan_offset` and appends the tokens yajl's
+/// callbacks would have appended, without yajl. It takes only what it can prove well-formed and
+/// ordinary: the grammar at each point, strings (escapes included) of strict UTF-8 and numbers
+/// whose end it has seen, within the limits and the tape's room. At anything else (a fault, a
+/// token cut by the chunk's end, a limit, a full buffer, a lone surrogate) it stops just after the
+/// last token it appended, where yajl, put in the same state, takes over: so every message and
+/// every unusual case stays yajl's and the Swift callbacks'.
+///
+/// Returns 1 when only whitespace and at most the separator the grammar expects follow the last
+/// token in the chunk (the chunk is done), 0 when it stopped for yajl.
+int sluice_fast_tokenize(sluice_parser_hot *h);
+
+/// Writes to `out` the shortest text that leaves a fresh yajl handle in the state the parser is
+/// in after its last token (the same open containers, the same place in the innermost one, the
+/// separator after it if one was read): what yajl reads, muted, before it takes over from
+/// `sluice_fast_tokenize`. `capacity` must be at least 4 * container_count + 8. Returns the length.
+size_t sluice_yajl_prefix(const sluice_parser_hot *h, uint8_t *out, size_t capacity);
 
 /// The index of the first byte of the first ill-formed UTF-8 sequence in `bytes`, or -1 when
 /// all of it is well formed (Unicode's table 3-7: no overlong forms, no surrogates, nothing

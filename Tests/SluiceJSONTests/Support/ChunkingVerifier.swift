@@ -1,4 +1,4 @@
-import SluiceJSON
+@testable import SluiceJSON
 
 /// Feeds one input to a fresh parser in different cuts and records everything observable, so that
 /// tests can require the same transcript however the input is split (STYLE.md item 9).
@@ -55,14 +55,16 @@ enum ChunkingVerifier {
 
     /// Parses `bytes` cut by `split`. With `releasing`, the consumer reads the new tokens after
     /// each chunk and releases them, as a streaming consumer does; otherwise the whole tape is
-    /// kept and read at the end, container links included.
+    /// kept and read at the end, container links included. Without `usesTokenizer`, yajl reads
+    /// every byte: the reference the tokenizer must match.
     static func transcript(
         of bytes: [UInt8],
         split: Split,
         releasing: Bool,
-        limits: JSONLimits = .default
+        limits: JSONLimits = .default,
+        usesTokenizer: Bool = true
     ) -> Transcript {
-        let parser = JSONParser(limits: limits)
+        let parser = JSONParser(limits: limits, usesTokenizer: usesTokenizer)
         var transcript = Transcript()
         func drain() {
             let tape = parser.tape
