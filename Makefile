@@ -76,7 +76,7 @@ demo: build
 # The tests run beside a private PostgreSQL cluster on loopback (scripts/with-postgres.sh starts
 # and removes it); where none can start, the PostgreSQL tests skip and say why.
 test: deps postgres-deps
-	scripts/with-postgres.sh $(SWIFT) test --parallel
+	scripts/with-postgres.sh scripts/failures-last.sh $(SWIFT) test --parallel
 
 # libFuzzer targets (Fuzz/), each for FUZZ_SECONDS (default 60); fails on any crash, leak, hang,
 # memory blow-up or differential mismatch. See scripts/fuzz.sh.
