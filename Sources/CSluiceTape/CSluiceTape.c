@@ -186,20 +186,6 @@ static int on_end_array(void *context) {
     return settle(h, end_container(h, false) ? 1 : h->end_array(h->swift_state));
 }
 
-/// The value of four hexadecimal digits (yajl has checked they are hex digits).
-static inline uint32_t hex_value(const uint8_t *digits) {
-    uint32_t value = 0;
-    for (int offset = 0; offset < 4; offset++) {
-        const uint8_t byte = digits[offset];
-        uint32_t digit;
-        if (byte >= '0' && byte <= '9') digit = byte - '0';
-        else if (byte >= 'a' && byte <= 'f') digit = byte - 'a' + 10;
-        else digit = byte - 'A' + 10;
-        value = value << 4 | digit;
-    }
-    return value;
-}
-
 void sluice_tape_callbacks(yajl_callbacks *table) {
     memset(table, 0, sizeof *table);
     table->yajl_null = on_null;
@@ -241,12 +227,13 @@ intptr_t sluice_first_unpaired_surrogate(const uint8_t *content, intptr_t count)
             index += 2;
             continue;
         }
-        const uint32_t unit = hex_value(content + index + 2);
+        // yajl has checked the digits, so hex4 cannot answer -1 here.
+        const uint32_t unit = (uint32_t)hex4(content + index + 2);
         if ((unit & 0xFC00) == 0xDC00) return index;  // a low half with no high half before it
         if ((unit & 0xFC00) == 0xD800) {
             const intptr_t next = index + 6;
             if (next + 6 > count || content[next] != '\\' || content[next + 1] != 'u' ||
-                (hex_value(content + next + 2) & 0xFC00) != 0xDC00) {
+                ((uint32_t)hex4(content + next + 2) & 0xFC00) != 0xDC00) {
                 return index;
             }
             index = next + 6;

@@ -29,21 +29,6 @@ static inline uint64_t stop_bytes(uint64_t word) {
            0x8080808080808080ULL;
 }
 
-/// The value of four hexadecimal digits, or -1 when one is not a hexadecimal digit.
-static inline int32_t hex4(const uint8_t *digits) {
-    int32_t value = 0;
-    for (int index = 0; index < 4; index++) {
-        const uint8_t byte = digits[index];
-        int32_t digit;
-        if (byte >= '0' && byte <= '9') digit = byte - '0';
-        else if (byte >= 'a' && byte <= 'f') digit = byte - 'a' + 10;
-        else if (byte >= 'A' && byte <= 'F') digit = byte - 'A' + 10;
-        else return -1;
-        value = value << 4 | digit;
-    }
-    return value;
-}
-
 /// Finds the end of the string whose opening quote is `base[index]`: the index of its closing
 /// quote, or -1 when it is not the tokenizer's to take (a fault, a lone surrogate, or its end not
 /// in the chunk). Tells whether its decoded text is all ASCII and whether it has escapes.

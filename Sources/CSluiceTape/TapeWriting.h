@@ -26,6 +26,21 @@ static inline intptr_t skip_spaces(const uint8_t *base, intptr_t index, intptr_t
     return index;
 }
 
+/// The value of four hexadecimal digits, or -1 when one is not a hexadecimal digit.
+static inline int32_t hex4(const uint8_t *digits) {
+    int32_t value = 0;
+    for (int index = 0; index < 4; index++) {
+        const uint8_t byte = digits[index];
+        int32_t digit;
+        if (byte >= '0' && byte <= '9') digit = byte - '0';
+        else if (byte >= 'a' && byte <= 'f') digit = byte - 'a' + 10;
+        else if (byte >= 'A' && byte <= 'F') digit = byte - 'A' + 10;
+        else return -1;
+        value = value << 4 | digit;
+    }
+    return value;
+}
+
 static inline uint32_t clamp32(intptr_t value) {
     if (value < 0) return 0;
     if ((uint64_t)value > UINT32_MAX) return UINT32_MAX;

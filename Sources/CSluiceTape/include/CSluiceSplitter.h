@@ -1,4 +1,4 @@
-// The splitter's byte scanner (issue 16, parallel streaming): one pass over the document's bytes
+// The splitter's byte scanner, for the parallel path: one pass over the document's bytes
 // that keeps only what is needed to find where the elements of its big arrays begin and end, so
 // that whole elements can be handed to other threads to parse.
 //
