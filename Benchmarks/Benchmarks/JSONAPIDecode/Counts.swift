@@ -1,5 +1,5 @@
-// Page faults per decode, a custom metric beside the allocation and retain counts that the
-// benchmark package measures itself. A decode that reuses its memory takes few; one that maps
+// Page faults per decode, a custom metric beside the allocation counts that the benchmark
+// package measures itself. A decode that reuses its memory takes few; one that maps
 // fresh pages for its tape, stores and results takes one per 4 KiB it touches, and the kernel's
 // time for them is CPU that no profile of Sluice's own code shows.
 

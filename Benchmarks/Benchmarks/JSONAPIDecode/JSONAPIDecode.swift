@@ -36,9 +36,10 @@ func sameResult(_ output: Data, _ bytes: [UInt8], _ label: String) throws {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    // SLUICE_METRICS=malloc measures counts only: allocations, retains and page faults per decode,
-    // what the checked-in thresholds (Thresholds/, for SLUICE_ARTICLES=10000) hold, since counts
-    // are exact (page faults nearly so) where times are noisy.
+    // SLUICE_METRICS=malloc measures counts only: allocations and page faults per decode (retains
+    // come from scripts/profile.sh), what the checked-in thresholds (Thresholds/, for
+    // SLUICE_ARTICLES=10000) hold, since counts are exact (page faults nearly so) where times
+    // are noisy.
     let countsOnly = ProcessInfo.processInfo.environment["SLUICE_METRICS"] == "malloc"
     let counts: [BenchmarkMetric] = [.mallocCountTotal, .pageFaults]
     Benchmark.defaultConfiguration = .init(
