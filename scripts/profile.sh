@@ -22,7 +22,8 @@ export SLUICE_CORPORA="${SLUICE_CORPORA:-$(cd ../../shared/corpora && pwd)}"
 export SWIFT_DETERMINISTIC_HASHING=1
 modes=("$@")
 if [ ${#modes[@]} -eq 0 ]; then
-    modes=(jsonapi-foundation jsonapi-general-whole jsonapi-generated-whole jsonapi-general-stream jsonapi-generated-stream)
+    modes=(jsonapi-foundation jsonapi-general-whole jsonapi-generated-whole jsonapi-general-stream jsonapi-generated-stream
+        jsonapi-flatten)
     for corpus in twitter citm_catalog canada; do
         for contender in foundation general generated tape; do modes+=("$corpus-$contender"); done
     done

@@ -125,7 +125,7 @@ package final class ImportPipe: @unchecked Sendable {
         var decoder = JSONAPIDecoder()
         decoder.limits = options.limits
         decoder.parallelism = options.parallelism
-        decoder.makesImportRecords = true
+        decoder.rawEncoding = ImportRecord.encoding
         // The reader and decoder are used by the new thread only from here on: the importer
         // touches neither until `end` (awaited by `take` or `cancelAndWait`) says the thread is done.
         let work = UncheckedBox((reader, decoder))
@@ -137,8 +137,8 @@ package final class ImportPipe: @unchecked Sendable {
             do {
                 let summary = try decoder.forEachResource(in: reader) { streamed in
                     read += 1
-                    guard read > skipping, let record = streamed.resource.importRecord else { return }
-                    block.records.append(record)
+                    guard read > skipping, let encoded = streamed.resource.encoded else { return }
+                    block.records.append(ImportRecord(encoded: encoded))
                     if block.records.count >= blockSize {
                         block.bytesRead = reader.bytesRead
                         block.resourcesRead = read

@@ -24,16 +24,16 @@ public struct AnyResource: Resource {
     public var model: (any Resource)? { storage.anyModel }
     /// The raw resource object, kept when no model is registered for ``type``.
     public var raw: RawResource? { storage.raw }
-    /// What an import stores of a resource no model is registered for, in place of ``raw``, when
-    /// the decoder was asked for records (the importers ask).
-    package var importRecord: ImportRecord? { storage.importRecord }
+    /// The bytes a ``RawResourceEncoding`` made of a resource no model is registered for, in place
+    /// of ``raw``, when the decoder was given one (the flattener's lines, the importers' records).
+    package var encoded: [UInt8]? { storage.encoded }
 
     /// Creates a resource from its parts.
     public init(type: String, identity: ResourceIdentity?, model: (any Resource)?, raw: RawResource?) {
         if let model {
             storage = Self.storage(holding: model, type: type, identity: identity, raw: raw)
         } else {
-            storage = ResourceStorage(type: type, identity: identity, raw: raw, importRecord: nil)
+            storage = ResourceStorage(type: type, identity: identity, raw: raw, encoded: nil)
         }
     }
 
@@ -42,9 +42,9 @@ public struct AnyResource: Resource {
         storage = ModelStorage(model, type: type, identity: identity, raw: nil)
     }
 
-    /// A resource kept as an import record.
-    package init(type: String, importRecord: ImportRecord) {
-        storage = ResourceStorage(type: type, identity: nil, raw: nil, importRecord: importRecord)
+    /// A resource kept as the bytes a ``RawResourceEncoding`` made of it.
+    package init(type: String, encoded: [UInt8]) {
+        storage = ResourceStorage(type: type, identity: nil, raw: nil, encoded: encoded)
     }
 
     @usableFromInline
@@ -102,7 +102,7 @@ class ResourceStorage: @unchecked Sendable {
     @usableFromInline let type: String
     @usableFromInline let identity: ResourceIdentity?
     let raw: RawResource?
-    let importRecord: ImportRecord?
+    let encoded: [UInt8]?
     /// The model's type when a ``ModelStorage`` holds one: what ``model(as:)`` compares.
     @usableFromInline let modelType: ObjectIdentifier?
 
@@ -110,13 +110,13 @@ class ResourceStorage: @unchecked Sendable {
         type: String,
         identity: ResourceIdentity?,
         raw: RawResource?,
-        importRecord: ImportRecord?,
+        encoded: [UInt8]?,
         modelType: ObjectIdentifier? = nil
     ) {
         self.type = type
         self.identity = identity
         self.raw = raw
-        self.importRecord = importRecord
+        self.encoded = encoded
         self.modelType = modelType
     }
 
@@ -139,7 +139,7 @@ final class ModelStorage<Model: Resource>: ResourceStorage, @unchecked Sendable 
 
     init(_ model: Model, type: String, identity: ResourceIdentity?, raw: RawResource?) {
         self.model = model
-        super.init(type: type, identity: identity, raw: raw, importRecord: nil, modelType: ObjectIdentifier(Model.self))
+        super.init(type: type, identity: identity, raw: raw, encoded: nil, modelType: ObjectIdentifier(Model.self))
     }
 
     @usableFromInline override var anyModel: (any Resource)? { model }
@@ -259,5 +259,30 @@ public struct RawRelationship: Hashable, Sendable, Decodable {
         }
         meta = try container.decodeIfPresent(JSONValue.self, forKey: .meta)
         links = try container.decodeIfPresent(Links.self, forKey: .links)
+    }
+}
+
+/// A form in bytes for the resources no model is registered for, which a decoder makes in place
+/// of a ``RawResource`` on whichever thread reads each resource (the parallel workers among
+/// them): the lines `sluice flatten` prints, the records an import stores.
+///
+/// Why: a `RawResource` is a tree of strings, `JSONValue`s and arrays, built on the reading
+/// threads and torn down wherever it is consumed; a caller that only wants bytes paid more for
+/// the tree's allocations, retains and frees than for reading the document.
+package struct RawResourceEncoding: Sendable {
+    /// Writes the resource object (its value on the tape) into the buffer, or returns `false`
+    /// for a shape it leaves to the general reader: the decoder then decodes a ``RawResource``,
+    /// which throws the fault a decoder reports, and calls ``fromRawResource``. So the bytes
+    /// say exactly what the `RawResource` would.
+    package var fromTape: @Sendable (JSONTape.Value, TapeDecodingContext, inout [UInt8]) -> Bool
+    /// Writes a resource the general reader decoded.
+    package var fromRawResource: @Sendable (RawResource, inout [UInt8]) -> Void
+
+    package init(
+        fromTape: @escaping @Sendable (JSONTape.Value, TapeDecodingContext, inout [UInt8]) -> Bool,
+        fromRawResource: @escaping @Sendable (RawResource, inout [UInt8]) -> Void
+    ) {
+        self.fromTape = fromTape
+        self.fromRawResource = fromRawResource
     }
 }

@@ -62,8 +62,11 @@ final class DocumentEngine {
     private let specContext: TapeDecodingContext
     private let rejectsUnknownTypes: Bool
     private let primaryHoldsIdentifiers: Bool
-    /// Whether resources without a model come as import records rather than `RawResource`s.
-    private let makesImportRecords: Bool
+    /// What resources without a model become instead of `RawResource`s, if anything.
+    private let rawEncoding: RawResourceEncoding?
+    /// The size of the last encoded resource: the next buffer starts that large, so that a
+    /// resource's bytes are one allocation rather than several regrowths.
+    private var encodedSizeHint = 256
     private(set) var summary = DocumentSummary()
     private var errorObjects: [ErrorObject]?
     /// Where `data` starts, once seen: a document must not hold both it and `errors`.
@@ -85,7 +88,7 @@ final class DocumentEngine {
         limits: JSONLimits,
         rejectsUnknownTypes: Bool,
         primaryHoldsIdentifiers: Bool,
-        makesImportRecords: Bool = false,
+        rawEncoding: RawResourceEncoding? = nil,
         parallel: ParallelOptions = ParallelOptions.sequential
     ) {
         parser = JSONParser(limits: limits)
@@ -94,7 +97,7 @@ final class DocumentEngine {
         self.specContext = context.withDefaultKeys
         self.rejectsUnknownTypes = rejectsUnknownTypes
         self.primaryHoldsIdentifiers = primaryHoldsIdentifiers
-        self.makesImportRecords = makesImportRecords
+        self.rawEncoding = rawEncoding
         // Uniquing ties resources together through the one decoding context, which threads
         // cannot share: such documents are read on one thread.
         guard options.uniquing.isEmpty && options.identityStore == nil else {
@@ -112,7 +115,7 @@ final class DocumentEngine {
                 limits: limits,
                 rejectsUnknownTypes: rejectsUnknownTypes,
                 primaryHoldsIdentifiers: primaryHoldsIdentifiers,
-                makesImportRecords: makesImportRecords
+                rawEncoding: rawEncoding
             )
             return { batch, _ in worker.decode(batch) }
         }
@@ -400,15 +403,21 @@ final class DocumentEngine {
                     "No model is registered for the resource type \"\(typeName)\" (registered: \(known.isEmpty ? "none" : known))."
             )
         }
-        if makesImportRecords {
-            // The tape straight into a record; the shapes it leaves go through RawResource, whose
-            // decoding reports any fault as always.
-            let record =
-                try ImportRecord(resourceObject: value, context: specContext)
-                ?? ImportRecord(decode(RawResource.self, from: value, pointer: pointer, as: .resource))
-            // No identity: the importers key resources by the record, and a String per key is
-            // what records save.
-            return AnyResource(type: typeName, importRecord: record)
+        if let rawEncoding {
+            // The tape straight into bytes; the shapes the encoding leaves go through RawResource,
+            // whose decoding reports any fault as always.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(encodedSizeHint)
+            if !rawEncoding.fromTape(value, specContext, &bytes) {
+                bytes.removeAll(keepingCapacity: true)
+                rawEncoding.fromRawResource(
+                    try decode(RawResource.self, from: value, pointer: pointer, as: .resource),
+                    &bytes
+                )
+            }
+            encodedSizeHint = bytes.count + 16
+            // No identity: the bytes carry the key, and a String per key is what they save.
+            return AnyResource(type: typeName, encoded: bytes)
         }
         let raw = try decode(RawResource.self, from: value, pointer: pointer, as: .resource)
         return AnyResource(type: typeName, identity: raw.identity, model: nil, raw: raw)

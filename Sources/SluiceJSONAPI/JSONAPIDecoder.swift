@@ -99,9 +99,9 @@ public struct JSONAPIDecoder: Sendable {
     }
     /// The parallel path's settings; tests cut small batches through `batchBytes`.
     var parallel = ParallelOptions()
-    /// Whether resources without a registered model come as ``ImportRecord``s (in
-    /// `AnyResource.importRecord`) instead of `RawResource`s: what the importers write.
-    package var makesImportRecords = false
+    /// What resources without a registered model become in place of a `RawResource`: bytes in
+    /// `AnyResource.encoded`, made on the thread that reads each one (see ``RawResourceEncoding``).
+    package var rawEncoding: RawResourceEncoding?
 
     /// Creates a decoder for the resource models in `registry`.
     public init(registry: ResourceRegistry = []) {
@@ -206,7 +206,7 @@ public struct JSONAPIDecoder: Sendable {
             limits: limits,
             rejectsUnknownTypes: rejectsUnknownTypes,
             primaryHoldsIdentifiers: holdsIdentifiers,
-            makesImportRecords: makesImportRecords,
+            rawEncoding: rawEncoding,
             parallel: parallel
         )
     }

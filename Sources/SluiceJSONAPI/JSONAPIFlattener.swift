@@ -25,6 +25,7 @@ public struct JSONAPIFlattener: Sendable {
         var decoder = JSONAPIDecoder()
         decoder.limits = limits
         decoder.parallelism = parallelism
+        decoder.rawEncoding = FlattenedLine.encoding
         let engine = decoder.makeEngine(primaryModels: [], holdsIdentifiers: false)
         var spill: FileHandle?
         var spillURL: URL?
@@ -33,7 +34,6 @@ public struct JSONAPIFlattener: Sendable {
             if let spillURL { try? FileManager.default.removeItem(at: spillURL) }
         }
         var dataStarted = false
-        var line: [UInt8] = []
         func handle(_ event: DocumentEngine.Event) throws {
             let resource: AnyResource
             var isIncluded = false
@@ -49,10 +49,7 @@ public struct JSONAPIFlattener: Sendable {
                 resource = included
                 isIncluded = true
             }
-            guard let raw = resource.raw else { return }
-            line.removeAll(keepingCapacity: true)
-            raw.writeFlattened(into: &line)
-            line.append(UInt8(ascii: "\n"))
+            guard let line = resource.encoded else { return }
             if isIncluded && !dataStarted {
                 if spill == nil {
                     let url = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -153,13 +153,13 @@ final class ResourceFields {
 }
 
 /// The members a resource object may have.
-enum ResourceMember {
+package enum ResourceMember {
     case type, id, lid, attributes, relationships, meta, links
     /// `data`, which relationship objects have.
     case data
     case other
 
-    init(name: UnsafeRawBufferPointer) {
+    package init(name: UnsafeRawBufferPointer) {
         let equals = name.isLiteral
         switch name.count {
         case 2 where equals("id"): self = .id

@@ -5,6 +5,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import SluiceImport
 import SluiceJSON
 import SluiceJSONAPI
 

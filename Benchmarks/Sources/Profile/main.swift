@@ -4,7 +4,8 @@
 //
 //     Profile MODE N [ARTICLES]
 //
-// Modes: jsonapi-{general,generated}-{whole,stream}, jsonapi-foundation (ARTICLES, default 2000);
+// Modes: jsonapi-{general,generated}-{whole,stream}, jsonapi-foundation, jsonapi-flatten
+// (ARTICLES, default 2000);
 // jsonapi-document writes the generated document to standard output and exits;
 // {twitter,citm_catalog,canada}-{general,generated,foundation,tape} (corpora from SLUICE_CORPORA,
 // which scripts/profile.sh sets).
@@ -53,6 +54,7 @@ func run(_ mode: String, _ bytes: [UInt8]) async throws {
     case "jsonapi-general-stream": consume(try await SluiceModels.streaming(bytes, threads: threads))
     case "jsonapi-generated-stream": consume(try await GeneratedModels.streaming(bytes, threads: threads))
     case "jsonapi-foundation": consume(try CodableModels.decodeAndLink(Data(bytes)))
+    case "jsonapi-flatten": consume(try flatten())
     case "twitter-general": consume(try general.decode(Twitter.self, from: bytes))
     case "twitter-generated": consume(try StreamingJSONDecoder().decode(Twitter.self, from: bytes))
     case "twitter-foundation": consume(try JSONDecoder().decode(Twitter.self, from: Data(bytes)))
@@ -68,6 +70,16 @@ func run(_ mode: String, _ bytes: [UInt8]) async throws {
         FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
         exit(2)
     }
+}
+
+/// `sluice flatten`'s work on the generated document, read from a file as the command reads it:
+/// the NDJSON's byte count.
+func flatten() throws -> Int {
+    var flattener = JSONAPIFlattener()
+    flattener.parallelism = threads
+    var count = 0
+    try flattener.flatten(try FileChunkReader(path: documentPath)) { count += $0.count }
+    return count
 }
 
 /// The encoders' modes: `{twitter,citm_catalog,canada,jsonapi}-encode-{generated,general,foundation}`,
@@ -119,6 +131,14 @@ if mode == "jsonapi-document" {
     FileHandle.standardOutput.write(Data(bytes))
     exit(0)
 }
+/// The input written to a temporary file, for the modes that read one.
+let documentPath: String = {
+    guard mode == "jsonapi-flatten" else { return "" }
+    let path = NSTemporaryDirectory() + "sluice-profile-\(getpid()).json"
+    FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    atexit { unlink(NSTemporaryDirectory() + "sluice-profile-\(getpid()).json") }
+    return path
+}()
 nonisolated(unsafe) let models: Models = try {
     guard mode.contains("-encode-") else { return .none }
     if mode.hasPrefix("twitter") { return .twitter(try JSONDecoder().decode(Twitter.self, from: Data(bytes))) }

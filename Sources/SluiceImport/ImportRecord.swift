@@ -8,6 +8,7 @@
 // SQLite or copies them into PostgreSQL's COPY stream as they are.
 
 import SluiceJSON
+package import SluiceJSONAPI
 
 /// One resource as an import writes it, in a single buffer.
 ///
@@ -41,6 +42,22 @@ package struct ImportRecord: Sendable {
         bytes = []
         bytes.reserveCapacity(512)
     }
+
+    /// The record whose bytes ``encoding`` wrote.
+    package init(encoded: [UInt8]) {
+        bytes = encoded
+    }
+
+    /// What a decoder makes of each resource for an import: its record's bytes, written on the
+    /// reading threads.
+    package static let encoding = RawResourceEncoding(
+        fromTape: { value, context, bytes in
+            guard let record = ImportRecord(resourceObject: value, context: context) else { return false }
+            bytes = record.bytes
+            return true
+        },
+        fromRawResource: { resource, bytes in bytes = ImportRecord(resource).bytes }
+    )
 
     mutating func append(_ value: UInt32) {
         withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
