@@ -298,10 +298,10 @@ extension JSONModelDecodable {
 /// }
 /// ```
 ///
-/// Not copyable: its table of slots is 256 bytes, and a copy of a struct holding an `InlineArray`
-/// goes through value witnesses that copy it element by element (measured: about 2 000
-/// instructions a copy, more than reading a small resource). Moved and borrowed, it is never
-/// copied.
+/// Its table of slots lives in the decode's state, a block reused by every reader at the same
+/// depth: held inline (an `InlineArray` of 256 bytes), each read of a slot from a borrowed reader
+/// copied the whole table to the stack first (15 copies per JSON:API resource). Not copyable, so
+/// that readers close their tables in the reverse order they opened them (`deinit`).
 public struct JSONModelReader: ~Copyable {
     /// The most properties a generated reader files members for; every object of a model with
     /// more is read by the general path (same results, without the generated reader's speed).
@@ -314,7 +314,7 @@ public struct JSONModelReader: ~Copyable {
     /// start, or -1 when the object has none. Relative, because tape indices are absolute and
     /// keep growing over a long stream (past 2^31 tokens, some 15 GB of input), while an
     /// object's own extent fits 32 bits (an object that does not takes the general path).
-    private var slots: InlineArray<64, Int32>
+    private let slots: UnsafeMutablePointer<Int32>
     /// Where pending parent links stood when this object began (see `Decoder.linkToParent`).
     private let pendingMark: Int
     /// Whether this object is read by the general path: an option needs it, or a key repeats.
@@ -329,17 +329,19 @@ public struct JSONModelReader: ~Copyable {
     ///
     /// - Throws: The `DecodingError` the general path throws for a value that is not an object.
     public init(_ value: JSONTape.Value, context: TapeDecodingContext, members: JSONModelMembers) throws {
+        let generalOnly = !context.allowsGeneratedReaders || members.names.count > Self.maximumProperties
+        // Checked before the slots open: a reader whose init throws never closes them.
+        guard generalOnly || value.kind == .objectStart else {
+            throw TapeDecoder(value: value, context: context).mismatch(expected: "an object", type: [String: Any].self)
+        }
         self.value = value
         self.context = context
         self.members = members
-        slots = InlineArray(repeating: -1)
+        slots = context.state.openSlots(count: members.names.count)
         pendingMark = context.state.pendingChildren.count
         missingMemberError = nil
-        needsGeneralPath = !context.allowsGeneratedReaders || members.names.count > Self.maximumProperties
-        if needsGeneralPath { return }
-        guard value.kind == .objectStart else {
-            throw TapeDecoder(value: value, context: context).mismatch(expected: "an object", type: [String: Any].self)
-        }
+        needsGeneralPath = generalOnly
+        if generalOnly { return }
         let tape = value.tape
         var position = value.index + 1
         let end = value.endIndex - 1
@@ -377,10 +379,14 @@ public struct JSONModelReader: ~Copyable {
         self.value = value
         self.context = context
         self.members = members
-        slots = InlineArray(repeating: -1)
+        slots = context.state.openSlots(count: members.names.count)
         pendingMark = context.state.pendingChildren.count
         missingMemberError = missingMember
         needsGeneralPath = !context.allowsGeneratedReaders || members.names.count > Self.maximumProperties
+    }
+
+    deinit {
+        context.state.closeSlots()
     }
 
     /// The property index of the member named `name` under the decode's key strategy: -1 for
@@ -486,34 +492,86 @@ public struct JSONModelReader: ~Copyable {
     // generic reads pay when called from another module. Same values and errors: the same
     // scalar readers, the same conversion of their errors.
 
+    // Each first reads the member's token alone and converts it when it has the expected kind:
+    // no value made (a retain and release of the tape) and no dispatch on the scalar's type.
+    // Anything else (a value of another kind, a number out of range, registered converters)
+    // goes the general way, which reads it or words the error.
+
     /// Reads the required `String` property `field`.
     public func decode(_ type: String.Type = String.self, at field: Int) throws -> String {
-        try scalar(.string, at: field)
+        if let token = plainToken(field), token.kind == .string { return value.tape.text(of: token) }
+        return try scalar(.string, at: field)
     }
     /// Reads the optional `String` property `field`.
     public func decodeIfPresent(_ type: String.Type = String.self, at field: Int) throws -> String? {
-        try scalarIfPresent(.string, at: field)
+        if let token = plainToken(field) {
+            if token.kind == .string { return value.tape.text(of: token) }
+            if token.kind == .null { return nil }
+        }
+        return try scalarIfPresent(.string, at: field)
     }
     /// Reads the required `Int` property `field`.
-    public func decode(_ type: Int.Type = Int.self, at field: Int) throws -> Int { try scalar(.int, at: field) }
+    public func decode(_ type: Int.Type = Int.self, at field: Int) throws -> Int {
+        if let token = plainToken(field), let integer = plainInteger(token, as: Int.self) { return integer }
+        return try scalar(.int, at: field)
+    }
     /// Reads the optional `Int` property `field`.
     public func decodeIfPresent(_ type: Int.Type = Int.self, at field: Int) throws -> Int? {
-        try scalarIfPresent(.int, at: field)
+        if let token = plainToken(field) {
+            if let integer = plainInteger(token, as: Int.self) { return integer }
+            if token.kind == .null { return nil }
+        }
+        return try scalarIfPresent(.int, at: field)
     }
     /// Reads the required `Double` property `field`.
     public func decode(_ type: Double.Type = Double.self, at field: Int) throws -> Double {
-        try scalar(.double, at: field)
+        if let token = plainToken(field), let number = plainDouble(token) { return number }
+        return try scalar(.double, at: field)
     }
     /// Reads the optional `Double` property `field`.
     public func decodeIfPresent(_ type: Double.Type = Double.self, at field: Int) throws -> Double? {
-        try scalarIfPresent(.double, at: field)
+        if let token = plainToken(field) {
+            if let number = plainDouble(token) { return number }
+            if token.kind == .null { return nil }
+        }
+        return try scalarIfPresent(.double, at: field)
     }
     /// Reads the required `Bool` property `field`.
-    public func decode(_ type: Bool.Type = Bool.self, at field: Int) throws -> Bool { try scalar(.bool, at: field) }
+    public func decode(_ type: Bool.Type = Bool.self, at field: Int) throws -> Bool {
+        if let token = plainToken(field), token.kind == .true || token.kind == .false { return token.kind == .true }
+        return try scalar(.bool, at: field)
+    }
     /// Reads the optional `Bool` property `field`.
     public func decodeIfPresent(_ type: Bool.Type = Bool.self, at field: Int) throws -> Bool? {
-        try scalarIfPresent(.bool, at: field)
+        if let token = plainToken(field) {
+            if token.kind == .true || token.kind == .false { return token.kind == .true }
+            if token.kind == .null { return nil }
+        }
+        return try scalarIfPresent(.bool, at: field)
     }
+
+    /// The first token of property `field`'s member, when it has one and no converter may claim it.
+    @inline(__always)
+    private func plainToken(_ field: Int) -> JSONToken? {
+        let offset = Int(slots[field])
+        guard offset >= 0, !context.hasTypeHooks else { return nil }
+        return value.tape[value.index + offset]
+    }
+
+    /// A number token read as `T` exactly, or `nil` for anything else.
+    @inline(__always)
+    private func plainInteger<T: FixedWidthInteger>(_ token: JSONToken, as type: T.Type) -> T? {
+        guard token.kind == .number else { return nil }
+        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.integer(text, as: T.self) }
+    }
+
+    /// A number token read as the nearest `Double`, or `nil` for anything else.
+    @inline(__always)
+    private func plainDouble(_ token: JSONToken) -> Double? {
+        guard token.kind == .number else { return nil }
+        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.double(text) }
+    }
+
     /// Reads the required `Int64` property `field`.
     public func decode(_ type: Int64.Type = Int64.self, at field: Int) throws -> Int64 {
         try scalar(.int64, at: field)

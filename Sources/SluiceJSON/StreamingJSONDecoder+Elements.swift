@@ -251,18 +251,26 @@ where Chunks.Element: ContiguousBytes {
 
     /// Pulls a chunk only when the elements of the previous one have all been taken.
     public struct Iterator: AsyncIteratorProtocol {
-        var pump: ChunkPump<Chunks, Element>
+        var pump: ChunkPump<Chunks>
         let streamer: ElementStreamer<Element>
+        var ready = ReadyResults<Element>()
+
+        init(pump: ChunkPump<Chunks>, streamer: ElementStreamer<Element>) {
+            self.pump = pump
+            self.streamer = streamer
+        }
 
         public mutating func next() async throws -> Element? {
+            if let element = ready.take() { return element }
             let streamer = self.streamer
-            return try await pump.next { chunk, emit in
+            let more = try await pump.refill(&ready) { chunk, emit in
                 if let chunk {
                     try streamer.feed(chunk, emit)
                 } else {
                     try streamer.finish(emit)
                 }
             }
+            return more ? ready.take() : nil
         }
     }
 }

@@ -255,12 +255,38 @@ final class DecodeState {
     var nesting = 0
     /// Date formatters made for ``JSONDateFormat/pattern(_:)``, by pattern.
     private var formatters: [String: DateFormatter] = [:]
+    /// The slot tables of the generated readers open right now, one block per reader in the
+    /// order they opened; blocks are kept and reused by later readers (see `JSONModelReader`).
+    private var slotBlocks: [UnsafeMutablePointer<Int32>] = []
+    private var openSlotBlocks = 0
 
     /// How the composite types met so far decode (see `compositeKind(of:)`).
     private var compositeKinds: [(type: ObjectIdentifier, kind: CompositeKind)] = []
 
     init(store: JSONIdentityStore?) {
         identities = store ?? JSONIdentityStore()
+    }
+
+    deinit {
+        for block in slotBlocks { block.deallocate() }
+    }
+
+    /// A slot table for a reader that opens now, `count` slots set to -1. Readers close in the
+    /// reverse order (each is a local of the decode that opened it), so the tables form a stack
+    /// and a block's address never changes while its reader is open.
+    func openSlots(count: Int) -> UnsafeMutablePointer<Int32> {
+        if openSlotBlocks == slotBlocks.count {
+            slotBlocks.append(.allocate(capacity: JSONModelReader.maximumProperties))
+        }
+        let block = slotBlocks[openSlotBlocks]
+        openSlotBlocks += 1
+        block.update(repeating: -1, count: min(count, JSONModelReader.maximumProperties))
+        return block
+    }
+
+    /// Closes the table that opened last.
+    func closeSlots() {
+        openSlotBlocks -= 1
     }
 
     /// How a type that is not a scalar decodes: through a shortcut, reading the tape itself, or

@@ -244,8 +244,9 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
 
     /// Pulls chunks only when the resources of the previous one have all been taken.
     public struct Iterator: AsyncIteratorProtocol {
-        var pump: ChunkPump<Chunks, StreamedResource>
+        var pump: ChunkPump<Chunks>
         let engine: DocumentEngine
+        private var ready = ReadyResults<StreamedResource>()
         private var finished = false
 
         /// The document's top-level members and counts, once ``next()`` has returned `nil` (a
@@ -258,16 +259,17 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
         }
 
         public mutating func next() async throws -> StreamedResource? {
+            if let resource = ready.take() { return resource }
             let engine = engine
-            let resource = try await pump.next { chunk, emit in
+            let more = try await pump.refill(&ready) { chunk, emit in
                 if let chunk {
                     try engine.feed(chunk) { try JSONAPIDecoder.dispatch($0, to: emit) }
                 } else {
                     try engine.finish { try JSONAPIDecoder.dispatch($0, to: emit) }
                 }
             }
-            if resource == nil { finished = true }
-            return resource
+            if !more { finished = true }
+            return more ? ready.take() : nil
         }
     }
 }

@@ -28,6 +28,14 @@ public struct ToOne<Target: Resource>: RelationshipProtocol, Hashable {
         self.links = links
     }
 
+    @usableFromInline
+    init(identifier: ResourceIdentifier?, hasLinkage: Bool, meta: JSONValue?, links: Links?) {
+        self.identifier = identifier
+        self.hasLinkage = hasLinkage
+        self.meta = meta
+        self.links = links
+    }
+
     /// A relationship to the resource of type `Target` with `id`.
     public init(id: String) {
         self.init(identifier: ResourceIdentifier(type: Target.resourceType, id: id))
@@ -58,6 +66,14 @@ public struct ToMany<Target: Resource>: RelationshipProtocol, Hashable {
     public init(identifiers: [ResourceIdentifier], meta: JSONValue? = nil, links: Links? = nil) {
         self.identifiers = identifiers
         self.hasLinkage = true
+        self.meta = meta
+        self.links = links
+    }
+
+    @usableFromInline
+    init(identifiers: [ResourceIdentifier], hasLinkage: Bool, meta: JSONValue?, links: Links?) {
+        self.identifiers = identifiers
+        self.hasLinkage = hasLinkage
         self.meta = meta
         self.links = links
     }

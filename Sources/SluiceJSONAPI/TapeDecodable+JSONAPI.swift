@@ -265,13 +265,16 @@ extension RawRelationship: JSONTapeDecodable {
 
 // Inlinable, so that each is specialized for its target in the model's module: unspecialized,
 // making a `ToOne<Target>` looked its metadata up at run time, which cost more than reading the
-// relationship. The reading itself is not generic (`PlainRelationship`).
+// relationship. The reading itself is not generic: it makes a `ToOne<AnyResource>` (or
+// `ToMany`), whose layout is that of every `ToOne` since `Target` only names a type, and hands
+// it over retargeted, as a move. (Made generic, field by field, the parts were copied four
+// times on the way and released twice: a third of reading a relationship.)
 extension JSONModelReader {
     /// Reads the required to-one relationship `field`.
     @inlinable
     public func decode<Target>(_ type: ToOne<Target>.Type = ToOne<Target>.self, at field: Int) throws -> ToOne<Target> {
-        if let value = plainMember(field), let plain = PlainRelationship(toOne: value, context: decodingContext) {
-            return plain.toOne()
+        if let value = plainMember(field), let plain = plainToOne(value, context: decodingContext) {
+            return plain.retargeted()
         }
         return try decodeGenerically(type, at: field)
     }
@@ -282,10 +285,8 @@ extension JSONModelReader {
         _ type: ToOne<Target>.Type = ToOne<Target>.self,
         at field: Int
     ) throws -> ToOne<Target>? {
-        if let value = plainMember(field), !value.isNull,
-            let plain = PlainRelationship(toOne: value, context: decodingContext)
-        {
-            return plain.toOne()
+        if let value = plainMember(field), !value.isNull, let plain = plainToOne(value, context: decodingContext) {
+            return plain.retargeted()
         }
         return try decodeIfPresentGenerically(type, at: field)
     }
@@ -296,8 +297,8 @@ extension JSONModelReader {
         _ type: ToMany<Target>.Type = ToMany<Target>.self,
         at field: Int
     ) throws -> ToMany<Target> {
-        if let value = plainMember(field), let plain = PlainRelationship(toMany: value, context: decodingContext) {
-            return plain.toMany()
+        if let value = plainMember(field), let plain = plainToMany(value, context: decodingContext) {
+            return plain.retargeted()
         }
         return try decodeGenerically(type, at: field)
     }
@@ -308,79 +309,66 @@ extension JSONModelReader {
         _ type: ToMany<Target>.Type = ToMany<Target>.self,
         at field: Int
     ) throws -> ToMany<Target>? {
-        if let value = plainMember(field), !value.isNull,
-            let plain = PlainRelationship(toMany: value, context: decodingContext)
-        {
-            return plain.toMany()
+        if let value = plainMember(field), !value.isNull, let plain = plainToMany(value, context: decodingContext) {
+            return plain.retargeted()
         }
         return try decodeIfPresentGenerically(type, at: field)
     }
 }
 
-/// A relationship object in its usual shape, read straight from the tape: what `ToOne` and
-/// `ToMany` hold, without their type parameter.
+extension ToOne {
+    /// The same relationship with another target type: the same bytes, since `Target` is only a name.
+    @inlinable
+    consuming func retargeted<Other>() -> ToOne<Other> {
+        unsafeBitCast(self, to: ToOne<Other>.self)
+    }
+}
+
+extension ToMany {
+    /// The same relationship with another target type (see `ToOne.retargeted()`).
+    @inlinable
+    consuming func retargeted<Other>() -> ToMany<Other> {
+        unsafeBitCast(self, to: ToMany<Other>.self)
+    }
+}
+
+/// A to-one relationship object in its usual shape, or `nil` for one the general reader must
+/// read or report.
 @usableFromInline
-struct PlainRelationship {
-    @usableFromInline var identifiers: [ResourceIdentifier] = []
-    @usableFromInline var identifier: ResourceIdentifier?
-    @usableFromInline var hasLinkage = false
-    @usableFromInline var meta: JSONValue?
-    @usableFromInline var links: Links?
-
-    /// A to-one relationship, or `nil` for one the general reader must read or report.
-    @usableFromInline
-    init?(toOne value: JSONTape.Value, context: TapeDecodingContext) {
-        guard let parts = plainRelationship(value, context: context) else { return nil }
-        let tape = value.tape
-        if parts.data >= 0 && tape[parts.data].kind != .null {
-            guard let read = ResourceIdentifier(plain: tape, at: parts.data) else { return nil }
-            identifier = read
-        }
-        hasLinkage = parts.data >= 0
-        meta = parts.meta
-        links = parts.links
+func plainToOne(_ value: JSONTape.Value, context: TapeDecodingContext) -> ToOne<AnyResource>? {
+    guard let parts = plainRelationship(value, context: context) else { return nil }
+    guard parts.data >= 0 && value.tape[parts.data].kind != .null else {
+        return ToOne(identifier: nil, hasLinkage: parts.data >= 0, meta: parts.meta, links: parts.links)
     }
+    guard let identifier = ResourceIdentifier.plain(value.tape, at: parts.data) else { return nil }
+    return ToOne(identifier: identifier, hasLinkage: true, meta: parts.meta, links: parts.links)
+}
 
-    /// A to-many relationship, or `nil` for one the general reader must read or report.
-    @usableFromInline
-    init?(toMany value: JSONTape.Value, context: TapeDecodingContext) {
-        guard let parts = plainRelationship(value, context: context) else { return nil }
-        let tape = value.tape
-        if parts.data >= 0 {
-            switch tape[parts.data].kind {
-            case .null:
-                break
-            case .arrayStart:
-                guard let after = tape.endOfValue(at: parts.data) else { return nil }
-                identifiers.reserveCapacity(Int(tape[parts.data].length))
-                var position = parts.data + 1
-                while position < after - 1 {
-                    guard let identifier = ResourceIdentifier(plain: tape, at: position) else { return nil }
-                    identifiers.append(identifier)
-                    position = tape.endOfValue(at: position) ?? after
-                }
-            default:
-                return nil
+/// A to-many relationship object in its usual shape, or `nil` for one the general reader must
+/// read or report.
+@usableFromInline
+func plainToMany(_ value: JSONTape.Value, context: TapeDecodingContext) -> ToMany<AnyResource>? {
+    guard let parts = plainRelationship(value, context: context) else { return nil }
+    let tape = value.tape
+    var identifiers: [ResourceIdentifier] = []
+    if parts.data >= 0 {
+        switch tape[parts.data].kind {
+        case .null:
+            break
+        case .arrayStart:
+            guard let after = tape.endOfValue(at: parts.data) else { return nil }
+            identifiers.reserveCapacity(Int(tape[parts.data].length))
+            var position = parts.data + 1
+            while position < after - 1 {
+                guard let identifier = ResourceIdentifier.plain(tape, at: position) else { return nil }
+                identifiers.append(identifier)
+                position = tape.endOfValue(at: position) ?? after
             }
+        default:
+            return nil
         }
-        hasLinkage = parts.data >= 0
-        meta = parts.meta
-        links = parts.links
     }
-
-    @inlinable
-    func toOne<Target>() -> ToOne<Target> {
-        var relationship = ToOne<Target>(identifier: identifier, meta: meta, links: links)
-        relationship.hasLinkage = hasLinkage
-        return relationship
-    }
-
-    @inlinable
-    func toMany<Target>() -> ToMany<Target> {
-        var relationship = ToMany<Target>(identifiers: identifiers, meta: meta, links: links)
-        relationship.hasLinkage = hasLinkage
-        return relationship
-    }
+    return ToMany(identifiers: identifiers, hasLinkage: parts.data >= 0, meta: parts.meta, links: parts.links)
 }
 
 /// The members of a relationship object in its usual shape: the tape index of `data`'s value
@@ -432,26 +420,27 @@ private func plainRelationship(
 extension ResourceIdentifier {
     /// The identifier at `index` in its usual shape (`type`, `id` or `lid`, no `meta`), or `nil`
     /// for anything the general reader must read or report.
-    fileprivate init?(plain tape: JSONTape, at index: Int) {
+    fileprivate static func plain(_ tape: JSONTape, at index: Int) -> ResourceIdentifier? {
         guard tape[index].kind == .objectStart, let after = tape.endOfValue(at: index) else { return nil }
-        var type: String?
-        var id: String?
-        var lid: String?
+        // Token indices first, Strings last: each is made once, straight into the identifier.
+        var type = -1
+        var id = -1
+        var lid = -1
         var position = index + 1
         let end = after - 1
         while position < end {
             let valueIndex = position + 1
-            let value = tape[valueIndex]
+            let kind = tape[valueIndex].kind
             switch tape.withUnsafeText(of: tape[position], { ResourceMember(name: $0) }) {
             case .type:
-                guard value.kind == .string else { return nil }
-                type = tape.text(of: value)
+                guard kind == .string else { return nil }
+                type = valueIndex
             case .id:
-                guard value.kind == .string || value.kind == .null else { return nil }
-                id = value.kind == .null ? nil : tape.text(of: value)
+                guard kind == .string || kind == .null else { return nil }
+                id = kind == .null ? -1 : valueIndex
             case .lid:
-                guard value.kind == .string || value.kind == .null else { return nil }
-                lid = value.kind == .null ? nil : tape.text(of: value)
+                guard kind == .string || kind == .null else { return nil }
+                lid = kind == .null ? -1 : valueIndex
             case .meta:
                 return nil
             default:
@@ -459,7 +448,11 @@ extension ResourceIdentifier {
             }
             position = tape.endOfValue(at: valueIndex) ?? end
         }
-        guard let type else { return nil }
-        self.init(type: type, id: id, lid: lid)
+        guard type >= 0 else { return nil }
+        return ResourceIdentifier(
+            type: tape.text(of: tape[type]),
+            id: id < 0 ? nil : tape.text(of: tape[id]),
+            lid: lid < 0 ? nil : tape.text(of: tape[lid])
+        )
     }
 }
