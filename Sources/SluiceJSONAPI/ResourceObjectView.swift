@@ -159,6 +159,7 @@ package enum ResourceMember {
     case data
     case other
 
+    @inline(__always)
     package init(name: UnsafeRawBufferPointer) {
         let equals = name.isLiteral
         switch name.count {
@@ -178,6 +179,7 @@ package enum ResourceMember {
 extension UnsafeRawBufferPointer {
     /// Whether the bytes are exactly the literal's UTF-8: how member names are recognised without
     /// making a `String`.
+    @inline(__always)
     func isLiteral(_ literal: StaticString) -> Bool {
         hasSameBytes(as: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }

@@ -133,9 +133,12 @@ private struct StoreTables {
     /// have a handful of types, and comparing two short Strings is cheaper than hashing one.
     static let scannedTypes = 8
 
+    // Inlined down to the probe, with the table lent by the buffer: called, each level copied
+    // the tables it was handed, a retain and a release of each array per lookup (six of each).
+    @inline(__always)
     func find(type: String, key: String, isLocal: Bool) -> AnyResource? {
         guard let number = number(ofType: type) else { return nil }
-        return types[number].resource(key: key, isLocal: isLocal)
+        return types.withUnsafeBufferPointer { $0[number].resource(key: key, isLocal: isLocal) }
     }
 
     mutating func insert(_ resource: AnyResource, identity: ResourceIdentity) -> Bool {
@@ -146,6 +149,7 @@ private struct StoreTables {
     }
 
     /// The number of the type named `name`, if it has one.
+    @inline(__always)
     func number(ofType name: String) -> Int? {
         if names.count <= Self.scannedTypes {
             // `==` on two small Strings (up to 15 bytes of UTF-8, as type names mostly are)
@@ -188,6 +192,7 @@ private struct TypeResources {
     /// and the resource's index + 1 (0: empty), so most probes that miss compare no String.
     private var slots: [UInt64] = []
 
+    @inline(__always)
     func resource(key: String, isLocal: Bool) -> AnyResource? {
         // An empty table answers before the key is hashed.
         guard !slots.isEmpty, let index = index(key: key, isLocal: isLocal, hash: Self.hash(key, isLocal: isLocal))
@@ -195,6 +200,7 @@ private struct TypeResources {
         return resources[index]
     }
 
+    @inline(__always)
     private func index(key: String, isLocal: Bool, hash: UInt64) -> Int? {
         guard !slots.isEmpty else { return nil }
         let mask = slots.count - 1
@@ -348,13 +354,29 @@ public struct Linked<Model: Resource>: Sendable {
     /// A to-many relationship, resolved; members the document does not include are left out.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToMany<Target>>) -> [Linked<Target>] {
-        self[dynamicMember: keyPath].identifiers.compactMap { resolve($0) }
+        resolve(self[dynamicMember: keyPath].identifiers)
     }
 
     /// An optional to-many relationship, resolved.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToMany<Target>?>) -> [Linked<Target>] {
-        (self[dynamicMember: keyPath]?.identifiers ?? []).compactMap { resolve($0) }
+        resolve(self[dynamicMember: keyPath]?.identifiers ?? [])
+    }
+
+    /// The resources `identifiers` name, in order, without those the document lacks: in one
+    /// array sized up front (`compactMap` grew it as it went).
+    @inlinable
+    func resolve<Target>(_ identifiers: [ResourceIdentifier]) -> [Linked<Target>] {
+        var linked: [Linked<Target>] = []
+        linked.reserveCapacity(identifiers.count)
+        for identifier in identifiers {
+            if let resource = store.resource(for: identifier),
+                let view = Linked<Target>(resolving: resource, store: store)
+            {
+                linked.append(view)
+            }
+        }
+        return linked
     }
 
     @inlinable
