@@ -37,8 +37,9 @@ public struct AnyResource: Resource {
         }
     }
 
-    /// A resource whose model is `model`, held inline.
-    package init<Model: Resource>(type: String, identity: ResourceIdentity?, model: Model) {
+    /// A resource whose model is `model`, held inline (moved in, not copied: a decoder hands over
+    /// a model it just made).
+    package init<Model: Resource>(type: String, identity: ResourceIdentity?, model: consuming Model) {
         storage = ModelStorage(model, type: type, identity: identity, raw: nil)
     }
 
@@ -137,7 +138,7 @@ class ResourceStorage: @unchecked Sendable {
 final class ModelStorage<Model: Resource>: ResourceStorage, @unchecked Sendable {
     @usableFromInline let model: Model
 
-    init(_ model: Model, type: String, identity: ResourceIdentity?, raw: RawResource?) {
+    init(_ model: consuming Model, type: String, identity: ResourceIdentity?, raw: RawResource?) {
         self.model = model
         super.init(type: type, identity: identity, raw: raw, encoded: nil, modelType: ObjectIdentifier(Model.self))
     }
