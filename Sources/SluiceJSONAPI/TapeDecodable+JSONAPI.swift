@@ -340,8 +340,13 @@ func plainToOne(_ value: JSONTape.Value, context: TapeDecodingContext) -> ToOne<
     guard parts.data >= 0 && value.tape[parts.data].kind != .null else {
         return ToOne(identifier: nil, hasLinkage: parts.data >= 0, meta: parts.meta, links: parts.links)
     }
-    guard let identifier = ResourceIdentifier.plain(value.tape, at: parts.data) else { return nil }
-    return ToOne(identifier: identifier, hasLinkage: true, meta: parts.meta, links: parts.links)
+    guard let tokens = plainIdentifier(value.tape, at: parts.data) else { return nil }
+    return ToOne(
+        identifier: ResourceIdentifier(value.tape, tokens: tokens),
+        hasLinkage: true,
+        meta: parts.meta,
+        links: parts.links
+    )
 }
 
 /// A to-many relationship object in its usual shape, or `nil` for one the general reader must
@@ -360,8 +365,8 @@ func plainToMany(_ value: JSONTape.Value, context: TapeDecodingContext) -> ToMan
             identifiers.reserveCapacity(Int(tape[parts.data].length))
             var position = parts.data + 1
             while position < after - 1 {
-                guard let identifier = ResourceIdentifier.plain(tape, at: position) else { return nil }
-                identifiers.append(identifier)
+                guard let tokens = plainIdentifier(tape, at: position) else { return nil }
+                identifiers.append(ResourceIdentifier(tape, tokens: tokens))
                 position = tape.endOfValue(at: position) ?? after
             }
         default:
@@ -417,42 +422,49 @@ private func plainRelationship(
     return (data, meta, links)
 }
 
-extension ResourceIdentifier {
-    /// The identifier at `index` in its usual shape (`type`, `id` or `lid`, no `meta`), or `nil`
-    /// for anything the general reader must read or report.
-    fileprivate static func plain(_ tape: JSONTape, at index: Int) -> ResourceIdentifier? {
-        guard tape[index].kind == .objectStart, let after = tape.endOfValue(at: index) else { return nil }
-        // Token indices first, Strings last: each is made once, straight into the identifier.
-        var type = -1
-        var id = -1
-        var lid = -1
-        var position = index + 1
-        let end = after - 1
-        while position < end {
-            let valueIndex = position + 1
-            let kind = tape[valueIndex].kind
-            switch tape.withUnsafeText(of: tape[position], { ResourceMember(name: $0) }) {
-            case .type:
-                guard kind == .string else { return nil }
-                type = valueIndex
-            case .id:
-                guard kind == .string || kind == .null else { return nil }
-                id = kind == .null ? -1 : valueIndex
-            case .lid:
-                guard kind == .string || kind == .null else { return nil }
-                lid = kind == .null ? -1 : valueIndex
-            case .meta:
-                return nil
-            default:
-                break
-            }
-            position = tape.endOfValue(at: valueIndex) ?? end
+/// The tokens of the identifier at `index` in its usual shape (`type`, `id` or `lid`, no
+/// `meta`): the tape indices of `type`'s string and of `id`'s and `lid`'s (-1 when absent or
+/// `null`); `nil` for anything the general reader must read or report. Indices, not an
+/// identifier: the caller makes the identifier's Strings straight into the relationship, and an
+/// identifier made here was copied on its way there.
+private func plainIdentifier(_ tape: JSONTape, at index: Int) -> (type: Int, id: Int, lid: Int)? {
+    guard tape[index].kind == .objectStart, let after = tape.endOfValue(at: index) else { return nil }
+    var type = -1
+    var id = -1
+    var lid = -1
+    var position = index + 1
+    let end = after - 1
+    while position < end {
+        let valueIndex = position + 1
+        let kind = tape[valueIndex].kind
+        switch tape.withUnsafeText(of: tape[position], { ResourceMember(name: $0) }) {
+        case .type:
+            guard kind == .string else { return nil }
+            type = valueIndex
+        case .id:
+            guard kind == .string || kind == .null else { return nil }
+            id = kind == .null ? -1 : valueIndex
+        case .lid:
+            guard kind == .string || kind == .null else { return nil }
+            lid = kind == .null ? -1 : valueIndex
+        case .meta:
+            return nil
+        default:
+            break
         }
-        guard type >= 0 else { return nil }
-        return ResourceIdentifier(
-            type: tape.text(of: tape[type]),
-            id: id < 0 ? nil : tape.text(of: tape[id]),
-            lid: lid < 0 ? nil : tape.text(of: tape[lid])
+        position = tape.endOfValue(at: valueIndex) ?? end
+    }
+    return type < 0 ? nil : (type, id, lid)
+}
+
+extension ResourceIdentifier {
+    /// The identifier whose tokens `plainIdentifier` found.
+    @inline(__always)
+    fileprivate init(_ tape: JSONTape, tokens: (type: Int, id: Int, lid: Int)) {
+        self.init(
+            type: tape.text(of: tape[tokens.type]),
+            id: tokens.id < 0 ? nil : tape.text(of: tape[tokens.id]),
+            lid: tokens.lid < 0 ? nil : tape.text(of: tape[tokens.lid])
         )
     }
 }
