@@ -34,8 +34,13 @@ import SluiceJSONAPI
 /// DISTINCT ON ... ON CONFLICT DO UPDATE`, the last occurrence of a key winning, as in SQLite). A lost connection
 /// or a fault in the input stops the import with the batches before it whole; the `documents` row
 /// says `failed` (written on a new connection when the old one is gone), and the `resume` option
-/// continues from the last committed batch. Imports into one database take turns (an advisory
-/// lock), since two would race to create the same tables.
+/// continues from the last committed batch.
+///
+/// Several imports, from one machine or many, may write one database at once. Only schema changes
+/// take turns (a short transaction under an advisory lock that reads the catalog again, so that
+/// two imports meeting the same new type or attribute share one table or column); rows go in
+/// side by side, a batch that deadlocks with another import's is written again, and a key that
+/// several documents carry ends with the value of the batch committed last.
 public final class PostgresImporter {
     /// How an import runs (the same options for every target).
     public typealias Options = ImportOptions
@@ -175,10 +180,9 @@ public final class PostgresImporter {
             // last batches, but never half of one, and the documents row's progress is in the
             // same transactions: a resumed import goes on from the last commit the server kept.
             try await execute(sql: "SET synchronous_commit = off")
-            try await execute(sql: "SELECT pg_advisory_lock(\(PostgresSchema.importLock))")
         } catch {
             throw ImportFailure(
-                underlying: PostgresImportError(error, doing: "waiting for other imports"),
+                underlying: PostgresImportError(error, doing: "starting the import"),
                 committedResources: 0
             )
         }
@@ -201,7 +205,6 @@ public final class PostgresImporter {
                 current.bytesRead = reader.bytesRead
                 try await current.complete(document)
                 report(finished: true)
-                try? await execute(sql: "SELECT pg_advisory_unlock(\(PostgresSchema.importLock))")
                 return current.summary(document)
             } catch {
                 pipe.cancelAndWait()
@@ -211,7 +214,6 @@ public final class PostgresImporter {
             }
         } catch {
             report(finished: true)
-            try? await execute(sql: "SELECT pg_advisory_unlock(\(PostgresSchema.importLock))")
             let inputFault = Self.isInputFault(error)
             let underlying: any Error
             if error is CancellationError || (Task.isCancelled && !inputFault) {
@@ -276,6 +278,12 @@ public final class PostgresImporter {
     /// Copies `rows` (COPY's text format) into the staging table `stage`, created on first use with
     /// `columns` text columns after its `ord` (temporary, emptied at each commit; `ord` numbers
     /// the rows in the order copied, which is the document's: the last of a key wins).
+    /// Forgets which staging tables exist, after a rollback that may have taken new ones with it:
+    /// each is made again (`IF NOT EXISTS`) when next used.
+    func forgetStagingTables() {
+        stagesCreated = []
+    }
+
     func copy(_ rows: [UInt8], into stage: String, columns: Int) async throws {
         try checkOpen()
         if !stagesCreated.contains(stage) {

@@ -7,9 +7,9 @@ import SluiceJSON
 import SluiceJSONAPI
 
 enum PostgresSchema {
-    /// The key of the advisory lock imports into one database take turns on.
-    static let importLock = 0x5_1c1e
-    /// The key of the lock held while the fixed tables are created.
+    /// The key of the lock held while the schema changes: the fixed tables made, a type's table
+    /// or an attribute's column added, a column widened, the reverse index made. Rows are written
+    /// without it, so imports into one database run side by side.
     static let schemaLock = 0x5_1c1f
 
     static let fixedTables = [

@@ -53,6 +53,17 @@ enum PostgresColumnType: String {
 
     /// Whether SQLite would count `value` as a mismatch in the column (its declared type there:
     /// TEXT for text, numeric and jsonb), so both targets report the same count.
+    /// The narrowest type that holds the values of both: what a column becomes when two imports
+    /// declared it differently.
+    func joined(with other: PostgresColumnType) -> PostgresColumnType {
+        if self == other { return self }
+        let numbers: [PostgresColumnType] = [.integer, .real, .numeric]
+        if let first = numbers.firstIndex(of: self), let second = numbers.firstIndex(of: other) {
+            return numbers[max(first, second)]
+        }
+        return .text
+    }
+
     func countsMismatch(_ value: ImportRecord.Value, declared: PostgresColumnType) -> Bool {
         switch (declared, value) {
         case (_, .null): return false
@@ -71,16 +82,18 @@ enum PostgresColumnType: String {
 final class PostgresTable {
     let type: String
     let typeBytes: [UInt8]
-    let name: String
-    let quotedName: String
+    /// The table's name: chosen when the type is first met, and settled against the catalog (where
+    /// another import may have made the table first) before the batch that needs it.
+    private(set) var name: String
+    private(set) var quotedName: String
     /// A column: its attribute, its name (as is and quoted), its current type, and the type it
     /// was declared with (what mismatches are counted against).
     struct Column {
         let attribute: String
-        let name: String
-        let quoted: String
+        var name: String
+        var quoted: String
         var type: PostgresColumnType
-        let declared: PostgresColumnType
+        var declared: PostgresColumnType
     }
     /// Columns by ordinal (rows name their columns by it), and ordinals by attribute.
     var columns: [Column] = []
@@ -88,7 +101,6 @@ final class PostgresTable {
     var takenColumns: Set<String> = ["id"]
     /// Whether `relationships` had rows of this type when the import began: only then can a
     /// resource's linkage replace earlier rows, which must be deleted first.
-    var hasEarlierLinks = false
     /// The keys staged in this batch: a key met twice makes the batch go in first.
     var batchKeys: Set<String> = []
     var rowsWritten = 0
@@ -108,6 +120,17 @@ final class PostgresTable {
 
     /// The ordinal of the column of the attribute `name`, the attribute at `position` of its
     /// resource; `nil` when the table has none yet.
+    func rename(_ name: String) {
+        self.name = name
+        quotedName = ImportNames.quoted(name)
+    }
+
+    func renameColumn(_ ordinal: Int, to name: String) {
+        columns[ordinal].name = name
+        columns[ordinal].quoted = ImportNames.quoted(name)
+        takenColumns.insert(name.lowercased())
+    }
+
     func ordinal(named name: UnsafeRawBufferPointer, at position: Int) -> Int? {
         if let known = recent.value(named: name, at: position) { return known }
         guard let ordinal = ordinals[String(decoding: name, as: UTF8.self)] else { return nil }
@@ -130,13 +153,21 @@ final class PostgresSession {
     private var takenTableNames: Set<String> = []
     private var lastTable: PostgresTable?
     /// Schema changes this batch needs, run first in its transaction.
-    private var pendingDDL: [PostgresQuery] = []
+    /// Tables, columns and widenings this session needs that the catalog may not have yet,
+    /// settled before the next batch is written (see `applySchemaChanges`).
+    private var pendingSchema: [SchemaChange] = []
     private var linkRows = CopyText()
     /// Types with relationship rows in this batch.
     /// `(type, id, name)` of each relationship with linkage whose earlier rows it replaces.
-    private var replacedRows = CopyText()
+    /// For each relationship of the batch whose linkage has identifiers: source type, id, name and
+    /// the identifier count. Rows past that count, from an earlier import's or a concurrent one's
+    /// longer linkage, are deleted after the batch's own rows are in.
+    private var linkCounts = CopyText()
+    /// The same for relationships whose linkage is empty (`[]` or `null`): every row of theirs goes.
+    private var emptiedLinks = CopyText()
+    /// Batches written again after a deadlock or a serialization failure with another import.
+    private(set) var retries = 0
     /// The types `relationships` had rows of when the import began.
-    private var typesWithLinks: Set<String> = []
     /// Whether a flush failed: its batch is gone, and nothing may be flushed after it.
     private var flushFailed = false
     private var inBatch = 0
@@ -170,23 +201,9 @@ final class PostgresSession {
         earlierRelationshipRows = resume?.relationshipRows ?? 0
         bytesRead = resume?.bytes ?? 0
         committedBytes = bytesRead
-        // The distinct source types, one index probe each (PostgreSQL 15 has no skip scan).
-        for row in try await importer.query(
-            """
-            WITH RECURSIVE types AS (
-                SELECT MIN(source_type) AS type FROM relationships
-                UNION ALL
-                SELECT (SELECT MIN(source_type) FROM relationships WHERE source_type > types.type)
-                FROM types WHERE types.type IS NOT NULL
-            ) SELECT type FROM types WHERE type IS NOT NULL
-            """
-        ) {
-            typesWithLinks.insert(try row.decode(String.self))
-        }
         for row in try await importer.query("SELECT type, table_name FROM sluice_tables") {
             let (type, name) = try row.decode((String, String).self)
             let table = PostgresTable(type: type, name: name)
-            table.hasEarlierLinks = typesWithLinks.contains(type)
             tables[type] = table
             takenTableNames.insert(name.lowercased())
         }
@@ -294,19 +311,7 @@ final class PostgresSession {
                 let column = table.columns[ordinal]
                 if column.type.countsMismatch(value, declared: column.declared) { typeMismatches += 1 }
                 if let wider = column.type.widened(for: value) {
-                    pendingDDL.append(
-                        PostgresQuery(
-                            unsafeSQL:
-                                "ALTER TABLE \(table.quotedName) ALTER COLUMN \(column.quoted) TYPE \(wider.sql) USING \(column.quoted)::\(wider.sql)"
-                        )
-                    )
-                    // The column's type as it now is, for the next import to start from.
-                    pendingDDL.append(
-                        """
-                        UPDATE sluice_columns SET declared_type = \(wider.rawValue)
-                        WHERE type = \(table.type) AND attribute = \(column.attribute)
-                        """
-                    )
+                    pendingSchema.append(.widen(table, ordinal))
                     table.columns[ordinal].type = wider
                 }
                 // A member named twice: the last value wins, as for the readers.
@@ -330,13 +335,22 @@ final class PostgresSession {
                 let linkage = reader.linkage()
                 let meta = reader.meta()
                 let identifiers = reader.count()
-                if linkage != .absent && table.hasEarlierLinks {
+                if linkage != .absent {
                     // The linkage replaces what an earlier import wrote for this relationship,
                     // empty linkage included.
-                    replacedRows.text(type)
-                    replacedRows.text(key)
-                    replacedRows.text(name)
-                    replacedRows.endRow()
+                    if identifiers == 0 {
+                        emptiedLinks.text(type)
+                        emptiedLinks.text(key)
+                        emptiedLinks.text(name)
+                        emptiedLinks.verbatim("0".utf8)
+                        emptiedLinks.endRow()
+                    } else {
+                        linkCounts.text(type)
+                        linkCounts.text(key)
+                        linkCounts.text(name)
+                        linkCounts.verbatim(String(identifiers).utf8)
+                        linkCounts.endRow()
+                    }
                 }
                 for position in 0..<identifiers {
                     let targetType = reader.text()
@@ -365,15 +379,9 @@ final class PostgresSession {
         } else {
             let name = ImportNames.table(for: type, avoiding: takenTableNames)
             table = PostgresTable(type: type, name: name)
-            table.hasEarlierLinks = typesWithLinks.contains(type)
             takenTableNames.insert(name.lowercased())
             tables[type] = table
-            pendingDDL.append(
-                PostgresQuery(
-                    unsafeSQL: "CREATE TABLE IF NOT EXISTS \(table.quotedName) (id text COLLATE \"C\" PRIMARY KEY)"
-                )
-            )
-            pendingDDL.append("INSERT INTO sluice_tables (type, table_name) VALUES (\(type), \(name))")
+            pendingSchema.append(.table(table))
         }
         if !tableOrder.contains(where: { $0 === table }) { tableOrder.append(table) }
         lastTable = table
@@ -384,35 +392,49 @@ final class PostgresSession {
     private func addColumn(_ attribute: String, _ type: PostgresColumnType, to table: PostgresTable) -> Int {
         let name = ImportNames.column(for: attribute, avoiding: table.takenColumns)
         let ordinal = add(attribute, name: name, type: type, to: table)
-        pendingDDL.append(
-            PostgresQuery(
-                unsafeSQL: "ALTER TABLE \(table.quotedName) ADD COLUMN \(table.columns[ordinal].quoted) \(type.sql)"
-            )
-        )
-        pendingDDL.append(
-            """
-            INSERT INTO sluice_columns (type, attribute, column_name, declared_type)
-            VALUES (\(table.type), \(attribute), \(name), \(type.rawValue))
-            """
-        )
+        pendingSchema.append(.column(table, ordinal))
         return ordinal
     }
 
     // MARK: Flushing
 
-    /// Writes this batch in one transaction, with the `documents` row saying how far it reaches.
+    /// Writes this batch in one transaction, with the `documents` row saying how far it reaches:
+    /// the schema it needs first (a short transaction of its own), then the rows. Other imports
+    /// may write the same tables at the same time; a deadlock or serialization failure with one
+    /// of them rolls the batch back and writes it again, since its rows are still here.
     private func flush() async throws {
+        do {
+            try await applySchemaChanges()
+            try await retryingConflicts { try await writeBatch() }
+        } catch {
+            flushFailed = true
+            throw error
+        }
+        relationshipRowsWritten += linkRows.rows
+        linkRows.removeAll()
+        linkCounts.removeAll()
+        emptiedLinks.removeAll()
+        for table in tableOrder {
+            table.groups.removeAll(keepingCapacity: true)
+            table.batchKeys.removeAll(keepingCapacity: true)
+        }
+        committed = resources
+        committedBytes = bytesRead
+        batches += 1
+        inBatch = 0
+    }
+
+    private func writeBatch() async throws {
         try await importer.execute(sql: "BEGIN")
         do {
-            for statement in pendingDDL { try await importer.execute(statement) }
-            pendingDDL.removeAll()
             for table in tableOrder where !table.groups.isEmpty {
+                // Groups in a fixed order, rows in key order within an upsert: two imports that
+                // write the same keys lock them in the same order, which keeps deadlocks rare.
                 for (_, group) in table.groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
                     try await upsert(group, into: table)
                 }
-                table.groups.removeAll(keepingCapacity: true)
             }
-            if !linkRows.isEmpty || !replacedRows.isEmpty { try await upsertLinks() }
+            try await writeLinks()
             try await importer.execute(
                 PostgresSchema.recordProgress(
                     source: source,
@@ -424,18 +446,147 @@ final class PostgresSession {
             )
             try await importer.execute(sql: "COMMIT")
         } catch {
-            flushFailed = true
             try? await importer.execute(sql: "ROLLBACK")
+            // Staging tables made in the rolled-back transaction are gone with it.
+            importer.forgetStagingTables()
             throw error
         }
-        relationshipRowsWritten += linkRows.rows
-        linkRows.removeAll()
-        replacedRows.removeAll()
-        for table in tableOrder { table.batchKeys.removeAll(keepingCapacity: true) }
-        committed = resources
-        committedBytes = bytesRead
-        batches += 1
-        inBatch = 0
+    }
+
+    /// Runs `body` again, after a short random wait, while it fails with a deadlock or a
+    /// serialization failure: conflicts with another import, which PostgreSQL resolves by failing
+    /// one side. At most 20 tries, then the error stands.
+    private func retryingConflicts(_ body: () async throws -> Void) async throws {
+        var attempt = 0
+        while true {
+            do {
+                return try await body()
+            } catch let error as PSQLError
+                where ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "") && attempt < 20
+            {
+                attempt += 1
+                retries += 1
+                try await Task.sleep(for: .milliseconds(Int.random(in: 5...25) * min(attempt, 8)))
+            }
+        }
+    }
+
+    // MARK: Schema
+
+    /// A change to the schema this session needs.
+    private enum SchemaChange {
+        /// The type's table.
+        case table(PostgresTable)
+        /// A column for the attribute at this ordinal.
+        case column(PostgresTable, Int)
+        /// The column at this ordinal, widened to hold this session's values.
+        case widen(PostgresTable, Int)
+    }
+
+    /// Makes the tables and columns the batch needs, in a transaction of its own that holds the
+    /// schema lock: each change first reads the catalog again, so that a table or column another
+    /// import made in the meantime is used as it is (widened if this one's values need more),
+    /// and two imports that meet the same new type or attribute both succeed.
+    private func applySchemaChanges() async throws {
+        guard !pendingSchema.isEmpty else { return }
+        try await retryingConflicts {
+            try await importer.execute(sql: "BEGIN")
+            do {
+                try await importer.execute(sql: "SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLock))")
+                for change in pendingSchema { try await apply(change) }
+                try await importer.execute(sql: "COMMIT")
+            } catch {
+                try? await importer.execute(sql: "ROLLBACK")
+                throw error
+            }
+        }
+        pendingSchema.removeAll()
+    }
+
+    private func apply(_ change: SchemaChange) async throws {
+        switch change {
+        case .table(let table):
+            let known = try await importer.query("SELECT table_name FROM sluice_tables WHERE type = \(table.type)")
+            if let row = known.first {
+                table.rename(try row.decode(String.self))
+                return
+            }
+            var taken: Set<String> = []
+            for row in try await importer.query(
+                """
+                SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()
+                UNION SELECT table_name FROM sluice_tables
+                """
+            ) {
+                taken.insert(try row.decode(String.self).lowercased())
+            }
+            table.rename(ImportNames.table(for: table.type, avoiding: taken))
+            takenTableNames.insert(table.name.lowercased())
+            try await importer.execute(
+                PostgresQuery(
+                    unsafeSQL: "CREATE TABLE IF NOT EXISTS \(table.quotedName) (id text COLLATE \"C\" PRIMARY KEY)"
+                )
+            )
+            try await importer.execute(
+                "INSERT INTO sluice_tables (type, table_name) VALUES (\(table.type), \(table.name))"
+            )
+        case .column(let table, let ordinal):
+            let attribute = table.columns[ordinal].attribute
+            if try await settleKnownColumn(ordinal, of: table) { return }
+            var taken: Set<String> = ["id"]
+            for row in try await importer.query("SELECT column_name FROM sluice_columns WHERE type = \(table.type)") {
+                taken.insert(try row.decode(String.self).lowercased())
+            }
+            let column = table.columns[ordinal]
+            table.renameColumn(ordinal, to: ImportNames.column(for: attribute, avoiding: taken))
+            try await importer.execute(
+                PostgresQuery(
+                    unsafeSQL:
+                        "ALTER TABLE \(table.quotedName) ADD COLUMN \(table.columns[ordinal].quoted) \(column.type.sql)"
+                )
+            )
+            try await importer.execute(
+                """
+                INSERT INTO sluice_columns (type, attribute, column_name, declared_type)
+                VALUES (\(table.type), \(attribute), \(table.columns[ordinal].name), \(column.type.rawValue))
+                """
+            )
+        case .widen(let table, let ordinal):
+            _ = try await settleKnownColumn(ordinal, of: table)
+        }
+    }
+
+    /// Takes the catalog's column for the attribute at `ordinal`, when there is one: its name, and
+    /// its type joined with this session's (the column widened when this session's values need
+    /// more). `false` when the catalog has no such column.
+    private func settleKnownColumn(_ ordinal: Int, of table: PostgresTable) async throws -> Bool {
+        let attribute = table.columns[ordinal].attribute
+        let known = try await importer.query(
+            "SELECT column_name, declared_type FROM sluice_columns WHERE type = \(table.type) AND attribute = \(attribute)"
+        )
+        guard let row = known.first else { return false }
+        let (name, declared) = try row.decode((String, String).self)
+        let theirs = PostgresColumnType(rawValue: declared) ?? .text
+        table.renameColumn(ordinal, to: name)
+        let joined = theirs.joined(with: table.columns[ordinal].type)
+        if joined != theirs {
+            let quoted = table.columns[ordinal].quoted
+            try await importer.execute(
+                PostgresQuery(
+                    unsafeSQL:
+                        "ALTER TABLE \(table.quotedName) ALTER COLUMN \(quoted) TYPE \(joined.sql) USING \(quoted)::\(joined.sql)"
+                )
+            )
+            // The column's type as it now is, for the next import to start from.
+            try await importer.execute(
+                """
+                UPDATE sluice_columns SET declared_type = \(joined.rawValue)
+                WHERE type = \(table.type) AND attribute = \(attribute)
+                """
+            )
+        }
+        table.columns[ordinal].type = joined
+        return true
     }
 
     /// Bytes read by the last commit.
@@ -509,31 +660,43 @@ final class PostgresSession {
         importer.stageName(for: "\(table.type)\u{0}\(group.ordinals)", columns: group.ordinals.count + 1)
     }
 
-    private func upsertLinks() async throws {
-        if !replacedRows.isEmpty {
-            try await importer.copy(replacedRows.bytes, into: "sluice_stage_replaced", columns: 3)
-            try await importer.execute(
-                sql: """
-                    DELETE FROM relationships r USING (SELECT DISTINCT c0, c1, c2 FROM sluice_stage_replaced) s
-                    WHERE r.source_type = s.c0 AND r.source_id = s.c1 AND r.name = s.c2
-                    """
-            )
-        }
-        guard !linkRows.isEmpty else { return }
+    /// The batch's relationship rows. Straight in with COPY while no row is there yet; else
+    /// upserted, then the rows past each relationship's new identifier count deleted: an earlier
+    /// import's, or a concurrent one's that committed first (its rows made this batch's insert
+    /// wait, so they are visible by then). Any earlier linkage has a row at position 0, which a
+    /// non-empty linkage also writes, so a COPY that goes through proves there was none to replace.
+    private func writeLinks() async throws {
         let linkColumns = ["source_type", "source_id", "name", "position", "target_type", "target_id", "meta"]
-        if !linksNeedUpsert {
-            if try await copyDirectly(linkRows.bytes, into: "relationships", columns: linkColumns) { return }
-            linksNeedUpsert = true
+        if !linkRows.isEmpty {
+            var copied = false
+            if !linksNeedUpsert {
+                copied = try await copyDirectly(linkRows.bytes, into: "relationships", columns: linkColumns)
+                linksNeedUpsert = !copied
+            }
+            if !copied {
+                try await importer.copy(linkRows.bytes, into: "sluice_stage_links", columns: 7)
+                try await importer.execute(
+                    sql: """
+                        INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id, meta)
+                        SELECT DISTINCT ON (c0, c1, c2, c3::integer) c0, c1, c2, c3::integer, c4, c5, c6::jsonb
+                        FROM sluice_stage_links ORDER BY c0, c1, c2, c3::integer, ord DESC
+                        ON CONFLICT (source_type, source_id, name, position) DO UPDATE SET target_type = excluded.target_type,
+                            target_id = excluded.target_id, meta = excluded.meta
+                        """
+                )
+                try await deleteRows(past: linkCounts, staging: "sluice_stage_counts")
+            }
         }
-        try await importer.copy(linkRows.bytes, into: "sluice_stage_links", columns: 7)
-        let columns = "INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id, meta)"
+        if !emptiedLinks.isEmpty { try await deleteRows(past: emptiedLinks, staging: "sluice_stage_emptied") }
+    }
+
+    /// Deletes each listed relationship's rows at and past its count.
+    private func deleteRows(past counts: CopyText, staging: String) async throws {
+        try await importer.copy(counts.bytes, into: staging, columns: 4)
         try await importer.execute(
             sql: """
-                \(columns)
-                SELECT DISTINCT ON (c0, c1, c2, c3::integer) c0, c1, c2, c3::integer, c4, c5, c6::jsonb
-                FROM sluice_stage_links ORDER BY c0, c1, c2, c3::integer, ord DESC
-                ON CONFLICT (source_type, source_id, name, position) DO UPDATE SET target_type = excluded.target_type,
-                    target_id = excluded.target_id, meta = excluded.meta
+                DELETE FROM relationships r USING (SELECT c0, c1, c2, MIN(c3::integer) AS n FROM \(staging) GROUP BY c0, c1, c2) s
+                WHERE r.source_type = s.c0 AND r.source_id = s.c1 AND r.name = s.c2 AND r.position >= s.n
                 """
         )
     }
@@ -549,7 +712,18 @@ final class PostgresSession {
         try await importer.execute(
             try PostgresSchema.finishDocument(source: source, summary: summary(document), document: document)
         )
-        try await importer.execute(sql: PostgresSchema.indexes)
+        // Under the schema lock: two imports ending together would both try to make it.
+        try await retryingConflicts {
+            try await importer.execute(sql: "BEGIN")
+            do {
+                try await importer.execute(sql: "SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLock))")
+                try await importer.execute(sql: PostgresSchema.indexes)
+                try await importer.execute(sql: "COMMIT")
+            } catch {
+                try? await importer.execute(sql: "ROLLBACK")
+                throw error
+            }
+        }
     }
 
     /// Flushes what was read before `error` (whole resources) when the connection still works,

@@ -1,0 +1,157 @@
+import Foundation
+import SluicePostgres
+import Testing
+
+/// Several `sluice import --postgres` processes writing one database at once.
+@Suite("concurrent imports into one PostgreSQL database", .enabled(if: TestPostgres.available, TestPostgres.skipReason))
+struct ConcurrentPostgresImportTests {
+    typealias Command = ValidateCommandTests
+
+    /// Four documents: two of disjoint resources (their ids made distinct), and one document
+    /// under two names, so that two imports write the same keys at the same time.
+    static func documents(in directory: URL) throws -> [String] {
+        var paths: [String] = []
+        for (name, seed, prefix) in [("a.json", 1, ""), ("b.json", 2, "b"), ("c.json", 3, "c")] {
+            let path = directory.appendingPathComponent(name).path
+            let run = try Command.run(["generate", "--articles", "400", "--seed", String(seed), "-o", path])
+            #expect(run.status == 0, "\(run.standardError)")
+            if !prefix.isEmpty {
+                let text = try String(contentsOfFile: path, encoding: .utf8)
+                try text.replacingOccurrences(of: #""id":""#, with: #""id":"\#(prefix)"#)
+                    .write(toFile: path, atomically: true, encoding: .utf8)
+            }
+            paths.append(path)
+        }
+        let copy = directory.appendingPathComponent("a-again.json").path
+        try FileManager.default.copyItem(atPath: paths[0], toPath: copy)
+        return [paths[0], copy, paths[1], paths[2]]
+    }
+
+    /// Everything an import leaves, as answers that do not depend on the order columns were
+    /// added in or on when rows were written: each column's values by id, every relationship
+    /// row, the catalog, and each document's outcome.
+    static func contents(of url: String) async throws -> [[String?]] {
+        var answers: [[String?]] = []
+        let columns = try await TestPostgres.query(
+            url,
+            """
+            SELECT c.type, t.table_name, c.attribute, c.column_name, c.declared_type FROM sluice_columns c
+            JOIN sluice_tables t ON t.type = c.type ORDER BY c.type, c.attribute
+            """
+        )
+        answers += columns
+        for column in columns {
+            let table = "\"\(column[1]!)\""
+            let name = "\"\(column[3]!)\""
+            answers += try await TestPostgres.query(
+                url,
+                """
+                SELECT COUNT(*), md5(string_agg(id || '=' || COALESCE(\(name)::text, '-'), ',' ORDER BY id))
+                FROM \(table)
+                """
+            )
+        }
+        answers += try await TestPostgres.query(
+            url,
+            """
+            SELECT COUNT(*), md5(string_agg(concat_ws('/', source_type, source_id, name, position, target_type,
+                target_id, meta::text), ',' ORDER BY source_type, source_id, name, position))
+            FROM relationships
+            """
+        )
+        answers += try await TestPostgres.query(
+            url,
+            "SELECT source, status, resources, relationship_rows, primary_count, included_count FROM documents ORDER BY source"
+        )
+        return answers
+    }
+
+    /// Starts an import of `document` into `url`.
+    static func start(_ document: String, into url: String) throws -> Process {
+        let process = Process()
+        process.executableURL = Command.executable
+        process.arguments = ["import", document, "--postgres", url, "--batch-size", "150", "--quiet", "--jobs", "1"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    @Test("four imports at once, of different and of the same resources, give the rows of the same imports one by one")
+    func concurrentEqualsSequential() async throws {
+        let directory = try ImportCommandTests.directory()
+        let documents = try Self.documents(in: directory)
+        let sequential = try await TestPostgres.database()
+        for document in documents {
+            let run = try Command.run(["import", document, "--postgres", sequential, "--batch-size", "150", "--quiet"])
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        let expected = try await Self.contents(of: sequential)
+        #expect(expected.count > 20)
+
+        let concurrent = try await TestPostgres.database()
+        let processes = try documents.map { try Self.start($0, into: concurrent) }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        #expect(try await Self.contents(of: concurrent) == expected)
+    }
+
+    @Test(
+        "imports finish while another stands still between batches; killed and resumed, it still gives the sequential rows"
+    )
+    func stalledKilledAndResumed() async throws {
+        let directory = try ImportCommandTests.directory()
+        let documents = try Self.documents(in: directory)
+        let sequential = try await TestPostgres.database()
+        for document in documents {
+            let run = try Command.run(["import", document, "--postgres", sequential, "--batch-size", "150", "--quiet"])
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        let expected = try await Self.contents(of: sequential)
+
+        let concurrent = try await TestPostgres.database()
+        let victim = try Self.start(documents[2], into: concurrent)
+        kill(victim.processIdentifier, SIGSTOP)
+        // Run it in slices until it has committed a few batches and stands between two (no
+        // transaction open): stopped there, it holds nothing another import could wait for.
+        let watcher = try await PostgresImporter.connect(to: try PostgresTarget(url: concurrent))
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, victim.isRunning {
+            ImportCommandTests.runSlice(of: victim)
+            let committed = try? await watcher.rows(
+                "SELECT COALESCE(MAX(resources), 0) FROM documents WHERE source LIKE '%/b.json'"
+            )
+            let open = try? await watcher.rows(
+                """
+                SELECT COUNT(*) FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'
+                """
+            )
+            if (committed?.first?.first.flatMap { $0.flatMap(Int.init) } ?? 0) >= 300,
+                open?.first?.first == "0"
+            {
+                break
+            }
+        }
+        try await watcher.close()
+        #expect(victim.isRunning, "the import finished before it could be stopped")
+
+        // The others run to the end while it stands still.
+        let others = try [documents[0], documents[1], documents[3]].map { try Self.start($0, into: concurrent) }
+        let othersDeadline = Date().addingTimeInterval(120)
+        while others.contains(where: \.isRunning), Date() < othersDeadline { usleep(50_000) }
+        let stillRunning = others.filter(\.isRunning).count
+        #expect(stillRunning == 0, "the other imports waited for the stopped one")
+        for process in others where process.isRunning { process.terminate() }
+        kill(victim.processIdentifier, SIGKILL)
+        victim.waitUntilExit()
+        for process in others {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        let resumed = try Command.run(["import", documents[2], "--postgres", concurrent, "--resume", "--quiet"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(try await Self.contents(of: concurrent) == expected)
+    }
+}
