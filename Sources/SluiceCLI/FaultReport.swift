@@ -70,6 +70,12 @@ struct FaultReport {
         }
     }
 
+    /// Raises the exit code to 2 for a fault already printed that is not the input's (the
+    /// database's, say).
+    mutating func recordDatabaseFault() {
+        if Self.rank(of: 2) > Self.rank(of: exitCode) { exitCode = 2 }
+    }
+
     /// How much an exit code says: unreadable (2) outranks invalid (1), which outranks an error
     /// document (3), which outranks success (0).
     private static func rank(of code: Int32) -> Int {

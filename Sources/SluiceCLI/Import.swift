@@ -35,7 +35,16 @@ struct Import: AsyncParsableCommand {
             file from its last committed batch (the documents row records how far it got). A name \
             ending in .gz is read through gzip. The summary gives rows per second for each table.
 
-            Given an http or https URL, each page is imported as it arrives and the next link is             followed to the last page (a documents row per page); --header adds request headers             (credentials are never printed).
+            Given an http or https URL, each page is imported as it arrives and the next link is \
+            followed to the last page (a documents row per page); --header adds request headers \
+            (credentials are never printed).
+
+            Several documents (files, and directories standing for their .json and .json.gz files) \
+            are imported in one run, each with its own documents row, progress lines and resume \
+            point. Into PostgreSQL, --jobs of them go at once (default: the cores), each read on \
+            one thread; into SQLite, whose file has one writer, one after another. A document that \
+            fails is reported with its position and the others go on; the summary has a line per \
+            document and the totals, and the exit code is the worst document's.
 
             On a terminal, progress (bytes read of the total, resources per second, elapsed and \
             remaining time) is updated in place on standard error; otherwise a line is printed every \
@@ -50,13 +59,22 @@ struct Import: AsyncParsableCommand {
               sluice import export.json.gz --sqlite /var/tmp/export.sqlite --batch-size 20000
               PGPASSWORD=secret sluice import export.json --postgres postgres://importer@db:5432/exports
               sluice import export.json --resume
+              sluice import exports/ part-7.json.gz --postgres postgres://importer@db:5432/exports --jobs 4
               sluice generate --articles 1000 | sluice import - --quiet
               sluice import 'https://api.example.com/articles?page[size]=500' -H 'Authorization: Bearer $TOKEN'
             """
     )
 
-    @Argument(help: "The document to import. Give - (the default) to read standard input.")
-    var file = "-"
+    @Argument(
+        help: ArgumentHelp(
+            "The documents to import: files, directories (their .json and .json.gz files), - for standard input (the default), or one URL.",
+            valueName: "document"
+        )
+    )
+    var files: [String] = []
+
+    /// The one document of a single import.
+    var file: String { files.first ?? "-" }
 
     @Option(name: .customLong("sqlite"), help: "The SQLite database to write, created when missing.")
     var database = "sluice.sqlite"
@@ -96,15 +114,36 @@ struct Import: AsyncParsableCommand {
     func validate() throws {
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive.") }
         guard progressInterval > 0 else { throw ValidationError("--progress-interval must be positive.") }
+        if files.count > 1, files.contains(where: HTTPSource.isURL) {
+            throw ValidationError("A URL is imported alone: give it as the only document.")
+        }
     }
 
     func run() async throws {
         if HTTPSource.isURL(file) { return try await importURL() }
-        let name = Input.displayName(of: file)
-        var report = FaultReport()
-        let input: ImportInput
+        let sources: [ImportSource]
         do {
-            input = try ImportInput(path: file)
+            sources = try ImportSource.expanding(files.isEmpty ? ["-"] : files)
+        } catch {
+            Terminal.message("\(error)\n")
+            throw ExitCode(2)
+        }
+        guard !sources.isEmpty else {
+            Terminal.message("sluice: no .json or .json.gz documents in \(files.joined(separator: ", "))\n")
+            throw ExitCode(2)
+        }
+        if files.count <= 1, sources.count == 1, sources[0].path == file {
+            return try await importOne(sources[0])
+        }
+        try await importMany(sources)
+    }
+
+    private func importOne(_ source: ImportSource) async throws {
+        let name = source.name
+        var report = FaultReport()
+        let input: OpenedImportSource
+        do {
+            input = try source.open()
         } catch {
             try report.add(error, in: name)
             throw ExitCode(report.exitCode)
@@ -112,7 +151,7 @@ struct Import: AsyncParsableCommand {
         try await withTarget { target in try await importFile(input, name: name, into: target) }
     }
 
-    private func importFile(_ input: ImportInput, name: String, into target: ImportTarget) async throws {
+    private func importFile(_ input: OpenedImportSource, name: String, into target: ImportTarget) async throws {
         var report = FaultReport()
         let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
         do {
@@ -161,11 +200,21 @@ struct Import: AsyncParsableCommand {
 extension Import {
     /// The database, opened with the options given; exit 2 when it cannot be.
     func openTarget() async throws -> ImportTarget {
-        // One set of options for either target (both importers take `ImportOptions`).
+        let options = importOptions(parallelism: jobs.parallelism)
+        return ImportTarget(destination: try await openDestination(options))
+    }
+
+    /// One set of options for either database (both importers take `ImportOptions`).
+    func importOptions(parallelism: Parallelism) -> ImportOptions {
         var options = ImportOptions()
         options.batchSize = batchSize
-        options.parallelism = jobs.parallelism
+        options.parallelism = parallelism
         options.resume = resume
+        return options
+    }
+
+    /// The database, opened with `options`; exit 2 when it cannot be.
+    func openDestination(_ options: ImportOptions) async throws -> any ImportDestination {
         if let postgres {
             let target: PostgresTarget
             do {
@@ -175,14 +224,14 @@ extension Import {
                 throw ExitCode(2)
             }
             do {
-                return ImportTarget(postgres: try await PostgresImporter.connect(to: target, options: options))
+                return try await PostgresImporter.connect(to: target, options: options)
             } catch {
                 Terminal.message("sluice: \(target): cannot open the database: \(error)\n")
                 throw ExitCode(2)
             }
         }
         do {
-            return ImportTarget(sqlite: try SQLiteImporter(path: database, options: options), path: database)
+            return try SQLiteImporter(path: database, options: options)
         } catch {
             Terminal.message("sluice: \(database): cannot open the database: \(error)\n")
             throw ExitCode(2)
@@ -368,48 +417,6 @@ extension Import {
     }
 }
 
-/// The document to import: a file, standard input, or a `.gz` file through `gzip -dc`.
-struct ImportInput {
-    let reader: FileChunkReader
-    private let gzip: Process?
-
-    init(path: String) throws {
-        guard path.hasSuffix(".gz") else {
-            reader = try FileChunkReader(path: path)
-            gzip = nil
-            return
-        }
-        // Checked first, so a missing file reads as one rather than as gzip's complaint.
-        _ = try FileChunkReader(path: path)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-dc", "--", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        // Our copy of the write end must go, or the read end never sees the end of the data.
-        try? pipe.fileHandleForWriting.close()
-        gzip = process
-        // The pipe's read end, opened again by path: FileChunkReader reads descriptors it opens.
-        reader = try FileChunkReader(path: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
-        try pipe.fileHandleForReading.close()
-    }
-
-    /// Whether gzip, if any, read the whole file without complaint.
-    func finish() -> Bool {
-        guard let gzip else { return true }
-        gzip.waitUntilExit()
-        return gzip.terminationStatus == 0
-    }
-
-    /// Stops gzip after a fault.
-    func cancel() {
-        guard let gzip, gzip.isRunning else { return }
-        gzip.terminate()
-        gzip.waitUntilExit()
-    }
-}
-
 /// Import progress on standard error: one line redrawn in place on a terminal, a plain line every
 /// `interval` seconds otherwise.
 final class ProgressDisplay: @unchecked Sendable {
@@ -475,69 +482,38 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 }
 
-/// One page's import, run on a thread of its own.
 /// Where `sluice import` writes: an SQLite file or a PostgreSQL database, behind one call.
 final class ImportTarget: @unchecked Sendable {
-    // @unchecked: an importer is used by one import at a time (the CLI awaits each), on the
-    // thread or task that import runs on.
-    private let sqlite: SQLiteImporter?
-    private let postgres: PostgresImporter?
+    // @unchecked: a destination is used by one import at a time (the CLI awaits each).
+    let destination: any ImportDestination
     /// The database as messages name it (a path, or the URL without its password).
-    let name: String
+    var name: String { destination.destinationName }
 
-    init(sqlite: SQLiteImporter, path: String) {
-        self.sqlite = sqlite
-        self.postgres = nil
-        name = path
+    init(destination: any ImportDestination) {
+        self.destination = destination
     }
 
-    init(postgres: PostgresImporter) {
-        self.sqlite = nil
-        self.postgres = postgres
-        name = postgres.target.description
-    }
-
-    /// Imports `reader`'s document; `done` is set when the import has returned. SQLite's importer
-    /// blocks while it works, so it runs on a thread of its own, off Swift's cooperative pool.
+    /// Imports `reader`'s document; `done` is set when the import has returned.
     func importDocument(
         from reader: FileChunkReader,
         source: String,
         display: ProgressDisplay,
         done: ImportDone = ImportDone()
     ) async -> Result<ImportSummary, any Error> {
-        if let postgres {
-            defer { done.set() }
-            do {
-                return .success(try await postgres.importDocument(from: reader, source: source) { display.update($0) })
-            } catch {
-                return .failure(error)
-            }
-        }
-        let work = UncheckedWork(importer: sqlite!, reader: reader, display: display)
-        return await withCheckedContinuation { continuation in
-            let thread = Thread {
-                let result = Result {
-                    try work.importer.importDocument(from: work.reader, source: source) { work.display.update($0) }
-                }
-                done.set()
-                continuation.resume(returning: result)
-            }
-            thread.name = "sluice-import"
-            thread.start()
+        defer { done.set() }
+        do {
+            return .success(
+                try await destination.importDocument(reading: reader, source: source) { display.update($0) }
+            )
+        } catch {
+            return .failure(error)
         }
     }
 
     /// Closes a PostgreSQL connection (SQLite's file closes with the importer).
     func close() async {
-        try? await postgres?.close()
+        try? await destination.close()
     }
-}
-
-/// An importer, reader and display handed to the thread that uses them alone until it returns.
-private struct UncheckedWork: @unchecked Sendable {
-    let importer: SQLiteImporter
-    let reader: FileChunkReader
-    let display: ProgressDisplay
 }
 
 /// A flag one thread sets and another reads.

@@ -325,3 +325,20 @@ public final class PostgresImporter {
         stageNames = [:]
     }
 }
+
+extension PostgresImporter: ImportDestination {
+    /// The target's URL without its password.
+    public var destinationName: String { target.description }
+
+    /// `true`: imports write one database side by side, each on a connection of its own.
+    public static var allowsConcurrentDocuments: Bool { true }
+
+    /// ``importDocument(from:source:progress:)``.
+    public func importDocument(
+        reading reader: FileChunkReader,
+        source: String,
+        progress: (@Sendable (ImportProgress) -> Void)?
+    ) async throws -> ImportSummary {
+        try await importDocument(from: reader, source: source) { progress?($0) }
+    }
+}

@@ -343,3 +343,41 @@ private final class ImportSession {
         )
     }
 }
+
+extension SQLiteImporter: ImportDestination {
+    /// The database file's path.
+    public var destinationName: String { database.path }
+
+    /// `false`: SQLite has one writer at a time, so documents go one after another.
+    public static var allowsConcurrentDocuments: Bool { false }
+
+    /// ``importDocument(from:source:progress:)`` on a thread of its own: it blocks while it
+    /// works, which Swift's cooperative threads must not.
+    public func importDocument(
+        reading reader: FileChunkReader,
+        source: String,
+        progress: (@Sendable (ImportProgress) -> Void)?
+    ) async throws -> ImportSummary {
+        let work = UncheckedImport(importer: self, reader: reader)
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(
+                    with: Result {
+                        try work.importer.importDocument(from: work.reader, source: source) { progress?($0) }
+                    }
+                )
+            }
+            thread.name = "sluice-import"
+            thread.start()
+        }
+    }
+
+    /// Nothing to do: the file closes with the importer.
+    public func close() async throws {}
+}
+
+/// An importer and reader handed to the thread that uses them alone until it returns.
+private struct UncheckedImport: @unchecked Sendable {
+    let importer: SQLiteImporter
+    let reader: FileChunkReader
+}

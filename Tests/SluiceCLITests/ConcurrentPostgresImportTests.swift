@@ -154,4 +154,24 @@ struct ConcurrentPostgresImportTests {
         #expect(resumed.status == 0, "\(resumed.standardError)")
         #expect(try await Self.contents(of: concurrent) == expected)
     }
+
+    @Test("one command imports several documents at once, with the rows of the sequential run and a line each")
+    func oneCommandManyDocuments() async throws {
+        let directory = try ImportCommandTests.directory()
+        let documents = try Self.documents(in: directory)
+        let sequential = try await TestPostgres.database()
+        for document in documents {
+            let run = try Command.run(["import", document, "--postgres", sequential, "--batch-size", "150", "--quiet"])
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        let together = try await TestPostgres.database()
+        let run = try Command.run(
+            ["import"] + documents + ["--postgres", together, "--batch-size", "150", "--jobs", "4"]
+        )
+        #expect(run.status == 0, "\(run.standardError)")
+        for document in documents { #expect(run.standardOutput.contains("\(document): ")) }
+        #expect(run.standardOutput.contains("Imported 4 of 4 documents"))
+        #expect(run.standardOutput.contains("4 at a time"))
+        #expect(try await Self.contents(of: together) == (try await Self.contents(of: sequential)))
+    }
 }

@@ -1,0 +1,284 @@
+// Importing several documents in one run: the sources (files, gzip files, standard input, the
+// documents of a directory), the databases they go into behind one protocol, and the job that
+// runs them side by side where the database allows it.
+
+import Foundation
+public import SluiceJSON
+
+/// A database an import writes into: an `SQLiteImporter` or a `PostgresImporter`.
+public protocol ImportDestination: AnyObject {
+    /// The database as messages name it: a path, or a URL without its password.
+    var destinationName: String { get }
+
+    /// Whether several documents may be imported into the database at once, each through a
+    /// destination of its own (PostgreSQL: one connection each). SQLite has one writer at a
+    /// time, so its documents go one after another through one importer.
+    static var allowsConcurrentDocuments: Bool { get }
+
+    /// Imports the document `reader` reads, recorded under `source` in the `documents` table,
+    /// calling `progress` as it goes (on whichever thread the import runs on).
+    ///
+    /// - Throws: ``ImportFailure``, with how many resources were committed before the fault.
+    func importDocument(
+        reading reader: FileChunkReader,
+        source: String,
+        progress: (@Sendable (ImportProgress) -> Void)?
+    ) async throws -> ImportSummary
+
+    /// Closes the connection to the database, if there is one.
+    func close() async throws
+}
+
+/// A document to import: a file, read through `gzip -dc` when its name ends in `.gz`, or
+/// standard input (`-`).
+public struct ImportSource: Sendable, Hashable {
+    /// The path as given (`-` for standard input).
+    public let path: String
+
+    /// A source for the file at `path`, or standard input for `-`.
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The source's name in messages and in the `documents` table: the path, or `<stdin>`.
+    public var name: String { path == "-" ? "<stdin>" : path }
+
+    /// The sources `paths` name, in order, a directory standing for the documents directly in it
+    /// (names ending in `.json` or `.json.gz`, sorted by name).
+    ///
+    /// - Throws: ``ImportSourceError`` for a directory that cannot be listed.
+    public static func expanding(_ paths: [String]) throws -> [ImportSource] {
+        var sources: [ImportSource] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+                isDirectory.boolValue
+            else {
+                sources.append(ImportSource(path: path))
+                continue
+            }
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw ImportSourceError(path: path, reason: "cannot list the directory: \(error.localizedDescription)")
+            }
+            let directory = URL(fileURLWithPath: path)
+            for name in names.sorted() where name.hasSuffix(".json") || name.hasSuffix(".json.gz") {
+                sources.append(ImportSource(path: directory.appendingPathComponent(name).path))
+            }
+        }
+        return sources
+    }
+
+    /// Opens the source for reading.
+    ///
+    /// - Throws: `FileChunkReader.Failure` when it cannot be opened, ``ImportSourceError`` when
+    ///   gzip cannot be started.
+    public func open() throws -> OpenedImportSource {
+        try OpenedImportSource(path: path)
+    }
+}
+
+/// A source being read: its reader, and for a `.gz` file the `gzip` process that feeds it.
+public final class OpenedImportSource: @unchecked Sendable {
+    // @unchecked: used by one import at a time, which hands the reader to its reading thread
+    // and calls `finish` or `cancel` once that thread is done.
+    /// The document's bytes.
+    public let reader: FileChunkReader
+    private let gzip: Process?
+
+    init(path: String) throws {
+        guard path.hasSuffix(".gz") else {
+            reader = try FileChunkReader(path: path)
+            gzip = nil
+            return
+        }
+        // Checked first, so a missing file reads as one rather than as gzip's complaint.
+        _ = try FileChunkReader(path: path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["gzip", "-dc", "--", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        do {
+            try process.run()
+        } catch {
+            throw ImportSourceError(path: path, reason: "cannot run gzip: \(error.localizedDescription)")
+        }
+        // Our copy of the write end must go, or the read end never sees the end of the data.
+        try? pipe.fileHandleForWriting.close()
+        gzip = process
+        // The pipe's read end, opened again by path: FileChunkReader reads descriptors it opens.
+        reader = try FileChunkReader(path: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
+        try? pipe.fileHandleForReading.close()
+    }
+
+    /// Whether gzip, if any, read the whole file without complaint (a document may parse although
+    /// its gzip trailer is damaged).
+    public func finish() -> Bool {
+        guard let gzip else { return true }
+        gzip.waitUntilExit()
+        return gzip.terminationStatus == 0
+    }
+
+    /// Stops gzip after a fault.
+    public func cancel() {
+        guard let gzip, gzip.isRunning else { return }
+        gzip.terminate()
+        gzip.waitUntilExit()
+    }
+}
+
+/// A source that cannot be read for a reason of its own (a directory that cannot be listed, gzip
+/// that cannot be started); a file that cannot be opened throws `FileChunkReader.Failure`.
+public struct ImportSourceError: Error, Sendable, CustomStringConvertible {
+    /// The path as given.
+    public var path: String
+    /// Why it cannot be read.
+    public var reason: String
+    /// `path: cannot read: reason`.
+    public var description: String { "\(path): cannot read: \(reason)" }
+}
+
+/// Thrown for a `.gz` document that parsed although gzip could not decompress it completely.
+public struct ImportGzipError: Error, Sendable, CustomStringConvertible {
+    /// The fault, as one sentence.
+    public var description: String { "gzip could not decompress it completely" }
+}
+
+/// Several documents imported into one database in one run, each with its own `documents` row,
+/// progress and resume point: up to ``concurrentDocuments`` at a time where the database allows
+/// it (PostgreSQL), one after another where it does not (SQLite). A document that fails does
+/// not stop the others.
+///
+/// ```swift
+/// let job = ImportJob(sources: try ImportSource.expanding(["exports/"]), concurrentDocuments: 4) {
+///     try await PostgresImporter.connect(to: try PostgresTarget(url: url))
+/// }
+/// for outcome in await job.run() {
+///     print(outcome.source.name, (try? outcome.result.get().resources) ?? 0)
+/// }
+/// ```
+public struct ImportJob: Sendable {
+    /// One document's outcome.
+    public struct Outcome: Sendable {
+        /// The document.
+        public var source: ImportSource
+        /// Its summary, or the ``ImportFailure`` that stopped it (a `FileChunkReader.Failure`,
+        /// ``ImportSourceError`` or ``ImportGzipError`` inside it when it could not be read).
+        public var result: Result<ImportSummary, ImportFailure>
+    }
+
+    /// The documents, in the order their outcomes are given.
+    public var sources: [ImportSource]
+    /// How many documents are imported at once, at most. Default: 1.
+    public var concurrentDocuments: Int
+    /// Makes a destination: once for a database that takes one document at a time, else once per
+    /// document imported at the same time as others.
+    public var makeDestination: @Sendable () async throws -> any ImportDestination
+
+    /// A job for `sources` into the databases `makeDestination` opens.
+    public init(
+        sources: [ImportSource],
+        concurrentDocuments: Int = 1,
+        makeDestination: @escaping @Sendable () async throws -> any ImportDestination
+    ) {
+        self.sources = sources
+        self.concurrentDocuments = concurrentDocuments
+        self.makeDestination = makeDestination
+    }
+
+    /// Runs the job; calls `progress` with each document's reports, and `finished` with each
+    /// document's outcome as it ends. Returns the outcomes in the order of ``sources``.
+    ///
+    /// - Throws: What `makeDestination` throws: without a database, no document is imported.
+    public func run(
+        progress: (@Sendable (ImportSource, ImportProgress) -> Void)? = nil,
+        finished: (@Sendable (Outcome) -> Void)? = nil
+    ) async throws -> [Outcome] {
+        let first = try await makeDestination()
+        let lanes = type(of: first).allowsConcurrentDocuments ? max(1, min(concurrentDocuments, sources.count)) : 1
+        // Each lane takes the next document in turn, through a destination of its own.
+        let next = NextIndex()
+        var destinations: [any ImportDestination] = [first]
+        for _ in 1..<max(lanes, 1) { destinations.append(try await makeDestination()) }
+        let lanesDestinations = destinations.map { UncheckedDestination(destination: $0) }
+        let outcomes = await withTaskGroup(of: [(Int, Outcome)].self) { group in
+            for lane in lanesDestinations {
+                group.addTask {
+                    var done: [(Int, Outcome)] = []
+                    while let index = next.take(below: sources.count) {
+                        let source = sources[index]
+                        let outcome = await Self.importDocument(source, into: lane.destination) { report in
+                            progress?(source, report)
+                        }
+                        finished?(outcome)
+                        done.append((index, outcome))
+                    }
+                    return done
+                }
+            }
+            var all: [(Int, Outcome)] = []
+            for await done in group { all += done }
+            return all.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        for lane in lanesDestinations { try? await lane.destination.close() }
+        return outcomes
+    }
+
+    private static func importDocument(
+        _ source: ImportSource,
+        into destination: any ImportDestination,
+        progress: @escaping @Sendable (ImportProgress) -> Void
+    ) async -> Outcome {
+        let opened: OpenedImportSource
+        do {
+            opened = try source.open()
+        } catch {
+            return Outcome(source: source, result: .failure(ImportFailure(underlying: error, committedResources: 0)))
+        }
+        do {
+            let summary = try await destination.importDocument(
+                reading: opened.reader,
+                source: source.name,
+                progress: progress
+            )
+            guard opened.finish() else {
+                return Outcome(
+                    source: source,
+                    result: .failure(
+                        ImportFailure(underlying: ImportGzipError(), committedResources: summary.resources)
+                    )
+                )
+            }
+            return Outcome(source: source, result: .success(summary))
+        } catch let failure as ImportFailure {
+            opened.cancel()
+            return Outcome(source: source, result: .failure(failure))
+        } catch {
+            opened.cancel()
+            return Outcome(source: source, result: .failure(ImportFailure(underlying: error, committedResources: 0)))
+        }
+    }
+}
+
+/// The index of the next document a lane takes.
+private final class NextIndex: @unchecked Sendable {
+    // @unchecked: every access holds `lock`.
+    private let lock = NSLock()
+    private var value = 0
+
+    func take(below count: Int) -> Int? {
+        lock.withLock {
+            guard value < count else { return nil }
+            defer { value += 1 }
+            return value
+        }
+    }
+}
+
+/// A destination handed to the one lane that uses it.
+private struct UncheckedDestination: @unchecked Sendable {
+    let destination: any ImportDestination
+}
