@@ -186,6 +186,15 @@ let package = Package(
             ],
             path: "Tests/SluiceTestServer"
         ),
+        // The import's sources, feed and job, against a real SQLite file.
+        .testTarget(
+            name: "SluiceImportTests",
+            dependencies: [
+                "SluiceImport", "SluiceSQLite", "SluiceJSON", "SluiceJSONAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "SluiceHTTPTests",
             dependencies: ["SluiceHTTP", "SluiceURLSession", "SluiceJSONAPI", "SluiceTestServer"],

@@ -280,8 +280,6 @@ extension Import {
 
     private func importPages(from source: HTTPSource, into importer: ImportTarget) async throws {
         let client = source.client
-        // A write into the pipe after the importer has stopped reading must fail, not kill us.
-        signal(SIGPIPE, SIG_IGN)
         let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
         var next: URL? = source.start
         var totals = (resources: 0, primary: 0, included: 0, relationships: 0, bytes: 0, pages: 0)
@@ -351,49 +349,29 @@ extension Import {
         try Terminal.standardOutput.write(line)
     }
 
-    /// Feeds `body` into a pipe that the importer reads on a thread of its own; returns its
-    /// summary. The importer runs off Swift's cooperative pool because it blocks while it works.
+    /// Feeds `body` to the importer, which reads it on a thread of its own as it arrives; returns
+    /// its summary. The feed holds a few chunks at most, so a fast server waits for the database.
     static func importBody(
         _ body: DocumentBody,
         name: String,
         into importer: ImportTarget,
         display: ProgressDisplay
     ) async throws -> ImportSummary {
-        let pipe = Pipe()
-        let reader = try FileChunkReader(path: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
-        try pipe.fileHandleForReading.close()
-        let done = ImportDone()
-        async let imported = importer.importDocument(from: reader, source: name, display: display, done: done)
-        let fd = pipe.fileHandleForWriting.fileDescriptor
-        // Non-blocking: an importer that stopped at a fault keeps its end of the pipe open until
-        // it is released, so a blocking write into a full pipe would wait forever.
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        let feed = ImportFeed()
+        async let imported = importer.importDocument(from: feed, source: name, display: display)
         var feedError: (any Error)?
         do {
-            feed: for try await chunk in body {
-                var offset = 0
-                while offset < chunk.count {
-                    let written = chunk[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                    if written >= 0 {
-                        offset += written
-                        continue
-                    }
-                    if errno == EINTR { continue }
-                    // The pipe is full: wait for room, unless the importer has finished (at a
-                    // fault it reports itself).
-                    guard errno == EAGAIN, !done.value else { break feed }
-                    // Suspended, not blocked: the PostgreSQL importer runs on the same
-                    // cooperative pool, which may be one thread wide.
-                    try await Task.sleep(for: .milliseconds(2))
-                }
-            }
+            for try await chunk in body { try await feed.send(Array(chunk)) }
+            feed.finish()
+        } catch is ImportFeedClosed {
+            // The importer stopped at a fault of its own, which it reports.
         } catch {
+            // A body that failed mid-way: the network's failure is the cause, not the document's
+            // truncation the importer would see.
             feedError = error
+            feed.finish(throwing: error)
         }
-        try? pipe.fileHandleForWriting.close()
         let result = await imported
-        // A body that failed mid-way also ends the importer's input early: the network's failure
-        // is the cause, not the document's truncation the importer saw.
         if let feedError {
             // Keep the importer's count of what it committed before the input stopped.
             if case .failure(let failure as ImportFailure) = result {
@@ -493,14 +471,12 @@ final class ImportTarget: @unchecked Sendable {
         self.destination = destination
     }
 
-    /// Imports `reader`'s document; `done` is set when the import has returned.
+    /// Imports `reader`'s document.
     func importDocument(
-        from reader: FileChunkReader,
+        from reader: any ChunkSource,
         source: String,
-        display: ProgressDisplay,
-        done: ImportDone = ImportDone()
+        display: ProgressDisplay
     ) async -> Result<ImportSummary, any Error> {
-        defer { done.set() }
         do {
             return .success(
                 try await destination.importDocument(reading: reader, source: source) { display.update($0) }
@@ -514,12 +490,4 @@ final class ImportTarget: @unchecked Sendable {
     func close() async {
         try? await destination.close()
     }
-}
-
-/// A flag one thread sets and another reads.
-final class ImportDone: @unchecked Sendable {
-    private let lock = NSLock()
-    private var finished = false
-    var value: Bool { lock.withLock { finished } }
-    func set() { lock.withLock { finished = true } }
 }

@@ -20,7 +20,7 @@ public protocol ImportDestination: AnyObject {
     ///
     /// - Throws: ``ImportFailure``, with how many resources were committed before the fault.
     func importDocument(
-        reading reader: FileChunkReader,
+        reading reader: any ChunkSource,
         source: String,
         progress: (@Sendable (ImportProgress) -> Void)?
     ) async throws -> ImportSummary

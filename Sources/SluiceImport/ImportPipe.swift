@@ -116,7 +116,7 @@ package final class ImportPipe: @unchecked Sendable {
     /// limits and parallelism, passing over the resources `resume` says an interrupted import
     /// committed.
     package static func start(
-        reading reader: FileChunkReader,
+        reading reader: any ChunkSource,
         options: ImportOptions,
         resumingFrom resume: ResumePoint?
     ) -> ImportPipe {

@@ -20,7 +20,18 @@ internal import Darwin
 /// }
 /// try parser.finish()
 /// ```
-public final class FileChunkReader {
+/// Bytes that a streaming reader takes a chunk at a time, on the thread that reads them: a file
+/// (``FileChunkReader``), or chunks another task hands over (`ImportFeed` in SluiceImport).
+public protocol ChunkSource: AnyObject {
+    /// Reads the input to its end, calling `body` with each chunk (valid only inside `body`).
+    func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws
+    /// Bytes read so far.
+    var bytesRead: Int { get }
+    /// The input's size in bytes, when known before it is read.
+    var size: Int? { get }
+}
+
+public final class FileChunkReader: ChunkSource {
     /// A file that could not be opened or read.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// The path as given (`-` for standard input).

@@ -155,14 +155,15 @@ public struct JSONAPIDecoder: Sendable {
         DocumentAssembly(decoder: self, primaryModels: primaryModels, holdsIdentifiers: holdsIdentifiers)
     }
 
-    /// Reads a document from a file (or standard input for `-`) as a stream, calling `body` with
-    /// each resource as soon as its object closes, primary data and included alike, in document
-    /// order. Memory stays bounded by the largest resource, not the document.
+    /// Reads a document from a file (or standard input for `-`), or any other `ChunkSource`, as a
+    /// stream, calling `body` with each resource as soon as its object closes, primary data and
+    /// included alike, in document order. Memory stays bounded by the largest resource, not the
+    /// document.
     ///
     /// - Returns: The document's `meta`, `links` and `jsonapi`, and its resource counts.
     @discardableResult
     public func forEachResource(
-        in reader: FileChunkReader,
+        in reader: some ChunkSource,
         _ body: (StreamedResource) throws -> Void
     ) throws -> DocumentSummary {
         let engine = makeEngine(primaryModels: [], holdsIdentifiers: false)

@@ -156,7 +156,7 @@ public final class PostgresImporter {
     ///   before it whole, and its `documents` row says `failed`.
     @discardableResult
     public func importDocument(
-        from reader: FileChunkReader,
+        from reader: any ChunkSource,
         source: String,
         progress: ((ImportProgress) -> Void)? = nil
     ) async throws -> ImportSummary {
@@ -335,7 +335,7 @@ extension PostgresImporter: ImportDestination {
 
     /// ``importDocument(from:source:progress:)``.
     public func importDocument(
-        reading reader: FileChunkReader,
+        reading reader: any ChunkSource,
         source: String,
         progress: (@Sendable (ImportProgress) -> Void)?
     ) async throws -> ImportSummary {

@@ -83,7 +83,7 @@ public final class SQLiteImporter {
     /// - Throws: ``Failure`` with the fault and how many resources were committed before it.
     @discardableResult
     public func importDocument(
-        from reader: FileChunkReader,
+        from reader: any ChunkSource,
         source: String,
         progress: ((Progress) -> Void)? = nil
     ) throws -> Summary {
@@ -354,7 +354,7 @@ extension SQLiteImporter: ImportDestination {
     /// ``importDocument(from:source:progress:)`` on a thread of its own: it blocks while it
     /// works, which Swift's cooperative threads must not.
     public func importDocument(
-        reading reader: FileChunkReader,
+        reading reader: any ChunkSource,
         source: String,
         progress: (@Sendable (ImportProgress) -> Void)?
     ) async throws -> ImportSummary {
@@ -379,5 +379,5 @@ extension SQLiteImporter: ImportDestination {
 /// An importer and reader handed to the thread that uses them alone until it returns.
 private struct UncheckedImport: @unchecked Sendable {
     let importer: SQLiteImporter
-    let reader: FileChunkReader
+    let reader: any ChunkSource
 }
