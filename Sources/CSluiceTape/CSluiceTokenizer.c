@@ -92,10 +92,14 @@ static intptr_t scan_string(const uint8_t *base, intptr_t index, intptr_t end, b
             }
         }
         if (byte < 0x20) return -1;
-        const intptr_t length = utf8_sequence(base + at, end - at);
-        if (length == 0) return -1;
+        // A run of non-ASCII characters (text in most scripts but Latin) is checked sequence by
+        // sequence here, without going back to the word scan, which would stop at once.
+        do {
+            const intptr_t length = utf8_sequence(base + at, end - at);
+            if (length == 0) return -1;
+            at += length;
+        } while (at < end && base[at] >= 0x80);
         ascii = false;
-        at += length;
     }
 }
 
