@@ -1,6 +1,7 @@
 // One PostgreSQL import: records are turned into COPY rows as they arrive (on the writing task,
-// grouped by table and by the set of columns a resource gives), and each batch is flushed in one
-// transaction: schema changes first, then COPY into staging tables, then the upserts.
+// grouped by table and by the set of columns a resource gives), and each batch is flushed: the
+// schema changes it needs in a short transaction under the schema lock, then its rows in one
+// transaction of their own (COPY straight into the tables, or into staging tables and upserts).
 
 import PostgresNIO
 import SluiceImport
