@@ -202,7 +202,13 @@ public struct ImportJob: Sendable {
         // Each lane takes the next document in turn, through a destination of its own.
         let next = NextIndex()
         var destinations: [any ImportDestination] = [first]
-        for _ in 1..<max(lanes, 1) { destinations.append(try await makeDestination()) }
+        do {
+            for _ in 1..<max(lanes, 1) { destinations.append(try await makeDestination()) }
+        } catch {
+            // The connections already open are not left behind.
+            for destination in destinations { try? await destination.close() }
+            throw error
+        }
         let lanesDestinations = destinations.map { UncheckedDestination(destination: $0) }
         let outcomes = await withTaskGroup(of: [(Int, Outcome)].self) { group in
             for lane in lanesDestinations {
