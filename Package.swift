@@ -195,6 +195,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The importers through their library API, against a real SQLite file and the private
+        // PostgreSQL cluster `make test` starts.
+        .testTarget(
+            name: "SluiceSQLiteTests",
+            dependencies: [
+                "SluiceSQLite", "SluiceJSON", "SluiceJSONAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SluicePostgresTests",
+            dependencies: ["SluicePostgres", "SluiceJSON", "SluiceJSONAPI"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "SluiceHTTPTests",
             dependencies: ["SluiceHTTP", "SluiceURLSession", "SluiceJSONAPI", "SluiceTestServer"],
