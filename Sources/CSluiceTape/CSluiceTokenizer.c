@@ -15,6 +15,9 @@
 #include "TapeWriting.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static inline bool is_digit(uint8_t byte) { return byte >= '0' && byte <= '9'; }
 
@@ -29,18 +32,37 @@ static inline uint64_t stop_bytes(uint64_t word) {
            0x8080808080808080ULL;
 }
 
-/// Finds the end of the string whose opening quote is `base[index]`: the index of its closing
-/// quote, or -1 when it is not the tokenizer's to take (a fault, a lone surrogate, or its end not
-/// in the chunk). Tells whether its decoded text is all ASCII and whether it has escapes.
-static intptr_t scan_string(const uint8_t *base, intptr_t index, intptr_t end, bool *is_ascii, bool *escaped) {
-    intptr_t at = index + 1;
+/// Finds the end of the string whose opening quote is at `at`: its closing quote, or NULL when
+/// it is not the tokenizer's to take (a fault, a lone surrogate, or its end not before `end`).
+/// Tells whether its decoded text is all ASCII and whether it has escapes.
+static inline __attribute__((always_inline)) const uint8_t *scan_string(const uint8_t *at, const uint8_t *end, bool *is_ascii, bool *escaped) {
+    at += 1;
     bool ascii = true;
     bool escapes = false;
     for (;;) {
+        // Step to the next byte the scan must look at: a quote, a backslash, a control
+        // character or one that is not ASCII.
+#if defined(__SSE2__)
+        const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
         for (;;) {
-            if (at + 8 <= end) {
+            if (end - at < 16) goto words;
+            const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)at);
+            // A signed comparison with a space flags control characters and, as negative
+            // numbers, the bytes of non-ASCII characters.
+            const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quotes), _mm_cmpeq_epi8(chunk, backslashes)), _mm_cmplt_epi8(chunk, space));
+            const unsigned mask = (unsigned)_mm_movemask_epi8(stops);
+            if (mask != 0) {
+                at += __builtin_ctz(mask);
+                goto found;
+            }
+            at += 16;
+        }
+    words:
+#endif
+        for (;;) {
+            if (end - at >= 8) {
                 uint64_t word;
-                memcpy(&word, base + at, 8);
+                memcpy(&word, at, 8);
                 const uint64_t stops = stop_bytes(word);
                 if (stops == 0) {
                     at += 8;
@@ -50,31 +72,34 @@ static intptr_t scan_string(const uint8_t *base, intptr_t index, intptr_t end, b
                 break;
             }
             while (at < end) {
-                const uint8_t byte = base[at];
+                const uint8_t byte = *at;
                 if (byte == '"' || byte == '\\' || byte < 0x20 || byte >= 0x80) break;
                 at += 1;
             }
-            if (at >= end) return -1;
+            if (at >= end) return NULL;
             break;
         }
-        const uint8_t byte = base[at];
+#if defined(__SSE2__)
+    found:;
+#endif
+        const uint8_t byte = *at;
         if (byte == '"') {
             *is_ascii = ascii;
             *escaped = escapes;
             return at;
         }
         if (byte == '\\') {
-            if (at + 1 >= end) return -1;
+            if (end - at < 2) return NULL;
             escapes = true;
-            const uint8_t escape = base[at + 1];
+            const uint8_t escape = at[1];
             if (escape == 'u') {
-                if (at + 6 > end) return -1;
-                const int32_t unit = hex4(base + at + 2);
-                if (unit < 0 || (unit & 0xFC00) == 0xDC00) return -1;
+                if (end - at < 6) return NULL;
+                const int32_t unit = hex4(at + 2);
+                if (unit < 0 || (unit & 0xFC00) == 0xDC00) return NULL;
                 if ((unit & 0xFC00) == 0xD800) {
-                    if (at + 12 > end || base[at + 6] != '\\' || base[at + 7] != 'u') return -1;
-                    const int32_t low = hex4(base + at + 8);
-                    if (low < 0 || (low & 0xFC00) != 0xDC00) return -1;
+                    if (end - at < 12 || at[6] != '\\' || at[7] != 'u') return NULL;
+                    const int32_t low = hex4(at + 8);
+                    if (low < 0 || (low & 0xFC00) != 0xDC00) return NULL;
                     ascii = false;
                     at += 12;
                 } else {
@@ -88,17 +113,17 @@ static intptr_t scan_string(const uint8_t *base, intptr_t index, intptr_t end, b
                 at += 2;
                 continue;
             default:
-                return -1;
+                return NULL;
             }
         }
-        if (byte < 0x20) return -1;
+        if (byte < 0x20) return NULL;
         // A run of non-ASCII characters (text in most scripts but Latin) is checked sequence by
         // sequence here, without going back to the word scan, which would stop at once.
         do {
-            const intptr_t length = utf8_sequence(base + at, end - at);
-            if (length == 0) return -1;
+            const intptr_t length = utf8_sequence(at, end - at);
+            if (length == 0) return NULL;
             at += length;
-        } while (at < end && base[at] >= 0x80);
+        } while (at < end && *at >= 0x80);
         ascii = false;
     }
 }
@@ -197,146 +222,316 @@ static inline intptr_t scan_number(const uint8_t *base, intptr_t index, intptr_t
     return at;
 }
 
+/// How many bytes of input the tape has room for, read into tokens and text: one token a byte at
+/// most, and a sixteen-byte move's spare bytes.
+static inline intptr_t room_for(intptr_t tokens, intptr_t bytes) {
+    const intptr_t text = bytes - 16;
+    const intptr_t room = tokens < text ? tokens : text;
+    return room > 0 ? room : 0;
+}
+
+/// Four bytes of text as one word, to compare a literal with one load.
+static inline uint32_t literal_word(const char *text) {
+    uint32_t word;
+    memcpy(&word, text, 4);
+    return word;
+}
+
+/// Steps over whitespace, counting lines; jumps to `chunk_done` at the chunk's end. Whitespace
+/// rarely stands between tokens of a large document, so one comparison passes over none.
+#define SLUICE_SKIP_SPACE()                                                             \
+    for (;;) {                                                                          \
+        if (at >= limit) goto chunk_done;                                               \
+        const uint8_t space = *at;                                                      \
+        if (space > ' ') break;                                                         \
+        if (space == ' ' || space == '\t' || space == '\r') {                           \
+            at += 1;                                                                    \
+        } else if (space == '\n') {                                                     \
+            /* The first line feed after a token: keep the line the token left, for */  \
+            /* stopping before the next one. */                                         \
+            if (line_start < (intptr_t)last_end + origin) {                             \
+                token_line = line;                                                      \
+                token_line_start = line_start;                                          \
+            }                                                                           \
+            at += 1;                                                                    \
+            line += 1;                                                                  \
+            line_start = (intptr_t)at + origin;                                         \
+            line_number = clamp32(line);                                                \
+            column_base = (intptr_t)at - 1;                                             \
+            at = base + skip_spaces(base, at - base, limit - base);                     \
+        } else {                                                                        \
+            break;                                                                      \
+        }                                                                               \
+    }
+
+/// The column of the byte at `at` (`column_base` is the address just before its line's first
+/// byte, so the difference is at least 1), clamped as `clamp32` clamps.
+#define SLUICE_COLUMN() ((uintptr_t)at - (uintptr_t)column_base > UINT32_MAX ? UINT32_MAX : (uint32_t)((uintptr_t)at - (uintptr_t)column_base))
+
+/// Checks that the tape has room for a token that ends at `token_end` and needs `text_bytes` of
+/// text room (see `room_limit`), and stops where it has not.
+#define SLUICE_CHECK_ROOM(token_end, text_bytes)                                        \
+    if ((token_end) > room_limit) {                                                      \
+        if (token == token_limit || (intptr_t)(text_bytes) > text_limit - text) goto stop; \
+        room_limit = at + room_for(token_limit - token, text_limit - text);             \
+    }
+
+/// Reads the string at `at` as a token, a key or a value (`is_key`, a constant at each use, so
+/// that each gets code of its own); stops where the tokenizer does not take it.
+#define SLUICE_STRING(is_key)                                                                                   \
+    {                                                                                                           \
+        bool ascii = true, escaped = false;                                                                     \
+        const uint8_t *const close = scan_string(at, limit, &ascii, &escaped);                                 \
+        if (close == NULL) goto stop;                                                                           \
+        const intptr_t raw_length = close - at - 1;                                                            \
+        if (raw_length > max_token_bytes) goto stop;                                                            \
+        SLUICE_CHECK_ROOM(close + 1, raw_length + 16);                                                          \
+        size_t length = (size_t)raw_length;                                                                     \
+        if (escaped) {                                                                                          \
+            length = decode_string(at + 1, raw_length, text);                                                   \
+        } else if (raw_length <= 16 && limit - at > 16) {                                                       \
+            /* One sixteen-byte move covers the text. What it writes past the text is free */                   \
+            /* space: `room_limit` keeps sixteen bytes spare. */                                                \
+            memcpy(text, at + 1, 16);                                                                           \
+        } else {                                                                                                \
+            copy_text(text, at + 1, length);                                                                    \
+        }                                                                                                       \
+        write_token(token, (is_key) ? kind_key : kind_string, ascii, (uint32_t)length, SLUICE_COLUMN(), line_number, \
+                    (intptr_t)text + text_origin, (intptr_t)at + origin);                                      \
+        token += 1;                                                                                             \
+        text += length;                                                                                         \
+        at = close + 1;                                                                                         \
+        last_end = at;                                                                                          \
+        last = (is_key) ? keyed : ended;                                                                        \
+    }
+
+/// After a value: where the grammar stands depends on what holds it.
+#define SLUICE_AFTER_VALUE()               \
+    if (in_object) goto object_value_done; \
+    if (depth > 0) goto array_value_done;  \
+    goto top_value_done;
+
 int sluice_fast_tokenize(sluice_parser_hot *h) {
-    const uint8_t *base = h->chunk;
+    const uint8_t *const base = h->chunk;
     if (base == NULL || h->chunk_is_virtual || h->pending_start >= 0) return 0;
-    const intptr_t end = h->chunk_count;
-    const intptr_t chunk_base = h->chunk_base;
+    // Why this shape: every token passes through here, so the state a token changes lives in
+    // few locals that the compiler can keep in registers (a cursor into the chunk, the next free
+    // token and text byte), and where the grammar stands is where the code stands: each label
+    // below is one state between tokens, with the separator the grammar allows there, so nothing
+    // is worked out again from flags at every token.
+    const uint8_t *const limit = base + h->chunk_count;
+    // A byte's absolute offset is its address plus `origin`; a text byte's, plus `text_origin`.
+    const intptr_t origin = h->chunk_base - (intptr_t)base;
     const intptr_t max_token_bytes = h->max_token_bytes;
     const intptr_t max_depth = h->max_depth;
-    tape_writer w = load_writer(h);
-    intptr_t at = (w.scan_offset > chunk_base ? w.scan_offset : chunk_base) - chunk_base;
-    // The gap's state stays local until a token is written: stopping leaves the parser as the
-    // last token left it, for yajl and the callbacks to step over the gap again.
-    bool separated = h->gap_had_separator;
-    bool written = false;
-    intptr_t line = w.line;
-    intptr_t line_start = w.line_start;
+    sluice_token *const first_token = *h->tokens;
+    sluice_token *token = first_token + *h->token_count;
+    sluice_token *const entry_token = token;
+    sluice_token *const token_limit = first_token + *h->token_capacity;
+    uint8_t *const first_byte = *h->bytes;
+    uint8_t *text = first_byte + *h->byte_count;
+    uint8_t *const text_limit = first_byte + *h->byte_capacity;
+    const intptr_t text_origin = *h->arena_base - (intptr_t)first_byte;
+    const intptr_t first_index = *h->first_index;
+    sluice_open_container *const containers = h->containers;
+    const intptr_t container_capacity = h->container_capacity;
+    intptr_t depth = h->container_count;
+    intptr_t top_child_count = h->top_child_count;
+    bool in_object = depth > 0 && containers[depth - 1].is_object;
+    const intptr_t from = h->scan_offset > h->chunk_base ? h->scan_offset : h->chunk_base;
+    const uint8_t *at = (const uint8_t *)(from - origin);
+    // Where the last token ended, and what it was: what stopping leaves the parser.
+    const uint8_t *last_end = at;
+    enum { opened, keyed, ended } last = opened;
+    // The line as the gap's line feeds leave it, and as the last token left it (`token_line`,
+    // kept by the first line feed after a token).
+    intptr_t line = h->line;
+    intptr_t line_start = h->line_start;
+    intptr_t token_line = line;
+    intptr_t token_line_start = line_start;
+    uint32_t line_number = clamp32(line);
+    intptr_t column_base = line_start - origin - 1;
+    // Tokens are at least a byte long, and no text is longer than the bytes it is read from
+    // (but for one sixteen-byte move, see `string`), so tokens that end before `room_limit` fit
+    // in the tape: one comparison per token instead of one per buffer. A token that ends past
+    // it is checked exactly, and the limit worked out again from there.
+    const uint8_t *room_limit = at + room_for(token_limit - token, text_limit - text);
     int outcome;
-    for (;;) {
-        const intptr_t depth = w.container_count;
-        const bool in_object = depth > 0 && w.containers[depth - 1].is_object;
-        // The one separator the grammar allows before the next token, if any.
-        uint8_t separator = 0;
-        if (depth > 0) {
-            if (w.last_token_was_key) separator = ':';
-            else if (w.last_token_ended_value) separator = ',';
-        }
-        while (at < end) {
-            const uint8_t byte = base[at];
-            if (byte == ' ' || byte == '\t' || byte == '\r') {
-                at += 1;
-            } else if (byte == '\n') {
-                at += 1;
-                line += 1;
-                line_start = chunk_base + at;
-                at = skip_spaces(base, at, end);
-            } else if (byte == ',' || byte == ':') {
-                if (byte != separator || separated) goto stop;
-                separated = true;
-                at += 1;
-            } else {
-                break;
-            }
-        }
-        if (at >= end) {
-            outcome = 1;
-            goto done;
-        }
 
-        // What may stand here.
-        bool value_allowed = false, key_allowed = false, close_allowed = false;
-        if (depth == 0) {
-            if (w.saw_token) goto stop;
-            value_allowed = true;
-        } else if (w.last_token_was_key) {
-            value_allowed = separated;
-        } else if (w.last_token_ended_value) {
-            if (in_object) key_allowed = separated;
-            else value_allowed = separated;
-            close_allowed = !separated;
-        } else {
-            // Just after '{' or '['.
-            key_allowed = in_object;
-            value_allowed = !in_object;
-            close_allowed = true;
-        }
-
-        const uint8_t byte = base[at];
-        const intptr_t start = chunk_base + at;
-        intptr_t next;
-        if (byte == '"') {
-            if (!value_allowed && !key_allowed) goto stop;
-            bool ascii = true, escaped = false;
-            const intptr_t close = scan_string(base, at, end, &ascii, &escaped);
-            if (close < 0) goto stop;
-            const intptr_t raw_length = close - at - 1;
-            if (raw_length > max_token_bytes || !has_room(&w, (size_t)raw_length)) goto stop;
-            w.line = line;
-            w.line_start = line_start;
-            int64_t offset;
-            size_t length;
-            if (escaped) {
-                offset = w.arena_base + w.byte_count;
-                length = decode_string(base + at + 1, raw_length, w.bytes + w.byte_count);
-                w.byte_count += (intptr_t)length;
-            } else {
-                offset = append_text(&w, base + at + 1, (size_t)raw_length);
-                length = (size_t)raw_length;
-            }
-            next = close + 1;
-            append_token(&w, key_allowed ? kind_key : kind_string, ascii, (uint32_t)length, offset, start);
-            if (key_allowed) end_key(&w, chunk_base + next);
-            else end_value(&w, chunk_base + next);
-        } else if (byte == '{' || byte == '[') {
-            if (!value_allowed || depth >= max_depth || depth == w.container_capacity || !has_room(&w, 0)) goto stop;
-            w.line = line;
-            w.line_start = line_start;
-            next = at + 1;
-            open_container(&w, byte == '{', start, chunk_base + next);
-        } else if (byte == '}' || byte == ']') {
-            if (!close_allowed || (byte == '}') != in_object || !has_room(&w, 0)) goto stop;
-            w.line = line;
-            w.line_start = line_start;
-            next = at + 1;
-            close_container(&w, start, chunk_base + next);
-        } else if (byte == 't' || byte == 'f' || byte == 'n') {
-            const char *word = byte == 't' ? "true" : byte == 'f' ? "false" : "null";
-            const intptr_t length = byte == 'f' ? 5 : 4;
-            if (!value_allowed || at + length > end || memcmp(base + at, word, (size_t)length) != 0 || !has_room(&w, 0)) {
-                goto stop;
-            }
-            w.line = line;
-            w.line_start = line_start;
-            next = at + length;
-            append_token(&w, byte == 't' ? kind_true : byte == 'f' ? kind_false : kind_null, false, 0, 0, start);
-            end_value(&w, chunk_base + next);
-        } else if (byte == '-' || is_digit(byte)) {
-            if (!value_allowed) goto stop;
-            next = scan_number(base, at, end);
-            if (next < 0) goto stop;
-            const intptr_t length = next - at;
-            if (length > max_token_bytes || !has_room(&w, (size_t)length)) goto stop;
-            w.line = line;
-            w.line_start = line_start;
-            const int64_t offset = append_text(&w, base + at, (size_t)length);
-            append_token(&w, kind_number, true, (uint32_t)length, offset, start);
-            end_value(&w, chunk_base + next);
-        } else {
-            goto stop;
-        }
-        // The token's separator is spent; the next gap starts without one.
-        written = true;
-        separated = false;
-        at = next;
+    // The state the last token left, and whether the gap read before this chunk held the
+    // separator (the grammar allows one).
+    const bool separated = h->gap_had_separator;
+    if (depth == 0) {
+        if (h->saw_token) goto top_value_done;
+        SLUICE_SKIP_SPACE();
+        goto value;
     }
+    if (h->last_token_was_key) {
+        if (separated) goto after_colon;
+        goto key_done;
+    }
+    if (h->last_token_ended_value) {
+        if (in_object) {
+            if (separated) goto after_object_comma;
+            goto object_value_done;
+        }
+        if (separated) goto after_array_comma;
+        goto array_value_done;
+    }
+    if (in_object) goto object_opened;
+    goto array_opened;
+
+top_value_done:
+    // Only whitespace may follow the document's one value.
+    SLUICE_SKIP_SPACE();
+    goto stop;
+
+object_opened:
+    SLUICE_SKIP_SPACE();
+    if (*at == '}') goto close;
+    goto key;
+
+array_opened:
+    SLUICE_SKIP_SPACE();
+    if (*at == ']') goto close;
+    goto value;
+
+key_done:
+    SLUICE_SKIP_SPACE();
+    if (*at != ':') goto stop;
+    at += 1;
+after_colon:
+    SLUICE_SKIP_SPACE();
+    goto value;
+
+object_value_done:
+    SLUICE_SKIP_SPACE();
+    if (*at == '}') goto close;
+    if (*at != ',') goto stop;
+    at += 1;
+after_object_comma:
+    SLUICE_SKIP_SPACE();
+    goto key;
+
+array_value_done:
+    SLUICE_SKIP_SPACE();
+    if (*at == ']') goto close;
+    if (*at != ',') goto stop;
+    at += 1;
+after_array_comma:
+    SLUICE_SKIP_SPACE();
+    goto value;
+
+key:
+    if (*at != '"') goto stop;
+    SLUICE_STRING(true);
+    goto key_done;
+
+value: {
+    const uint8_t byte = *at;
+    if (byte == '"') {
+        SLUICE_STRING(false);
+        top_child_count += 1;
+        SLUICE_AFTER_VALUE();
+    }
+    const intptr_t start = (intptr_t)at + origin;
+    if (byte == '{' || byte == '[') {
+        if (depth >= max_depth || depth == container_capacity) goto stop;
+        SLUICE_CHECK_ROOM(at + 1, 0);
+        in_object = byte == '{';
+        top_child_count += 1;
+        if (depth > 0) containers[depth - 1].child_count = top_child_count;
+        push_container(containers + depth, first_index + (token - first_token), in_object, start, line, line_start);
+        depth += 1;
+        top_child_count = 0;
+        write_token(token, in_object ? kind_object_start : kind_array_start, false, 0, SLUICE_COLUMN(), line_number, -1, start);
+        token += 1;
+        at += 1;
+        last = opened;
+        last_end = at;
+        if (in_object) goto object_opened;
+        goto array_opened;
+    }
+    if (byte == 't' || byte == 'f' || byte == 'n') {
+        const intptr_t length = byte == 'f' ? 5 : 4;
+        if (limit - at < length) goto stop;
+        // The literal's last four bytes, compared in one load (its first byte is known).
+        uint32_t word;
+        memcpy(&word, at + length - 4, 4);
+        if (word != (byte == 't' ? literal_word("true") : byte == 'f' ? literal_word("alse") : literal_word("null"))) goto stop;
+        SLUICE_CHECK_ROOM(at + length, 0);
+        write_token(token, byte == 't' ? kind_true : byte == 'f' ? kind_false : kind_null, false, 0, SLUICE_COLUMN(), line_number, 0, start);
+        at += length;
+    } else if (byte == '-' || is_digit(byte)) {
+        const intptr_t next = scan_number(base, at - base, limit - base);
+        if (next < 0) goto stop;
+        const intptr_t length = next - (at - base);
+        if (length > max_token_bytes) goto stop;
+        SLUICE_CHECK_ROOM(at + length, length);
+        copy_text(text, at, (size_t)length);
+        write_token(token, kind_number, true, (uint32_t)length, SLUICE_COLUMN(), line_number, (intptr_t)text + text_origin, start);
+        text += length;
+        at += length;
+    } else {
+        goto stop;
+    }
+    token += 1;
+    top_child_count += 1;
+    last = ended;
+    last_end = at;
+    SLUICE_AFTER_VALUE();
+}
+
+close: {
+    SLUICE_CHECK_ROOM(at + 1, 0);
+    const intptr_t start = (intptr_t)at + origin;
+    depth -= 1;
+    const sluice_open_container open = containers[depth];
+    const intptr_t child_count = top_child_count;
+    top_child_count = depth > 0 ? containers[depth - 1].child_count : 0;
+    const intptr_t end_index = first_index + (token - first_token);
+    write_token(token, open.is_object ? kind_object_end : kind_array_end, false, 0, SLUICE_COLUMN(), line_number, open.token_index, start);
+    token += 1;
+    // Record on the start token where its container ends, unless a consumer has released it.
+    if (open.token_index >= first_index) finish_container(first_token + (open.token_index - first_index), end_index, child_count);
+    in_object = depth > 0 && containers[depth - 1].is_object;
+    at += 1;
+    last = ended;
+    last_end = at;
+    SLUICE_AFTER_VALUE();
+}
+
+chunk_done:
+    outcome = 1;
+    goto finish;
 stop:
     outcome = 0;
-done:
-    store_writer(h, &w);
-    if (written) h->gap_had_separator = false;
+finish:
+    *h->token_count = token - first_token;
+    *h->byte_count = text - first_byte;
+    h->container_count = depth;
+    h->top_child_count = top_child_count;
+    // The line as the last token left it: line feeds after it are stepped over again.
+    if (line_start >= (intptr_t)last_end + origin) {
+        line = token_line;
+        line_start = token_line_start;
+    }
+    h->line = line;
+    h->line_start = line_start;
+    if (token != entry_token) {
+        h->scan_offset = (intptr_t)last_end + origin;
+        h->last_token_was_key = last == keyed;
+        h->last_token_ended_value = last == ended;
+        h->saw_token = true;
+        h->gap_had_separator = false;
+    }
     return outcome;
 }
+#undef SLUICE_SKIP_SPACE
+#undef SLUICE_COLUMN
+#undef SLUICE_CHECK_ROOM
+#undef SLUICE_AFTER_VALUE
+#undef SLUICE_STRING
 
 size_t sluice_yajl_prefix(const sluice_parser_hot *h, uint8_t *out, size_t capacity) {
     size_t length = 0;

@@ -110,23 +110,24 @@ static inline void store_writer(sluice_parser_hot *h, const tape_writer *w) {
     h->saw_token = w->saw_token;
 }
 
-static inline void append_token(tape_writer *w, uint8_t kind, bool is_ascii, uint32_t length, int64_t payload, intptr_t start) {
-    sluice_token *token = w->tokens + w->token_count;
+/// Fills in one token: the one way both writers lay a token out.
+static inline __attribute__((always_inline)) void write_token(sluice_token *token, uint8_t kind, bool is_ascii, uint32_t length, uint32_t column, uint32_t line, int64_t payload, intptr_t start) {
     token->kind = kind;
     token->is_ascii = is_ascii;
     token->length = length;
-    token->column = clamp32(start - w->line_start + 1);
-    token->line = clamp32(w->line);
+    token->column = column;
+    token->line = line;
     token->payload = payload;
     token->byte_offset = start;
+}
+
+static inline void append_token(tape_writer *w, uint8_t kind, bool is_ascii, uint32_t length, int64_t payload, intptr_t start) {
+    write_token(w->tokens + w->token_count, kind, is_ascii, length, clamp32(start - w->line_start + 1), clamp32(w->line), payload, start);
     w->token_count += 1;
 }
 
-/// Copies text into the arena; returns its absolute offset.
-static inline int64_t append_text(tape_writer *w, const void *text, size_t length) {
-    const int64_t offset = w->arena_base + w->byte_count;
-    uint8_t *target = w->bytes + w->byte_count;
-    const uint8_t *source = text;
+/// Copies `length` bytes of text from `source` to `target`.
+static inline __attribute__((always_inline)) void copy_text(uint8_t *target, const uint8_t *source, size_t length) {
     // Short text (most keys and many values) in two overlapping fixed-size moves, which compile
     // to plain loads and stores; a call to memcpy costs more than the copy.
     if (length >= 8 && length <= 16) {
@@ -140,6 +141,12 @@ static inline int64_t append_text(tape_writer *w, const void *text, size_t lengt
     } else {
         memcpy(target, source, length);
     }
+}
+
+/// Copies text into the arena; returns its absolute offset.
+static inline int64_t append_text(tape_writer *w, const void *text, size_t length) {
+    const int64_t offset = w->arena_base + w->byte_count;
+    copy_text(w->bytes + w->byte_count, text, length);
     w->byte_count += (intptr_t)length;
     return offset;
 }
@@ -164,18 +171,29 @@ static inline bool has_room(const tape_writer *w, size_t text_length) {
     return w->token_count < w->token_capacity && w->byte_count + (intptr_t)text_length <= w->byte_capacity;
 }
 
+/// Records a container opened at `start` as the innermost one (`ParserState.OpenContainer`).
+static inline __attribute__((always_inline)) void push_container(sluice_open_container *open, intptr_t token_index, bool is_object, intptr_t start, intptr_t line, intptr_t line_start) {
+    open->token_index = token_index;
+    open->child_count = 0;
+    open->byte_offset = start;
+    open->line = line;
+    open->column = start - line_start + 1;
+    open->is_object = is_object;
+}
+
+/// Records on a container's start token, once it is closed, the index of its end token and its
+/// child count.
+static inline __attribute__((always_inline)) void finish_container(sluice_token *opening, intptr_t end_index, intptr_t child_count) {
+    opening->payload = end_index;
+    opening->length = clamp32(child_count);
+}
+
 /// Opens an array or object whose bracket stands at `start` (the caller has checked the depth
 /// limit, the stack's room and the tape's): `ParserState.didStartContainer(isObject:)`.
 static inline void open_container(tape_writer *w, bool is_object, intptr_t start, intptr_t end) {
     w->top_child_count += 1;
     if (w->container_count > 0) w->containers[w->container_count - 1].child_count = w->top_child_count;
-    sluice_open_container *open = w->containers + w->container_count;
-    open->token_index = w->first_index + w->token_count;
-    open->child_count = 0;
-    open->byte_offset = start;
-    open->line = w->line;
-    open->column = start - w->line_start + 1;
-    open->is_object = is_object;
+    push_container(w->containers + w->container_count, w->first_index + w->token_count, is_object, start, w->line, w->line_start);
     w->container_count += 1;
     w->top_child_count = 0;
     append_token(w, is_object ? kind_object_start : kind_array_start, false, 0, -1, start);
@@ -196,11 +214,7 @@ static inline void close_container(tape_writer *w, intptr_t start, intptr_t end)
     append_token(w, open.is_object ? kind_object_end : kind_array_end, false, 0, open.token_index, start);
     // Record on the start token where its container ends, unless a consumer has released it.
     const intptr_t start_position = open.token_index - w->first_index;
-    if (start_position >= 0) {
-        sluice_token *opening = w->tokens + start_position;
-        opening->payload = end_index;
-        opening->length = clamp32(child_count);
-    }
+    if (start_position >= 0) finish_container(w->tokens + start_position, end_index, child_count);
     w->scan_offset = end;
     w->last_token_was_key = false;
     w->last_token_ended_value = true;
