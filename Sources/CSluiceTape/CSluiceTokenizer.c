@@ -21,6 +21,7 @@
 
 static inline bool is_digit(uint8_t byte) { return byte >= '0' && byte <= '9'; }
 
+#if !defined(__SSE2__)
 /// Nonzero when one of the eight bytes of `word` is a quote, a backslash, a control character
 /// or not ASCII: the bytes a string's scan must stop at. Its lowest set bit marks the first such
 /// byte (the borrows of the subtractions set bits only above a byte that is one).
@@ -31,6 +32,7 @@ static inline uint64_t stop_bytes(uint64_t word) {
     return (((quotes - ones) & ~quotes) | ((backslashes - ones) & ~backslashes) | (word - ones * 0x20) | word) &
            0x8080808080808080ULL;
 }
+#endif
 
 /// Finds the end of the string whose opening quote is at `at`: its closing quote, or NULL when
 /// it is not the tokenizer's to take (a fault, a lone surrogate, or its end not before `end`).
@@ -58,7 +60,15 @@ static inline __attribute__((always_inline)) const uint8_t *scan_string(const ui
             at += 16;
         }
     words:
-#endif
+        // The last fifteen bytes of the chunk, one at a time: the word scan below would set up
+        // its constants for every string, as the compiler hoists them, for a case this rare.
+        while (at < end) {
+            const uint8_t byte = *at;
+            if (byte == '"' || byte == '\\' || byte < 0x20 || byte >= 0x80) break;
+            at += 1;
+        }
+        if (at >= end) return NULL;
+#else
         for (;;) {
             if (end - at >= 8) {
                 uint64_t word;
@@ -79,6 +89,7 @@ static inline __attribute__((always_inline)) const uint8_t *scan_string(const ui
             if (at >= end) return NULL;
             break;
         }
+#endif
 #if defined(__SSE2__)
     found:;
 #endif
@@ -237,36 +248,61 @@ static inline uint32_t literal_word(const char *text) {
     return word;
 }
 
-/// Steps over whitespace, counting lines; jumps to `chunk_done` at the chunk's end. Whitespace
-/// rarely stands between tokens of a large document, so one comparison passes over none.
-#define SLUICE_SKIP_SPACE()                                                             \
-    for (;;) {                                                                          \
-        if (at >= limit) goto chunk_done;                                               \
-        const uint8_t space = *at;                                                      \
-        if (space > ' ') break;                                                         \
-        if (space == ' ' || space == '\t' || space == '\r') {                           \
-            at += 1;                                                                    \
-        } else if (space == '\n') {                                                     \
-            /* The first line feed after a token: keep the line the token left, for */  \
-            /* stopping before the next one. */                                         \
-            if (line_start < (intptr_t)last_end + origin) {                             \
-                token_line = line;                                                      \
-                token_line_start = line_start;                                          \
-            }                                                                           \
-            at += 1;                                                                    \
-            line += 1;                                                                  \
-            line_start = (intptr_t)at + origin;                                         \
-            line_number = clamp32(line);                                                \
-            column_base = (intptr_t)at - 1;                                             \
-            at = base + skip_spaces(base, at - base, limit - base);                     \
-        } else {                                                                        \
-            break;                                                                      \
-        }                                                                               \
+/// The line the tokenizer stands on, and the one the last token left (see `skip_space`).
+typedef struct line_state {
+    intptr_t line;
+    intptr_t line_start;
+    intptr_t token_line;
+    intptr_t token_line_start;
+    /// `line`, clamped for tokens.
+    uint32_t line_number;
+    /// The address just before the line's first byte in the chunk (it may lie before the chunk).
+    intptr_t column_base;
+} line_state;
+
+/// Steps over the whitespace at `at` (which is whitespace or a control character), counting
+/// lines; returns the first other byte's address, or `limit`. Out of line: whitespace rarely
+/// stands between tokens of a large document, and its line bookkeeping would otherwise tie up
+/// registers that every token needs.
+__attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, const uint8_t *base, const uint8_t *limit, intptr_t origin, const uint8_t *last_end, line_state *lines) {
+    while (at < limit) {
+        const uint8_t space = *at;
+        if (space == ' ' || space == '\t' || space == '\r') {
+            at += 1;
+        } else if (space == '\n') {
+            // The first line feed after a token: keep the line the token left, for stopping
+            // before the next one.
+            if (lines->line_start < (intptr_t)last_end + origin) {
+                lines->token_line = lines->line;
+                lines->token_line_start = lines->line_start;
+            }
+            at += 1;
+            lines->line += 1;
+            lines->line_start = (intptr_t)at + origin;
+            lines->line_number = clamp32(lines->line);
+            lines->column_base = (intptr_t)at - 1;
+            at = base + skip_spaces(base, at - base, limit - base);
+        } else {
+            break;
+        }
+    }
+    return at;
+}
+
+/// Steps over whitespace; jumps to `chunk_done` at the chunk's end. One comparison passes over
+/// none, the common case, and one space (after a colon or comma) is stepped over here.
+#define SLUICE_SKIP_SPACE()                                                  \
+    if (at >= limit || *at <= ' ') {                                         \
+        if (at < limit && *at == ' ') at += 1;                               \
+        if (at >= limit || *at <= ' ') {                                     \
+            at = skip_space(at, base, limit, origin, last_end, &lines);      \
+            if (at >= limit) goto chunk_done;                                \
+        }                                                                    \
     }
 
 /// The column of the byte at `at` (`column_base` is the address just before its line's first
 /// byte, so the difference is at least 1), clamped as `clamp32` clamps.
-#define SLUICE_COLUMN() ((uintptr_t)at - (uintptr_t)column_base > UINT32_MAX ? UINT32_MAX : (uint32_t)((uintptr_t)at - (uintptr_t)column_base))
+#define SLUICE_COLUMN() ((uintptr_t)at - (uintptr_t)lines.column_base > UINT32_MAX ? UINT32_MAX : (uint32_t)((uintptr_t)at - (uintptr_t)lines.column_base))
 
 /// Checks that the tape has room for a token that ends at `token_end` and needs `text_bytes` of
 /// text room (see `room_limit`), and stops where it has not.
@@ -296,7 +332,7 @@ static inline uint32_t literal_word(const char *text) {
         } else {                                                                                                \
             copy_text(text, at + 1, length);                                                                    \
         }                                                                                                       \
-        write_token(token, (is_key) ? kind_key : kind_string, ascii, (uint32_t)length, SLUICE_COLUMN(), line_number, \
+        write_token(token, (is_key) ? kind_key : kind_string, ascii, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, \
                     (intptr_t)text + text_origin, (intptr_t)at + origin);                                      \
         token += 1;                                                                                             \
         text += length;                                                                                         \
@@ -343,14 +379,15 @@ int sluice_fast_tokenize(sluice_parser_hot *h) {
     // Where the last token ended, and what it was: what stopping leaves the parser.
     const uint8_t *last_end = at;
     enum { opened, keyed, ended } last = opened;
-    // The line as the gap's line feeds leave it, and as the last token left it (`token_line`,
-    // kept by the first line feed after a token).
-    intptr_t line = h->line;
-    intptr_t line_start = h->line_start;
-    intptr_t token_line = line;
-    intptr_t token_line_start = line_start;
-    uint32_t line_number = clamp32(line);
-    intptr_t column_base = line_start - origin - 1;
+    // The line as the gap's line feeds leave it, and as the last token left it.
+    line_state lines = {
+        .line = h->line,
+        .line_start = h->line_start,
+        .token_line = h->line,
+        .token_line_start = h->line_start,
+        .line_number = clamp32(h->line),
+        .column_base = h->line_start - origin - 1,
+    };
     // Tokens are at least a byte long, and no text is longer than the bytes it is read from
     // (but for one sixteen-byte move, see `string`), so tokens that end before `room_limit` fit
     // in the tape: one comparison per token instead of one per buffer. A token that ends past
@@ -441,10 +478,10 @@ value: {
         in_object = byte == '{';
         top_child_count += 1;
         if (depth > 0) containers[depth - 1].child_count = top_child_count;
-        push_container(containers + depth, first_index + (token - first_token), in_object, start, line, line_start);
+        push_container(containers + depth, first_index + (token - first_token), in_object, start, lines.line, lines.line_start);
         depth += 1;
         top_child_count = 0;
-        write_token(token, in_object ? kind_object_start : kind_array_start, false, 0, SLUICE_COLUMN(), line_number, -1, start);
+        write_token(token, in_object ? kind_object_start : kind_array_start, false, 0, SLUICE_COLUMN(), lines.line_number, -1, start);
         token += 1;
         at += 1;
         last = opened;
@@ -460,7 +497,7 @@ value: {
         memcpy(&word, at + length - 4, 4);
         if (word != (byte == 't' ? literal_word("true") : byte == 'f' ? literal_word("alse") : literal_word("null"))) goto stop;
         SLUICE_CHECK_ROOM(at + length, 0);
-        write_token(token, byte == 't' ? kind_true : byte == 'f' ? kind_false : kind_null, false, 0, SLUICE_COLUMN(), line_number, 0, start);
+        write_token(token, byte == 't' ? kind_true : byte == 'f' ? kind_false : kind_null, false, 0, SLUICE_COLUMN(), lines.line_number, 0, start);
         at += length;
     } else if (byte == '-' || is_digit(byte)) {
         const intptr_t next = scan_number(base, at - base, limit - base);
@@ -469,7 +506,7 @@ value: {
         if (length > max_token_bytes) goto stop;
         SLUICE_CHECK_ROOM(at + length, length);
         copy_text(text, at, (size_t)length);
-        write_token(token, kind_number, true, (uint32_t)length, SLUICE_COLUMN(), line_number, (intptr_t)text + text_origin, start);
+        write_token(token, kind_number, true, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, (intptr_t)text + text_origin, start);
         text += length;
         at += length;
     } else {
@@ -490,7 +527,7 @@ close: {
     const intptr_t child_count = top_child_count;
     top_child_count = depth > 0 ? containers[depth - 1].child_count : 0;
     const intptr_t end_index = first_index + (token - first_token);
-    write_token(token, open.is_object ? kind_object_end : kind_array_end, false, 0, SLUICE_COLUMN(), line_number, open.token_index, start);
+    write_token(token, open.is_object ? kind_object_end : kind_array_end, false, 0, SLUICE_COLUMN(), lines.line_number, open.token_index, start);
     token += 1;
     // Record on the start token where its container ends, unless a consumer has released it.
     if (open.token_index >= first_index) finish_container(first_token + (open.token_index - first_index), end_index, child_count);
@@ -512,12 +549,13 @@ finish:
     h->container_count = depth;
     h->top_child_count = top_child_count;
     // The line as the last token left it: line feeds after it are stepped over again.
-    if (line_start >= (intptr_t)last_end + origin) {
-        line = token_line;
-        line_start = token_line_start;
+    if (lines.line_start >= (intptr_t)last_end + origin) {
+        h->line = lines.token_line;
+        h->line_start = lines.token_line_start;
+    } else {
+        h->line = lines.line;
+        h->line_start = lines.line_start;
     }
-    h->line = line;
-    h->line_start = line_start;
     if (token != entry_token) {
         h->scan_offset = (intptr_t)last_end + origin;
         h->last_token_was_key = last == keyed;

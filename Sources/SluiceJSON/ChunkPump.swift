@@ -25,11 +25,13 @@ package struct ChunkPump<Chunks: AsyncSequence> where Chunks.Element: Contiguous
 
     /// Refills `results` once they have all been taken, from as many chunks as it takes to make
     /// at least one result; `false` at the end of the input. `consume` is handed each chunk in
-    /// turn, then `nil` at the end of the input, with a function that emits the results the
-    /// bytes complete.
+    /// turn, then `nil` at the end of the input, with the batch to append the results the bytes
+    /// complete to. (The batch rather than a function that appends: the caller's closure knows
+    /// the element type, so its appends are specialized, where an append made here, generic over
+    /// the element, looked up the array's metadata for every result.)
     package mutating func refill<Element>(
         _ results: inout ReadyResults<Element>,
-        _ consume: (UnsafeRawBufferPointer?, (Element) -> Void) throws -> Void
+        _ consume: (UnsafeRawBufferPointer?, inout [Element]) throws -> Void
     ) async throws -> Bool {
         while results.isEmpty {
             if let pendingError {
@@ -44,10 +46,10 @@ package struct ChunkPump<Chunks: AsyncSequence> where Chunks.Element: Contiguous
             results.takeStorage(into: &batch)
             do {
                 if let chunk = try await chunks.next() {
-                    try chunk.withUnsafeBytes { bytes in try consume(bytes) { batch.append($0) } }
+                    try chunk.withUnsafeBytes { bytes in try consume(bytes, &batch) }
                 } else {
                     finished = true
-                    try consume(nil) { batch.append($0) }
+                    try consume(nil, &batch)
                 }
             } catch {
                 pendingError = error

@@ -263,11 +263,11 @@ where Chunks.Element: ContiguousBytes {
         public mutating func next() async throws -> Element? {
             if let element = ready.take() { return element }
             let streamer = self.streamer
-            let more = try await pump.refill(&ready) { chunk, emit in
+            let more = try await pump.refill(&ready) { chunk, batch in
                 if let chunk {
-                    try streamer.feed(chunk, emit)
+                    try streamer.feed(chunk) { batch.append($0) }
                 } else {
-                    try streamer.finish(emit)
+                    try streamer.finish { batch.append($0) }
                 }
             }
             return more ? ready.take() : nil

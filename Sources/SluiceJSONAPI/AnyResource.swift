@@ -43,6 +43,14 @@ public struct AnyResource: Resource {
         storage = ModelStorage(model, type: type, identity: identity, raw: nil)
     }
 
+    /// A resource whose model is `model`, held in `storage`, which must be `ModelStorage<Model>`
+    /// (the registry's, looked up once per model type).
+    init<Model: Resource>(model: consuming Model, storage: ResourceStorage.Type, type: String, identity: ResourceIdentity?) {
+        // Safe: the registry pairs each model type with its own storage class.
+        let storageType = unsafeBitCast(storage, to: ModelStorage<Model>.Type.self)
+        self.storage = storageType.init(model, type: type, identity: identity, raw: nil)
+    }
+
     /// A resource kept as the bytes a ``RawResourceEncoding`` made of it.
     package init(type: String, encoded: [UInt8]) {
         storage = ResourceStorage(type: type, identity: nil, raw: nil, encoded: encoded)

@@ -378,17 +378,17 @@ final class DocumentEngine {
         }
         try requireString(view.id, named: "id", pointer: place)
         try requireString(view.lid, named: "lid", pointer: place)
-        if let (modelType, generated, typeName) = registry.model(forTypeToken: typeValue.token, on: tape) {
+        if let (modelType, generated, typeName, storage) = registry.model(forTypeToken: typeValue.token, on: tape) {
             do {
                 let identity = view.identity(type: typeName)
                 if let generated, case let reader = filedReader(for: view, members: generated.jsonModelMembers),
                     !reader.needsGeneralPath
                 {
-                    return try makeResource(generated, from: reader, type: typeName, identity: identity)
+                    return try makeResource(generated, storage: storage, from: reader, type: typeName, identity: identity)
                 }
                 fields.load(view)
                 let decoder = ResourceDecoder(view: view, context: context, fields: fields)
-                return try makeResource(modelType, from: decoder, type: typeName, identity: identity)
+                return try makeResource(modelType, storage: storage, from: decoder, type: typeName, identity: identity)
             } catch let error as DecodingError {
                 throw translate(error, in: view, pointer: pointer, model: modelType)
             }

@@ -262,11 +262,11 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
         public mutating func next() async throws -> StreamedResource? {
             if let resource = ready.take() { return resource }
             let engine = engine
-            let more = try await pump.refill(&ready) { chunk, emit in
+            let more = try await pump.refill(&ready) { chunk, batch in
                 if let chunk {
-                    try engine.feed(chunk) { try JSONAPIDecoder.dispatch($0, to: emit) }
+                    try engine.feed(chunk) { try JSONAPIDecoder.dispatch($0) { batch.append($0) } }
                 } else {
-                    try engine.finish { try JSONAPIDecoder.dispatch($0, to: emit) }
+                    try engine.finish { try JSONAPIDecoder.dispatch($0) { batch.append($0) } }
                 }
             }
             if !more { finished = true }
