@@ -45,7 +45,12 @@ public struct AnyResource: Resource {
 
     /// A resource whose model is `model`, held in `storage`, which must be `ModelStorage<Model>`
     /// (the registry's, looked up once per model type).
-    init<Model: Resource>(model: consuming Model, storage: ResourceStorage.Type, type: String, identity: ResourceIdentity?) {
+    init<Model: Resource>(
+        model: consuming Model,
+        storage: ResourceStorage.Type,
+        type: String,
+        identity: ResourceIdentity?
+    ) {
         // Safe: the registry pairs each model type with its own storage class.
         let storageType = unsafeBitCast(storage, to: ModelStorage<Model>.Type.self)
         self.storage = storageType.init(model, type: type, identity: identity, raw: nil)

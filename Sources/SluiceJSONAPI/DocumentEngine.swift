@@ -384,7 +384,13 @@ final class DocumentEngine {
                 if let generated, case let reader = filedReader(for: view, members: generated.jsonModelMembers),
                     !reader.needsGeneralPath
                 {
-                    return try makeResource(generated, storage: storage, from: reader, type: typeName, identity: identity)
+                    return try makeResource(
+                        generated,
+                        storage: storage,
+                        from: reader,
+                        type: typeName,
+                        identity: identity
+                    )
                 }
                 fields.load(view)
                 let decoder = ResourceDecoder(view: view, context: context, fields: fields)

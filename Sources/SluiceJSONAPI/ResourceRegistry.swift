@@ -46,7 +46,9 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
     func model(
         forTypeToken token: JSONToken,
         on tape: JSONTape
-    ) -> (type: any Resource.Type, generated: (any GeneratedResource.Type)?, name: String, storage: ResourceStorage.Type)? {
+    ) -> (
+        type: any Resource.Type, generated: (any GeneratedResource.Type)?, name: String, storage: ResourceStorage.Type
+    )? {
         tape.withUnsafeText(of: token) { name in
             guard
                 let entry = entries.first(where: { entry in entry.name.withUnsafeBytes { $0.hasSameBytes(as: name) } })
