@@ -102,6 +102,12 @@ public final class ImportFeed: ChunkSource, @unchecked Sendable {
         }
     }
 
+    /// Stops taking chunks from the import's side without reading them: for an import that
+    /// failed before it read its document.
+    func abandon() {
+        close()
+    }
+
     /// Stops taking chunks: senders waiting now, and later ones, get ``ImportFeedClosed``.
     private func close() {
         let waiting: [CheckedContinuation<Void, Never>] = condition.withLock {

@@ -1,8 +1,8 @@
 // Importing several documents in one run: the sources (files, gzip files, standard input, the
-// documents of a directory), the databases they go into behind one protocol, and the job that
-// runs them side by side where the database allows it.
+// documents of a directory, asynchronous sequences of chunks), the databases they go into behind
+// one protocol, and the job that runs them side by side where the database allows it.
 
-import Foundation
+public import Foundation
 public import SluiceJSON
 
 /// A database an import writes into: an `SQLiteImporter` or a `PostgresImporter`.
@@ -29,19 +29,64 @@ public protocol ImportDestination: AnyObject {
     func close() async throws
 }
 
-/// A document to import: a file, read through `gzip -dc` when its name ends in `.gz`, or
-/// standard input (`-`).
+/// A document to import: a file, read through `gzip -dc` when its name ends in `.gz`, standard
+/// input (`-`), or an asynchronous sequence of byte chunks (an HTTP body, a stream of your own).
+///
+/// ```swift
+/// let page = ImportSource(name: url.absoluteString, chunks: body)   // body: an AsyncSequence of [UInt8]
+/// let job = ImportJob(sources: [page, ImportSource(path: "export.json.gz")]) { try SQLiteImporter(path: "db.sqlite") }
+/// ```
+///
+/// Two sources are equal when they name the same file, or when one is a copy of the other's
+/// chunk sequence.
 public struct ImportSource: Sendable, Hashable {
-    /// The path as given (`-` for standard input).
+    /// The path as given (`-` for standard input), or the name given to a sequence of chunks.
     public let path: String
+    /// For a sequence of chunks: what reads it into a feed, and its size if known.
+    private let stream: ImportStream?
 
     /// A source for the file at `path`, or standard input for `-`.
     public init(path: String) {
         self.path = path
+        stream = nil
     }
 
-    /// The source's name in messages and in the `documents` table: the path, or `<stdin>`.
-    public var name: String { path == "-" ? "<stdin>" : path }
+    /// A source that reads `chunks`, named `name` in messages and in the `documents` table (the
+    /// URL it comes from, say). The import takes each chunk as it arrives; the sequence is asked
+    /// for the next one only while the import keeps up (``ImportFeed``), and an error it throws
+    /// stops the document as a fault of its own.
+    ///
+    /// - Parameter size: The document's size when known (a `Content-Length`), for progress.
+    public init<Chunks: AsyncSequence & Sendable>(name: String, size: Int? = nil, chunks: Chunks)
+    where Chunks.Element: ContiguousBytes {
+        path = name
+        stream = ImportStream(size: size) { feed in
+            do {
+                for try await chunk in chunks {
+                    // Arrays are handed over as they are; other bytes are copied into one.
+                    try await feed.send((chunk as? [UInt8]) ?? chunk.withUnsafeBytes { Array($0) })
+                }
+                feed.finish()
+            } catch is ImportFeedClosed {
+                // The import stopped reading: it reports why.
+            } catch {
+                feed.finish(throwing: error)
+            }
+        }
+    }
+
+    /// The source's name in messages and in the `documents` table: the path, `<stdin>`, or the
+    /// name given to a sequence of chunks.
+    public var name: String { stream == nil && path == "-" ? "<stdin>" : path }
+
+    public static func == (left: ImportSource, right: ImportSource) -> Bool {
+        left.path == right.path && left.stream === right.stream
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(stream.map(ObjectIdentifier.init))
+    }
 
     /// The sources `paths` name, in order, a directory standing for the documents directly in it
     /// (names ending in `.json` or `.json.gz`, sorted by name).
@@ -71,24 +116,39 @@ public struct ImportSource: Sendable, Hashable {
         return sources
     }
 
-    /// Opens the source for reading.
+    /// Opens the source for reading: for a sequence of chunks, starts the task that reads it.
     ///
-    /// - Throws: `FileChunkReader.Failure` when it cannot be opened, ``ImportSourceError`` when
-    ///   gzip cannot be started.
+    /// - Throws: `FileChunkReader.Failure` when a file cannot be opened, ``ImportSourceError``
+    ///   when gzip cannot be started.
     public func open() throws -> OpenedImportSource {
-        try OpenedImportSource(path: path)
+        guard let stream else { return try OpenedImportSource(path: path) }
+        let feed = ImportFeed(size: stream.size)
+        let pump = stream.pump
+        return OpenedImportSource(feed: feed, task: Task { await pump(feed) })
     }
 }
 
-/// A source being read: its reader, and for a `.gz` file the `gzip` process that feeds it.
+/// A source being read: its reader, and for a `.gz` file the `gzip` process that feeds it, or for
+/// a sequence of chunks the task that reads it into a feed.
 public final class OpenedImportSource: @unchecked Sendable {
     // @unchecked: used by one import at a time, which hands the reader to its reading thread
     // and calls `finish` or `cancel` once that thread is done.
     /// The document's bytes.
-    public let reader: FileChunkReader
+    public let reader: any ChunkSource
     private let gzip: Process?
+    private let feed: ImportFeed?
+    private let task: Task<Void, Never>?
+
+    init(feed: ImportFeed, task: Task<Void, Never>) {
+        reader = feed
+        self.feed = feed
+        self.task = task
+        gzip = nil
+    }
 
     init(path: String) throws {
+        feed = nil
+        task = nil
         guard path.hasSuffix(".gz") else {
             reader = try FileChunkReader(path: path)
             gzip = nil
@@ -122,8 +182,13 @@ public final class OpenedImportSource: @unchecked Sendable {
         return gzip.terminationStatus == 0
     }
 
-    /// Stops gzip after a fault.
+    /// Stops gzip, or the task reading a sequence of chunks, after a fault.
     public func cancel() {
+        if let feed {
+            // A task waiting to hand over a chunk is let go; the sequence is not read further.
+            feed.abandon()
+            task?.cancel()
+        }
         guard let gzip, gzip.isRunning else { return }
         gzip.terminate()
         gzip.waitUntilExit()
@@ -287,4 +352,16 @@ private final class NextIndex: @unchecked Sendable {
 /// A destination handed to the one lane that uses it.
 private struct UncheckedDestination: @unchecked Sendable {
     let destination: any ImportDestination
+}
+
+/// What reads a sequence of chunks into the feed an import reads. A class so that copies of
+/// a source share it: equality is identity.
+final class ImportStream: Sendable {
+    let size: Int?
+    let pump: @Sendable (ImportFeed) async -> Void
+
+    init(size: Int?, pump: @escaping @Sendable (ImportFeed) async -> Void) {
+        self.size = size
+        self.pump = pump
+    }
 }

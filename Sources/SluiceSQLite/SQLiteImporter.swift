@@ -372,8 +372,13 @@ extension SQLiteImporter: ImportDestination {
         }
     }
 
-    /// Nothing to do: the file closes with the importer.
-    public func close() async throws {}
+    /// Closes the database connection, which leaves the file whole for other readers (the last
+    /// connection out of a WAL database checkpoints it): then, and not whenever the importer
+    /// happens to be released, another connection may read it. The importer cannot be used
+    /// afterwards.
+    public func close() async throws {
+        try database.close()
+    }
 }
 
 /// An importer and reader handed to the thread that uses them alone until it returns.

@@ -75,6 +75,84 @@ struct SQLiteImporterTests {
         #expect(try Self.count(database, "SELECT COUNT(*) FROM articles") == 90)
         #expect(try Self.count(database, "SELECT COUNT(*) FROM documents WHERE status = 'complete'") == 3)
     }
+
+    @Test("a job reads asynchronous sequences of chunks beside files; a failing one stops alone")
+    func jobReadsChunkSequences() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = ImportSource(
+            path: try Self.file(Self.document(articles: 20, seed: 1, idPrefix: "f-"), in: directory, named: "f.json")
+        )
+        // Cut at an odd size, so that tokens straddle chunks.
+        let streamed = Self.document(articles: 25, seed: 2, idPrefix: "s-")
+        let chunks = stride(from: 0, to: streamed.count, by: 997).map {
+            Array(streamed[$0..<min($0 + 997, streamed.count)])
+        }
+        let stream = ImportSource(name: "https://example.com/page/1", size: streamed.count, chunks: Chunks(chunks))
+        // A body whose connection is lost after its first chunks.
+        struct ConnectionLost: Error {}
+        let lost = ImportSource(name: "lost", chunks: Chunks(Array(chunks.prefix(3)), failing: ConnectionLost()))
+        // A body that is not JSON:API after a few chunks: the import stops at the fault and lets
+        // the producer go (the sequence has many more chunks than the feed holds).
+        var broken = Array(chunks.prefix(2))
+        broken.append(Array("]]]".utf8))
+        broken += Array(repeating: Array(" ".utf8), count: 100)
+        let bad = ImportSource(name: "bad", chunks: Chunks(broken))
+        #expect(stream == stream && stream != ImportSource(name: stream.name, chunks: Chunks(chunks)))
+        #expect(stream.name == "https://example.com/page/1")
+
+        let database = directory.appendingPathComponent("streams.sqlite").path
+        let job = ImportJob(sources: [file, lost, stream, bad]) { try SQLiteImporter(path: database) }
+        let outcomes = try await job.run()
+        #expect(outcomes.map(\.source.name) == [file.name, "lost", stream.name, "bad"])
+        #expect((try? outcomes[0].result.get().primaryCount) == 20)
+        #expect((try? outcomes[2].result.get().primaryCount) == 25)
+        guard case .failure(let failure) = outcomes[1].result else {
+            Issue.record("a lost connection imported")
+            return
+        }
+        #expect(failure.underlying is ConnectionLost)
+        guard case .failure(let fault) = outcomes[3].result else {
+            Issue.record("a broken body imported")
+            return
+        }
+        #expect("\(fault)".contains("line 1"))
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM articles WHERE id LIKE 's-%'") == 25)
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM articles WHERE id LIKE 'f-%'") == 20)
+        #expect(
+            try Self.count(database, "SELECT COUNT(*) FROM documents WHERE source = 'https://example.com/page/1'")
+                == 1
+        )
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM documents WHERE status = 'failed'") == 2)
+    }
+}
+
+/// Byte chunks as an asynchronous sequence, ending with `failing` if given: an HTTP body.
+struct Chunks: AsyncSequence, Sendable {
+    typealias Element = [UInt8]
+    let chunks: [[UInt8]]
+    var failing: (any Error & Sendable)?
+
+    init(_ chunks: [[UInt8]], failing: (any Error & Sendable)? = nil) {
+        self.chunks = chunks
+        self.failing = failing
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var rest: ArraySlice<[UInt8]>
+        var failing: (any Error & Sendable)?
+
+        mutating func next() async throws -> [UInt8]? {
+            if let chunk = rest.popFirst() { return chunk }
+            if let failing {
+                self.failing = nil
+                throw failing
+            }
+            return nil
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: chunks[...], failing: failing) }
 }
 
 /// How many destinations a job opened.
