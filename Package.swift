@@ -142,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceJSONTests",
-            dependencies: ["SluiceJSON"],
+            dependencies: ["SluiceJSON", "CYajl"],
             exclude: ["Resources"],
             swiftSettings: strictSettings
         ),

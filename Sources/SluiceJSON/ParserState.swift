@@ -914,72 +914,72 @@ extension ParserState {
         // for some it steps back first, leaving the offending byte next (`read`).
         let read = yajlRead
         let last = max(read - 1, 0)
-        switch reason {
-        case "premature EOF":
+        switch YajlFault(rawValue: reason) {
+        case .prematureEnd:
             return unexpectedEnd()
-        case "trailing garbage":
+        case .trailingGarbage:
             return trailingGarbage(at: start)
-        case "unallowed token at this point in JSON text":
+        case .unallowedToken:
             return error(.syntax, "Unexpected \(describeByte(at: start)) where a value was expected.", at: start)
-        case "invalid object key (must be a string)":
+        case .invalidKey:
             return expectedKey(at: start)
-        case "object key and value must be separated by a colon (':')":
+        case .missingColon:
             return expectedColon(at: start)
-        case "after key and value, inside map, I expect ',' or '}'":
+        case .missingMemberSeparator:
             return expectedMemberSeparator(at: start)
-        case "after array element, I expect ',' or ']'":
+        case .missingElementSeparator:
             return expectedElementSeparator(at: start)
-        case "invalid bytes in UTF8 string.":
+        case .invalidUTF8:
             return invalidUTF8(at: firstInvalidByte(inTokenAt: start, before: last))
-        case "inside a string, '\\' occurs before a character which it may not.":
+        case .invalidEscape:
             // yajl stops on the backslash; the character after it is the fault.
             return error(.syntax, "Invalid escape sequence: '\\' followed by \(describeByte(at: read)).", at: last)
-        case "invalid character inside string.":
+        case .controlCharacter:
             return error(
                 .syntax,
                 "Unescaped control character \(describeByte(at: read)) in a string; write it as an escape.",
                 at: read
             )
-        case "invalid (non-hex) character occurs after '\\u' inside string.":
+        case .invalidUnicodeEscape:
             return error(
                 .syntax,
                 "Invalid \\u escape: expected four hexadecimal digits, found \(describeByte(at: read)).",
                 at: read
             )
-        case "invalid char in json text." where last == 0 && byte(at: 0) == 0xEF:
+        case .invalidCharacter where last == 0 && byte(at: 0) == 0xEF:
             return error(
                 .syntax,
                 "Unexpected byte 0xEF at the start of the input; JSON text may not begin with a byte order mark.",
                 at: 0
             )
-        case "invalid char in json text.":
+        case .invalidCharacter:
             return error(.syntax, "Unexpected \(describeByte(at: last)) where a value was expected.", at: last)
-        case "invalid string in json text.":
+        case .invalidLiteral:
             // A literal that starts like true, false or null and then goes wrong.
             let name =
                 byte(at: start) == UInt8(ascii: "t") ? "true" : byte(at: start) == UInt8(ascii: "f") ? "false" : "null"
             return error(.syntax, "Invalid literal: expected '\(name)', found \(describeByte(at: read)).", at: read)
-        case "malformed number, a digit is required after the exponent.":
+        case .missingExponentDigit:
             return error(
                 .syntax,
                 "Malformed number: a digit must follow the exponent, found \(describeByte(at: read)).",
                 at: read
             )
-        case "malformed number, a digit is required after the decimal point.":
+        case .missingFractionDigit:
             return error(
                 .syntax,
                 "Malformed number: a digit must follow the decimal point, found \(describeByte(at: read)).",
                 at: read
             )
-        case "malformed number, a digit is required after the minus sign.":
+        case .missingIntegerDigit:
             return error(
                 .syntax,
                 "Malformed number: a digit must follow the minus sign, found \(describeByte(at: read)).",
                 at: read
             )
-        case "probable comment found in input text, comments are not enabled.":
+        case .comment:
             return error(.syntax, "Comments are not allowed in JSON.", at: read)
-        default:
+        case nil:
             return error(.syntax, "Invalid JSON (yajl: \(reason)).", at: last)
         }
     }
@@ -1058,4 +1058,28 @@ extension String {
         while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
         return String(scalars)
     }
+}
+
+/// The faults yajl reports, by its message (the part after "lexical error:" or "parse error:"):
+/// the one table that turns yajl's English into Sluice's messages. A test makes the linked yajl
+/// report each of them and checks its wording is here, so a yajl whose wording differs fails
+/// that test instead of degrading messages to "Invalid JSON (yajl: ...)".
+package enum YajlFault: String, CaseIterable, Sendable {
+    case prematureEnd = "premature EOF"
+    case trailingGarbage = "trailing garbage"
+    case unallowedToken = "unallowed token at this point in JSON text"
+    case invalidKey = "invalid object key (must be a string)"
+    case missingColon = "object key and value must be separated by a colon (':')"
+    case missingMemberSeparator = "after key and value, inside map, I expect ',' or '}'"
+    case missingElementSeparator = "after array element, I expect ',' or ']'"
+    case invalidUTF8 = "invalid bytes in UTF8 string."
+    case invalidEscape = "inside a string, '\\' occurs before a character which it may not."
+    case controlCharacter = "invalid character inside string."
+    case invalidUnicodeEscape = "invalid (non-hex) character occurs after '\\u' inside string."
+    case invalidCharacter = "invalid char in json text."
+    case invalidLiteral = "invalid string in json text."
+    case missingExponentDigit = "malformed number, a digit is required after the exponent."
+    case missingFractionDigit = "malformed number, a digit is required after the decimal point."
+    case missingIntegerDigit = "malformed number, a digit is required after the minus sign."
+    case comment = "probable comment found in input text, comments are not enabled."
 }

@@ -130,7 +130,7 @@ struct StreamingJSONEncoderTests {
     }
 
     @Test("JSONValue numbers keep every digit; ISO milliseconds are not truncated below; far dates are refused")
-    func reviewRegressions() throws {
+    func numbersKeepDigitsAndDatesKeepMilliseconds() throws {
         let value: JSONValue = .object(
             JSONObject([("createdBy", .number("12345678901234567.89")), ("big", .number("1e400"))])
         )
