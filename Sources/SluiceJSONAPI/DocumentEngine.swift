@@ -52,7 +52,10 @@ final class DocumentEngine {
         case included(AnyResource, position: Int)
     }
 
-    let parser: JSONParser
+    private let limits: JSONLimits
+    /// Made on first use: a worker's engine decodes batches the splitter has parsed, and never
+    /// feeds a parser of its own.
+    private(set) lazy var parser = JSONParser(limits: limits)
     private var reader = DocumentReader(skipsOtherMembers: true)
     private let registry: ResourceRegistry
     private let context: TapeDecodingContext
@@ -91,7 +94,7 @@ final class DocumentEngine {
         rawEncoding: RawResourceEncoding? = nil,
         parallel: ParallelOptions = ParallelOptions.sequential
     ) {
-        parser = JSONParser(limits: limits)
+        self.limits = limits
         self.registry = registry
         self.context = TapeDecodingContext(options: options)
         self.specContext = context.withDefaultKeys
@@ -150,7 +153,7 @@ final class DocumentEngine {
     /// amiss, for the merger to read the batch itself and meet the fault where one thread would.
     private func decode(_ batch: JSONBatch) -> [Event]? {
         // The batch's array is the root object's member: depth 2.
-        guard let parser = batch.parseAsArray(limits: self.parser.limits, arrayDepth: 2) else { return nil }
+        guard let parser = batch.parseAsArray(limits: limits, arrayDepth: 2) else { return nil }
         let tape = parser.tape
         var events: [Event] = []
         events.reserveCapacity(batch.elementCount)
