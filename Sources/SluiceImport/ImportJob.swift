@@ -51,12 +51,15 @@ public struct ImportSource: Sendable, Hashable {
         stream = nil
     }
 
-    /// A source that reads `chunks`, named `name` in messages and in the `documents` table (the
-    /// URL it comes from, say). The import takes each chunk as it arrives; the sequence is asked
-    /// for the next one only while the import keeps up (``ImportFeed``), and an error it throws
-    /// stops the document as a fault of its own.
+    /// A source that reads `chunks`. The import takes each chunk as it arrives; the sequence is
+    /// asked for the next one only while the import keeps up (``ImportFeed``), and an error it
+    /// throws stops the document as a fault of its own.
     ///
-    /// - Parameter size: The document's size when known (a `Content-Length`), for progress.
+    /// - Parameters:
+    ///   - name: The source's name in messages and in the `documents` table (the URL the bytes
+    ///     come from, say).
+    ///   - size: The document's size when known (a `Content-Length`), for progress.
+    ///   - chunks: The document's bytes, chunk by chunk.
     public init<Chunks: AsyncSequence & Sendable>(name: String, size: Int? = nil, chunks: Chunks)
     where Chunks.Element: ContiguousBytes {
         path = name
