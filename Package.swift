@@ -175,10 +175,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // A JSON:API server on loopback (Hummingbird) shared by the HTTP and CLI tests.
+        // What test targets share: a JSON:API server on loopback (Hummingbird), the PostgreSQL
+        // server `scripts/with-postgres.sh` starts, and generated documents.
         .target(
             name: "SluiceTestServer",
             dependencies: [
+                "SluiceJSONAPI", "SluicePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -200,14 +202,14 @@ let package = Package(
         .testTarget(
             name: "SluiceSQLiteTests",
             dependencies: [
-                "SluiceSQLite", "SluiceJSON", "SluiceJSONAPI",
+                "SluiceSQLite", "SluiceJSON", "SluiceJSONAPI", "SluiceTestServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "SluicePostgresTests",
-            dependencies: ["SluicePostgres", "SluiceJSON", "SluiceJSONAPI"],
+            dependencies: ["SluicePostgres", "SluiceJSON", "SluiceJSONAPI", "SluiceTestServer"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -40,15 +40,27 @@ public protocol ImportDestination: AnyObject {
 /// Two sources are equal when they name the same file, or when one is a copy of the other's
 /// chunk sequence.
 public struct ImportSource: Sendable, Hashable {
-    /// The path as given (`-` for standard input), or the name given to a sequence of chunks.
-    public let path: String
-    /// For a sequence of chunks: what reads it into a feed, and its size if known.
-    private let stream: ImportStream?
+    /// The source's name in messages and in the `documents` table: the path, `<stdin>`, or the
+    /// name given to a sequence of chunks.
+    public let name: String
+    private let origin: Origin
+
+    private enum Origin: Sendable {
+        case file(path: String)
+        /// What reads a sequence of chunks into a feed.
+        case stream(ImportStream)
+    }
+
+    /// The file's path as given (`-` for standard input); `nil` for a sequence of chunks.
+    public var path: String? {
+        guard case .file(let path) = origin else { return nil }
+        return path
+    }
 
     /// A source for the file at `path`, or standard input for `-`.
     public init(path: String) {
-        self.path = path
-        stream = nil
+        name = path == "-" ? "<stdin>" : path
+        origin = .file(path: path)
     }
 
     /// A source that reads `chunks`. The import takes each chunk as it arrives; the sequence is
@@ -62,8 +74,8 @@ public struct ImportSource: Sendable, Hashable {
     ///   - chunks: The document's bytes, chunk by chunk.
     public init<Chunks: AsyncSequence & Sendable>(name: String, size: Int? = nil, chunks: Chunks)
     where Chunks.Element: ContiguousBytes {
-        path = name
-        stream = ImportStream(size: size) { feed in
+        self.name = name
+        let stream = ImportStream(size: size) { feed in
             do {
                 for try await chunk in chunks {
                     // Arrays are handed over as they are; other bytes are copied into one.
@@ -76,19 +88,20 @@ public struct ImportSource: Sendable, Hashable {
                 feed.finish(throwing: error)
             }
         }
+        origin = .stream(stream)
     }
 
-    /// The source's name in messages and in the `documents` table: the path, `<stdin>`, or the
-    /// name given to a sequence of chunks.
-    public var name: String { stream == nil && path == "-" ? "<stdin>" : path }
-
     public static func == (left: ImportSource, right: ImportSource) -> Bool {
-        left.path == right.path && left.stream === right.stream
+        switch (left.origin, right.origin) {
+        case (.file(let one), .file(let other)): one == other
+        case (.stream(let one), .stream(let other)): one === other && left.name == right.name
+        default: false
+        }
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(path)
-        hasher.combine(stream.map(ObjectIdentifier.init))
+        hasher.combine(name)
+        if case .stream(let stream) = origin { hasher.combine(ObjectIdentifier(stream)) }
     }
 
     /// The sources `paths` name, in order, a directory standing for the documents directly in it
@@ -124,10 +137,14 @@ public struct ImportSource: Sendable, Hashable {
     /// - Throws: `FileChunkReader.Failure` when a file cannot be opened, ``ImportSourceError``
     ///   when gzip cannot be started.
     public func open() throws -> OpenedImportSource {
-        guard let stream else { return try OpenedImportSource(path: path) }
-        let feed = ImportFeed(size: stream.size)
-        let pump = stream.pump
-        return OpenedImportSource(feed: feed, task: Task { await pump(feed) })
+        switch origin {
+        case .file(let path):
+            return try OpenedImportSource(path: path)
+        case .stream(let stream):
+            let feed = ImportFeed(size: stream.size)
+            let pump = stream.pump
+            return OpenedImportSource(feed: feed, task: Task { await pump(feed) })
+        }
     }
 }
 

@@ -37,12 +37,6 @@ public struct AnyResource: Resource {
         }
     }
 
-    /// A resource whose model is `model`, held inline (moved in, not copied: a decoder hands over
-    /// a model it just made).
-    package init<Model: Resource>(type: String, identity: ResourceIdentity?, model: consuming Model) {
-        storage = ModelStorage(model, type: type, identity: identity, raw: nil)
-    }
-
     /// A resource whose model is `model`, held in `storage`, which must be `ModelStorage<Model>`
     /// (the registry's, looked up once per model type).
     init<Model: Resource>(
@@ -51,7 +45,9 @@ public struct AnyResource: Resource {
         type: String,
         identity: ResourceIdentity?
     ) {
-        // Safe: the registry pairs each model type with its own storage class.
+        // Safe: the registry pairs each model type with its own storage class (checked in debug
+        // builds, where the lookup this avoids does not matter).
+        assert(storage == ModelStorage<Model>.self, "a model's resource made with another model's storage")
         let storageType = unsafeBitCast(storage, to: ModelStorage<Model>.Type.self)
         self.storage = storageType.init(model, type: type, identity: identity, raw: nil)
     }

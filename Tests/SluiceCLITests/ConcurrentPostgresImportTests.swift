@@ -1,9 +1,13 @@
 import Foundation
 import SluicePostgres
+import SluiceTestServer
 import Testing
 
 /// Several `sluice import --postgres` processes writing one database at once.
-@Suite("concurrent imports into one PostgreSQL database", .enabled(if: TestPostgres.available, TestPostgres.skipReason))
+@Suite(
+    "concurrent imports into one PostgreSQL database",
+    .enabled(if: TestPostgres.available, Comment(rawValue: TestPostgres.skipReason))
+)
 struct ConcurrentPostgresImportTests {
     typealias Command = ValidateCommandTests
 
@@ -70,6 +74,17 @@ struct ConcurrentPostgresImportTests {
     }
 
     /// Starts an import of `document` into `url`.
+    /// A fresh database into which `documents` were imported one after another: the rows that
+    /// imports run side by side must give.
+    static func importedOneByOne(_ documents: [String]) async throws -> String {
+        let database = try await TestPostgres.database()
+        for document in documents {
+            let run = try Command.run(["import", document, "--postgres", database, "--batch-size", "150", "--quiet"])
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        return database
+    }
+
     static func start(_ document: String, into url: String) throws -> Process {
         let process = Process()
         process.executableURL = Command.executable
@@ -83,11 +98,7 @@ struct ConcurrentPostgresImportTests {
     func concurrentEqualsSequential() async throws {
         let directory = try ImportCommandTests.directory()
         let documents = try Self.documents(in: directory)
-        let sequential = try await TestPostgres.database()
-        for document in documents {
-            let run = try Command.run(["import", document, "--postgres", sequential, "--batch-size", "150", "--quiet"])
-            #expect(run.status == 0, "\(run.standardError)")
-        }
+        let sequential = try await Self.importedOneByOne(documents)
         let expected = try await Self.contents(of: sequential)
         #expect(expected.count > 20)
 
@@ -106,11 +117,7 @@ struct ConcurrentPostgresImportTests {
     func stalledKilledAndResumed() async throws {
         let directory = try ImportCommandTests.directory()
         let documents = try Self.documents(in: directory)
-        let sequential = try await TestPostgres.database()
-        for document in documents {
-            let run = try Command.run(["import", document, "--postgres", sequential, "--batch-size", "150", "--quiet"])
-            #expect(run.status == 0, "\(run.standardError)")
-        }
+        let sequential = try await Self.importedOneByOne(documents)
         let expected = try await Self.contents(of: sequential)
 
         let concurrent = try await TestPostgres.database()
@@ -162,11 +169,7 @@ struct ConcurrentPostgresImportTests {
     func oneCommandManyDocuments() async throws {
         let directory = try ImportCommandTests.directory()
         let documents = try Self.documents(in: directory)
-        let sequential = try await TestPostgres.database()
-        for document in documents {
-            let run = try Command.run(["import", document, "--postgres", sequential, "--batch-size", "150", "--quiet"])
-            #expect(run.status == 0, "\(run.standardError)")
-        }
+        let sequential = try await Self.importedOneByOne(documents)
         let together = try await TestPostgres.database()
         let run = try Command.run(
             ["import"] + documents + ["--postgres", together, "--batch-size", "150", "--jobs", "4"]

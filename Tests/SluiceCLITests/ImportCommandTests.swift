@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SluiceTestServer
 import Testing
 
 /// `sluice import`, run as the built binary against real SQLite files.

@@ -5,56 +5,8 @@ import SluicePostgres
 import SluiceTestServer
 import Testing
 
-/// The PostgreSQL server `scripts/with-postgres.sh` starts for `make test` (a private cluster on
-/// loopback), or the reason there is none.
-enum TestPostgres {
-    static let url = ProcessInfo.processInfo.environment["SLUICE_POSTGRES_URL"]
-    static let password = ProcessInfo.processInfo.environment["SLUICE_POSTGRES_PASSWORD"]
-    static var available: Bool { url != nil && password != nil }
-    static var skipReason: Comment {
-        Comment(
-            rawValue: ProcessInfo.processInfo.environment["SLUICE_POSTGRES_SKIP_REASON"]
-                ?? "no PostgreSQL server: run the tests through scripts/with-postgres.sh (make test does)"
-        )
-    }
-
-    /// The database a URL names.
-    static func name(of url: String) -> String {
-        String(URLComponents(string: url)!.path.dropFirst())
-    }
-
-    /// A fresh database on the test server, and its URL with the password in it.
-    static func database() async throws -> String {
-        let name = "sluice_\(UUID().uuidString.prefix(8).lowercased())"
-        let admin = try await PostgresImporter.connect(to: try PostgresTarget(url: url(database: "postgres")))
-        _ = try await admin.rows("CREATE DATABASE \(name)")
-        try await admin.close()
-        return url(database: name)
-    }
-
-    /// The server's URL for `database`, the password in it.
-    static func url(database: String, withPassword: Bool = true) -> String {
-        var components = URLComponents(string: url!)!
-        if withPassword { components.password = password }
-        components.path = "/\(database)"
-        return components.string!
-    }
-
-    static func query(_ url: String, _ sql: String) async throws -> [[String?]] {
-        let importer = try await PostgresImporter.connect(to: try PostgresTarget(url: url))
-        do {
-            let rows = try await importer.rows(sql)
-            try? await importer.close()
-            return rows
-        } catch {
-            try? await importer.close()
-            throw error
-        }
-    }
-}
-
 /// `sluice import --postgres` and `PostgresImporter` against a real PostgreSQL server.
-@Suite("sluice import --postgres", .enabled(if: TestPostgres.available, TestPostgres.skipReason))
+@Suite("sluice import --postgres", .enabled(if: TestPostgres.available, Comment(rawValue: TestPostgres.skipReason)))
 struct PostgresImportTests {
     typealias Command = ValidateCommandTests
 

@@ -125,7 +125,9 @@ struct ImportFeedTests {
         try Data("ignored".utf8).write(to: exports.appendingPathComponent("readme.md"))
         let sources = try ImportSource.expanding([exports.path, "-"])
         #expect(
-            sources.map(\.path) == ["a.json", "b.json", "c.json"].map { exports.appendingPathComponent($0).path } + [
+            sources.map(\.path) == ["a.json", "b.json", "c.json"].map {
+                exports.appendingPathComponent($0).path as String?
+            } + [
                 "-"
             ]
         )

@@ -2,47 +2,12 @@ import Foundation
 import SluiceJSON
 import SluiceJSONAPI
 import SluicePostgres
+import SluiceTestServer
 import Testing
 
-/// The server `scripts/with-postgres.sh` starts for `make test`, if any.
-enum Server {
-    static let url = ProcessInfo.processInfo.environment["SLUICE_POSTGRES_URL"]
-    static let password = ProcessInfo.processInfo.environment["SLUICE_POSTGRES_PASSWORD"]
-    static var available: Bool { url != nil && password != nil }
-    static var skipReason: Comment {
-        Comment(
-            rawValue: ProcessInfo.processInfo.environment["SLUICE_POSTGRES_SKIP_REASON"]
-                ?? "no PostgreSQL server: run the tests through scripts/with-postgres.sh (make test does)"
-        )
-    }
-
-    /// A fresh database's URL, the password in it.
-    static func database() async throws -> String {
-        let name = "sluice_\(UUID().uuidString.prefix(8).lowercased())"
-        let admin = try await PostgresImporter.connect(to: try PostgresTarget(url: url(database: "postgres")))
-        _ = try await admin.rows("CREATE DATABASE \(name)")
-        try await admin.close()
-        return url(database: name)
-    }
-
-    static func url(database: String) -> String {
-        var components = URLComponents(string: url!)!
-        components.password = password
-        components.path = "/\(database)"
-        return components.string!
-    }
-}
-
 /// `PostgresImporter` and `ImportJob` through their library API.
-@Suite("PostgreSQL import job", .enabled(if: Server.available, Server.skipReason))
+@Suite("PostgreSQL import job", .enabled(if: TestPostgres.available, Comment(rawValue: TestPostgres.skipReason)))
 struct PostgresImportJobTests {
-    static func document(articles: Int, seed: UInt64, idPrefix: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        SampleDocumentGenerator(articles: articles, seed: seed).write { bytes.append(contentsOf: $0) }
-        let text = String(decoding: bytes, as: UTF8.self)
-        return Array(text.replacingOccurrences(of: #""id":""#, with: #""id":"\#(idPrefix)"#).utf8)
-    }
-
     @Test("a job imports three documents at once, each on its own connection, with every row")
     func threeAtOnce() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString)")
@@ -50,10 +15,10 @@ struct PostgresImportJobTests {
         var sources: [ImportSource] = []
         for index in 0..<3 {
             let url = directory.appendingPathComponent("\(index).json")
-            try Data(Self.document(articles: 120, seed: UInt64(index + 1), idPrefix: "d\(index)-")).write(to: url)
+            try Data(sampleDocument(articles: 120, seed: UInt64(index + 1), idPrefix: "d\(index)-")).write(to: url)
             sources.append(ImportSource(path: url.path))
         }
-        let database = try await Server.database()
+        let database = try await TestPostgres.database()
         let target = try PostgresTarget(url: database)
         var options = ImportOptions()
         options.batchSize = 100
@@ -81,8 +46,8 @@ struct PostgresImportJobTests {
 
     @Test("a document fed from async code imports as the same file does")
     func fedDocument() async throws {
-        let bytes = Self.document(articles: 80, seed: 4, idPrefix: "")
-        let database = try await Server.database()
+        let bytes = sampleDocument(articles: 80, seed: 4, idPrefix: "")
+        let database = try await TestPostgres.database()
         let importer = try await PostgresImporter.connect(to: try PostgresTarget(url: database))
         let feed = ImportFeed(capacity: 2)
         async let imported = importer.importDocument(reading: feed, source: "fed", progress: nil)

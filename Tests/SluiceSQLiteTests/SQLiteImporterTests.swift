@@ -3,6 +3,7 @@ import GRDB
 import SluiceJSON
 import SluiceJSONAPI
 import SluiceSQLite
+import SluiceTestServer
 import Testing
 
 /// `SQLiteImporter` through its library API.
@@ -14,13 +15,6 @@ struct SQLiteImporterTests {
         return url.path
     }
 
-    static func document(articles: Int, seed: UInt64, idPrefix: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        SampleDocumentGenerator(articles: articles, seed: seed).write { bytes.append(contentsOf: $0) }
-        let text = String(decoding: bytes, as: UTF8.self)
-        return Array(text.replacingOccurrences(of: #""id":""#, with: #""id":"\#(idPrefix)"#).utf8)
-    }
-
     static func count(_ database: String, _ sql: String) throws -> Int {
         try DatabaseQueue(path: database).read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
@@ -29,7 +23,7 @@ struct SQLiteImporterTests {
     func importsAndReimports() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = try Self.file(Self.document(articles: 100, seed: 1, idPrefix: ""), in: directory, named: "a.json")
+        let path = try Self.file(sampleDocument(articles: 100, seed: 1, idPrefix: ""), in: directory, named: "a.json")
         let database = directory.appendingPathComponent("a.sqlite").path
         let importer = try SQLiteImporter(path: database)
         let first = try importer.importDocument(from: try FileChunkReader(path: path), source: "a.json")
@@ -55,7 +49,7 @@ struct SQLiteImporterTests {
         let sources = try (0..<3).map { index in
             ImportSource(
                 path: try Self.file(
-                    Self.document(articles: 30, seed: UInt64(index + 1), idPrefix: "d\(index)-"),
+                    sampleDocument(articles: 30, seed: UInt64(index + 1), idPrefix: "d\(index)-"),
                     in: directory,
                     named: "\(index).json"
                 )
@@ -81,10 +75,10 @@ struct SQLiteImporterTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = ImportSource(
-            path: try Self.file(Self.document(articles: 20, seed: 1, idPrefix: "f-"), in: directory, named: "f.json")
+            path: try Self.file(sampleDocument(articles: 20, seed: 1, idPrefix: "f-"), in: directory, named: "f.json")
         )
         // Cut at an odd size, so that tokens straddle chunks.
-        let streamed = Self.document(articles: 25, seed: 2, idPrefix: "s-")
+        let streamed = sampleDocument(articles: 25, seed: 2, idPrefix: "s-")
         let chunks = stride(from: 0, to: streamed.count, by: 997).map {
             Array(streamed[$0..<min($0 + 997, streamed.count)])
         }
@@ -100,6 +94,7 @@ struct SQLiteImporterTests {
         let bad = ImportSource(name: "bad", chunks: Chunks(broken))
         #expect(stream == stream && stream != ImportSource(name: stream.name, chunks: Chunks(chunks)))
         #expect(stream.name == "https://example.com/page/1")
+        #expect(stream.path == nil && file.path != nil)
 
         let database = directory.appendingPathComponent("streams.sqlite").path
         let job = ImportJob(sources: [file, lost, stream, bad]) { try SQLiteImporter(path: database) }
