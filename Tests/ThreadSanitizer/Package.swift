@@ -42,6 +42,8 @@ let package = Package(
         .target(
             name: "SluiceTestServer",
             dependencies: [
+                .product(name: "SluiceJSONAPI", package: sluiceName),
+                .product(name: "SluicePostgres", package: sluiceName),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
