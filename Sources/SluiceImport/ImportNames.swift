@@ -21,9 +21,70 @@ package enum ImportNames {
         unique(isReservedTable(type) ? "\(type)_resources" : type, avoiding: taken)
     }
 
-    /// The column name for `attribute`, not in `taken` (lowercased names).
+    /// The column name for `attribute`, not in `taken` (lowercased names). For a to-one
+    /// relationship column's key (``toOneKey(_:_:)``), the relationship's name and the part:
+    /// `author_type`, `author_id`, `author_meta`.
     package static func column(for attribute: String, avoiding taken: Set<String>) -> String {
-        unique(attribute.lowercased() == "id" ? "\(attribute)_attribute" : attribute, avoiding: taken)
+        if let (relationship, part) = toOnePart(ofKey: attribute) {
+            return unique("\(relationship)_\(part.rawValue)", avoiding: taken)
+        }
+        return unique(attribute.lowercased() == "id" ? "\(attribute)_attribute" : attribute, avoiding: taken)
+    }
+
+    /// What a to-one relationship's columns hold: the related resource's `type`, its `id` (its
+    /// `lid` when it has no `id`), and the relationship's `meta` as JSON.
+    package enum ToOnePart: String, CaseIterable, Sendable {
+        case type, id, meta
+
+        /// The member the column holds, below the relationship object.
+        var member: String { self == .meta ? "meta" : "data/\(rawValue)" }
+    }
+
+    /// The key `sluice_columns` records a to-one relationship's column under, where an attribute's
+    /// column is recorded under the attribute's name: the JSON Pointer of the member the column
+    /// holds within the resource object (`/relationships/author/data/id`). No attribute's name
+    /// is such a key, since member names cannot contain `/`.
+    package static func toOneKey(_ relationship: String, _ part: ToOnePart) -> String {
+        "/relationships/\(jsonPointerEscaped(relationship))/\(part.member)"
+    }
+
+    /// The relationship and part a `sluice_columns` key names, when it is a to-one column's key.
+    package static func toOnePart(ofKey key: String) -> (relationship: String, part: ToOnePart)? {
+        let prefix = "/relationships/"
+        guard key.hasPrefix(prefix) else { return nil }
+        let rest = key.dropFirst(prefix.count)
+        for part in ToOnePart.allCases where rest.hasSuffix("/" + part.member) {
+            let escaped = rest.dropLast(part.member.count + 1)
+            guard !escaped.contains("/") else { return nil }
+            return (unescaped(escaped), part)
+        }
+        return nil
+    }
+
+    /// A JSON Pointer token's name: `~1` is `/` and `~0` is `~`, read scalar by scalar (see
+    /// `jsonPointerEscaped`).
+    private static func unescaped(_ token: Substring) -> String {
+        var name = String.UnicodeScalarView()
+        var scalars = token.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "~" else {
+                name.append(scalar)
+                continue
+            }
+            switch scalars.next() {
+            case "1": name.append("/")
+            case "0": name.append("~")
+            case let other?: name.append(contentsOf: ["~", other])
+            case nil: name.append("~")
+            }
+        }
+        return String(name)
+    }
+
+    /// The name of the index on a to-one relationship's id column, for joins from the related
+    /// resource back (who links to it): `TABLE_COLUMN_index`, cut to ``maximumBytes``.
+    package static func index(table: String, column: String) -> String {
+        prefix(of: "\(table)_\(column)_index", bytes: maximumBytes)
     }
 
     /// Table names no resource type gets.

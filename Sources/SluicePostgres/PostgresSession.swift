@@ -111,6 +111,35 @@ final class PostgresTable {
     var groups: [[Int]: StageGroup] = [:]
     /// The ordinals of the attribute names at each position of the last resource.
     private var recent = RecentNames<Int>()
+    /// The columns of to-one relationships, by relationship name; and those of the names at
+    /// each position of the last resource's relationships.
+    private var toOne: [String: ToOneOrdinals] = [:]
+    private var recentToOne = RecentNames<ToOneOrdinals>()
+
+    /// The ordinals of a to-one relationship's columns so far: its type and id columns come with
+    /// its first identifier, its meta column with its first `meta`.
+    final class ToOneOrdinals {
+        var ordinals: [ImportNames.ToOnePart: Int] = [:]
+    }
+
+    /// The columns of the to-one relationship `name`, the relationship at `position` of its
+    /// resource (an empty set when it has none yet).
+    func toOneOrdinals(named name: UnsafeRawBufferPointer, at position: Int) -> ToOneOrdinals {
+        if let known = recentToOne.value(named: name, at: position) { return known }
+        let ordinals = toOneOrdinals(named: String(decoding: name, as: UTF8.self))
+        recentToOne.remember(ordinals, named: name, at: position)
+        return ordinals
+    }
+
+    func toOneOrdinals(named name: String) -> ToOneOrdinals {
+        if let known = toOne[name] { return known }
+        let ordinals = ToOneOrdinals()
+        toOne[name] = ordinals
+        return ordinals
+    }
+
+    /// The ordinals of the table's to-one id columns: what their indexes are on.
+    var toOneIDOrdinals: [Int] { toOne.values.compactMap { $0.ordinals[.id] } }
 
     init(type: String, name: String) {
         self.type = type
@@ -164,8 +193,12 @@ final class PostgresSession {
     /// the identifier count. Rows past that count, from an earlier import's or a concurrent one's
     /// longer linkage, are deleted after the batch's own rows are in.
     private var linkCounts = CopyText()
-    /// The same for relationships whose linkage is empty (`[]` or `null`): every row of theirs goes.
+    /// The same for relationships whose rows all go: empty to-many linkage, and to-one
+    /// relationships of a type that had rows when the import began.
     private var emptiedLinks = CopyText()
+    /// The types `relationships` had rows of when the import began: a database from before
+    /// to-one relationships became columns has rows for them, which a to-one linkage replaces.
+    private var earlierLinkTypes: Set<String> = []
     /// Batches written again after a deadlock or a serialization failure with another import.
     private(set) var retries = 0
     /// The types `relationships` had rows of when the import began.
@@ -221,6 +254,19 @@ final class PostgresSession {
         ) {
             takenTableNames.insert(try row.decode(String.self).lowercased())
         }
+        // The distinct source types, one index probe each (PostgreSQL has no skip scan).
+        for row in try await importer.query(
+            """
+            WITH RECURSIVE t (type) AS (
+                SELECT min(source_type) FROM relationships
+                UNION ALL SELECT (SELECT min(source_type) FROM relationships WHERE source_type > t.type)
+                FROM t WHERE t.type IS NOT NULL
+            )
+            SELECT type FROM t WHERE type IS NOT NULL
+            """
+        ) {
+            earlierLinkTypes.insert(try row.decode(String.self))
+        }
         if resume == nil {
             try await importer.execute(PostgresSchema.recordDocument(source: source, sourceSize: sourceSize))
         } else {
@@ -243,6 +289,9 @@ final class PostgresSession {
         )
         table.ordinals[attribute] = ordinal
         table.takenColumns.insert(name.lowercased())
+        if let (relationship, part) = ImportNames.toOnePart(ofKey: attribute) {
+            table.toOneOrdinals(named: relationship).ordinals[part] = ordinal
+        }
         return ordinal
     }
 
@@ -309,54 +358,46 @@ final class PostgresSession {
                     guard let type = PostgresColumnType(for: value) else { continue }
                     ordinal = addColumn(String(decoding: name, as: UTF8.self), type, to: table)
                 }
-                let column = table.columns[ordinal]
-                if column.type.countsMismatch(value, declared: column.declared) { typeMismatches += 1 }
-                if let wider = column.type.widened(for: value) {
-                    pendingSchema.append(.widen(table, ordinal))
-                    table.columns[ordinal].type = wider
-                }
-                // A member named twice: the last value wins, as for the readers.
-                if let earlier = values.firstIndex(where: { $0.ordinal == ordinal }) {
-                    values[earlier].value = value
-                } else {
-                    values.append((ordinal, value))
-                }
+                set(ordinal, of: table, to: value)
             }
-            let ordinals = values.map(\.ordinal)
-            var group = table.groups.removeValue(forKey: ordinals) ?? StageGroup(ordinals: ordinals)
-            group.rows.text(key)
-            for (ordinal, value) in values { group.rows.value(value, for: table.columns[ordinal].type) }
-            group.rows.endRow()
-            table.groups[ordinals] = group
-            table.rowsWritten += 1
 
             let relationships = reader.count()
-            for _ in 0..<relationships {
+            for position in 0..<relationships {
                 let name = reader.text()
                 let linkage = reader.linkage()
                 let meta = reader.meta()
                 let identifiers = reader.count()
-                if linkage != .absent {
-                    // The linkage replaces what an earlier import wrote for this relationship,
-                    // empty linkage included.
-                    if identifiers == 0 {
-                        emptiedLinks.text(type)
-                        emptiedLinks.text(key)
-                        emptiedLinks.text(name)
-                        emptiedLinks.verbatim("0".utf8)
-                        emptiedLinks.endRow()
-                    } else {
-                        linkCounts.text(type)
-                        linkCounts.text(key)
-                        linkCounts.text(name)
-                        linkCounts.verbatim(String(identifiers).utf8)
-                        linkCounts.endRow()
+                guard linkage != .absent else { continue }
+                let toOne = table.toOneOrdinals(named: name, at: position)
+                guard linkage == .many else {
+                    var target: (type: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)?
+                    if identifiers == 1 {
+                        let targetType = reader.text()
+                        let (targetKind, targetKey) = reader.key()
+                        if targetKind != .none { target = (targetType, targetKey) }
                     }
+                    setToOne(toOne, of: name, in: table, target: target, meta: meta)
+                    // Rows of this relationship from a database made before to-one columns go.
+                    if earlierLinkTypes.contains(table.type) { emptyLinks(type, key, name) }
+                    continue
+                }
+                // To-many: a row per identifier; columns the name had as a to-one are cleared.
+                setToOne(toOne, of: name, in: table, target: nil, meta: nil)
+                // The linkage replaces what an earlier import wrote for this relationship,
+                // empty linkage included.
+                if identifiers == 0 {
+                    emptyLinks(type, key, name)
+                } else {
+                    linkCounts.text(type)
+                    linkCounts.text(key)
+                    linkCounts.text(name)
+                    linkCounts.verbatim(String(identifiers).utf8)
+                    linkCounts.endRow()
                 }
                 for position in 0..<identifiers {
                     let targetType = reader.text()
                     let (targetKind, target) = reader.key()
-                    guard linkage != .absent, targetKind != .none else { continue }
+                    guard targetKind != .none else { continue }
                     linkRows.text(type)
                     linkRows.text(key)
                     linkRows.text(name)
@@ -367,8 +408,73 @@ final class PostgresSession {
                     linkRows.endRow()
                 }
             }
+            let ordinals = values.map(\.ordinal)
+            var group = table.groups.removeValue(forKey: ordinals) ?? StageGroup(ordinals: ordinals)
+            group.rows.text(key)
+            for (ordinal, value) in values { group.rows.value(value, for: table.columns[ordinal].type) }
+            group.rows.endRow()
+            table.groups[ordinals] = group
+            table.rowsWritten += 1
             return .staged
         }
+    }
+
+    /// Sets the column at `ordinal` in the row being staged, widening it when `value` needs
+    /// more. A member named twice: the last value wins, as for the readers.
+    private func set(_ ordinal: Int, of table: PostgresTable, to value: ImportRecord.Value) {
+        let column = table.columns[ordinal]
+        if column.type.countsMismatch(value, declared: column.declared) { typeMismatches += 1 }
+        if let wider = column.type.widened(for: value) {
+            pendingSchema.append(.widen(table, ordinal))
+            table.columns[ordinal].type = wider
+        }
+        if let earlier = values.firstIndex(where: { $0.ordinal == ordinal }) {
+            values[earlier].value = value
+        } else {
+            values.append((ordinal, value))
+        }
+    }
+
+    /// Sets the columns of the to-one relationship `name` in the row being staged: the target's
+    /// type and key, or NULL (`null` linkage, or linkage that is not to-one); its meta, or NULL.
+    /// Columns are made on their first non-null value, as an attribute's are.
+    private func setToOne(
+        _ toOne: PostgresTable.ToOneOrdinals,
+        of name: UnsafeRawBufferPointer,
+        in table: PostgresTable,
+        target: (type: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)?,
+        meta: UnsafeRawBufferPointer?
+    ) {
+        func ordinal(_ part: ImportNames.ToOnePart, _ type: PostgresColumnType) -> Int {
+            if let known = toOne.ordinals[part] { return known }
+            return addColumn(ImportNames.toOneKey(String(decoding: name, as: UTF8.self), part), type, to: table)
+        }
+        if let target {
+            set(ordinal(.type, .text), of: table, to: .string(target.type))
+            set(ordinal(.id, .text), of: table, to: .string(target.key))
+        } else {
+            for part in [ImportNames.ToOnePart.type, .id] {
+                if let known = toOne.ordinals[part] { set(known, of: table, to: .null) }
+            }
+        }
+        if let meta {
+            set(ordinal(.meta, .jsonb), of: table, to: .json(meta))
+        } else if let known = toOne.ordinals[.meta] {
+            set(known, of: table, to: .null)
+        }
+    }
+
+    /// Lists the relationship `name` of the resource `type`/`key` as one whose earlier rows all go.
+    private func emptyLinks(
+        _ type: UnsafeRawBufferPointer,
+        _ key: UnsafeRawBufferPointer,
+        _ name: UnsafeRawBufferPointer
+    ) {
+        emptiedLinks.text(type)
+        emptiedLinks.text(key)
+        emptiedLinks.text(name)
+        emptiedLinks.verbatim("0".utf8)
+        emptiedLinks.endRow()
     }
 
     private func table(for bytes: UnsafeRawBufferPointer) -> PostgresTable {
@@ -719,10 +825,37 @@ final class PostgresSession {
             do {
                 try await importer.execute(sql: "SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLock))")
                 try await importer.execute(sql: PostgresSchema.indexes)
+                try await createToOneIndexes()
                 try await importer.execute(sql: "COMMIT")
             } catch {
                 try? await importer.execute(sql: "ROLLBACK")
                 throw error
+            }
+        }
+    }
+
+    /// The indexes on the to-one id columns of the tables this import wrote: joins from a
+    /// related resource back to those that link to it (made at the end of an import, which is
+    /// cheaper than growing them row by row on the first).
+    private func createToOneIndexes() async throws {
+        // An index's name is fixed, so a later import finds it made; only a table or view that
+        // took the name first makes it another.
+        var tableNames: Set<String> = []
+        for row in try await importer.query(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        ) {
+            tableNames.insert(try row.decode(String.self).lowercased())
+        }
+        for table in tableOrder {
+            for ordinal in table.toOneIDOrdinals {
+                let column = table.columns[ordinal]
+                let name = ImportNames.unique(
+                    ImportNames.index(table: table.name, column: column.name),
+                    avoiding: tableNames
+                )
+                try await importer.execute(
+                    sql: "CREATE INDEX IF NOT EXISTS \(ImportNames.quoted(name)) ON \(table.quotedName) (\(column.quoted))"
+                )
             }
         }
     }

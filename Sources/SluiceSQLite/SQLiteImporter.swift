@@ -294,6 +294,7 @@ private final class ImportSession {
     func complete(_ document: DocumentSummary) throws {
         try SQLiteSchema.finishDocument(db, source: source, summary: summary(document), document: document)
         try SQLiteSchema.createIndexes(db)
+        try writer.createToOneIndexes()
         try commit()
     }
 

@@ -66,7 +66,8 @@ final class SQLiteResourceWriter {
     private let db: Database
     /// Tables by resource type.
     private var tables: [String: TypeTable] = [:]
-    /// Every table name in the database, lowercased (SQLite's names ignore ASCII case).
+    /// Every table and index name in the database, lowercased (SQLite's names ignore ASCII case,
+    /// and tables and indexes share one namespace).
     private var takenTableNames: Set<String>
     private let deleteRelationship: Statement
     private let insertRelationship: Statement
@@ -108,6 +109,7 @@ final class SQLiteResourceWriter {
         /// Its index among its table's columns: rows name their columns by it, so comparing
         /// and looking up column sets costs integer compares, not string ones.
         let ordinal: Int
+        let name: String
         let quoted: String
         let type: DeclaredType
     }
@@ -134,6 +136,10 @@ final class SQLiteResourceWriter {
         var rowsWritten = 0
         /// The columns of the attribute names at each position of the last resource.
         private var recent = RecentNames<Column>()
+        /// The columns of to-one relationships, by relationship name; and those of the names at
+        /// each position of the last resource's relationships.
+        private var toOne: [String: ToOneColumns] = [:]
+        private var recentToOne = RecentNames<ToOneColumns>()
 
         /// The column of the attribute `name`, the attribute at `position` of its resource.
         func column(named name: UnsafeRawBufferPointer, at position: Int) -> Column? {
@@ -147,14 +153,37 @@ final class SQLiteResourceWriter {
             recent.remember(column, named: name, at: position)
         }
 
-        /// Adds a column named `name` for `attribute`.
+        /// Adds a column named `name` for `attribute` (an attribute's name, or a to-one
+        /// relationship column's key: see `ImportNames.toOneKey`).
         func add(_ attribute: String, name: String, type: DeclaredType) -> Column {
-            let column = Column(ordinal: quotedNames.count, quoted: ImportNames.quoted(name), type: type)
+            let column = Column(ordinal: quotedNames.count, name: name, quoted: ImportNames.quoted(name), type: type)
             quotedNames.append(column.quoted)
             columns[attribute] = column
             takenColumns.insert(name.lowercased())
+            if let (relationship, part) = ImportNames.toOnePart(ofKey: attribute) {
+                toOneColumns(named: relationship)[part] = column
+            }
             return column
         }
+
+        /// The columns of the to-one relationship `name`, the relationship at `position` of its
+        /// resource (an empty set when it has none yet).
+        func toOneColumns(named name: UnsafeRawBufferPointer, at position: Int) -> ToOneColumns {
+            if let known = recentToOne.value(named: name, at: position) { return known }
+            let columns = toOneColumns(named: String(decoding: name, as: UTF8.self))
+            recentToOne.remember(columns, named: name, at: position)
+            return columns
+        }
+
+        private func toOneColumns(named name: String) -> ToOneColumns {
+            if let known = toOne[name] { return known }
+            let columns = ToOneColumns()
+            toOne[name] = columns
+            return columns
+        }
+
+        /// The id columns of the table's to-one relationships: what their indexes are on.
+        var toOneIDColumns: [Column] { toOne.values.compactMap(\.id) }
 
         init(type: String, name: String) {
             self.type = type
@@ -164,10 +193,35 @@ final class SQLiteResourceWriter {
         }
     }
 
+    /// The columns a to-one relationship has so far: its type and id columns come with its first
+    /// identifier, its meta column with its first `meta`.
+    final class ToOneColumns {
+        var type: Column?
+        var id: Column?
+        var meta: Column?
+
+        subscript(part: ImportNames.ToOnePart) -> Column? {
+            get {
+                switch part {
+                case .type: type
+                case .id: id
+                case .meta: meta
+                }
+            }
+            set {
+                switch part {
+                case .type: type = newValue
+                case .id: id = newValue
+                case .meta: meta = newValue
+                }
+            }
+        }
+    }
+
     init(db: Database) throws {
         self.db = db
         takenTableNames = Set(
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").map {
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view', 'index')").map {
                 $0.lowercased()
             }
         )
@@ -199,8 +253,9 @@ final class SQLiteResourceWriter {
     }
 
     /// Writes the resource `record` holds; `false` when it has neither `id` nor `lid` and so
-    /// cannot be keyed. Texts are bound straight from the record's bytes (SQLite reads them
-    /// during the step, before the record goes).
+    /// cannot be keyed. Attributes and to-one relationships go into the type's row, to-many
+    /// linkage into `relationships`. Texts are bound straight from the record's bytes (SQLite
+    /// reads them during the step, before the record goes).
     func write(_ record: ImportRecord) throws -> Bool {
         try record.withReader { reader in
             let type = reader.text()
@@ -223,30 +278,35 @@ final class SQLiteResourceWriter {
                     column = try addColumn(String(decoding: name, as: UTF8.self), type, to: table)
                     table.remember(column, named: name, at: position)
                 }
-                let stored = boundValue(value, for: column)
-                // A member named twice: the last value wins, as for the readers.
-                if let earlier = rowColumns.firstIndex(of: column.ordinal) {
-                    rowValues[earlier + 1] = stored
-                } else {
-                    rowColumns.append(column.ordinal)
-                    rowValues.append(stored)
-                }
+                set(column, to: boundValue(value, for: column))
             }
-            try upsertStatement(for: table).run(rowValues, on: db)
-            table.rowsWritten += 1
             let relationshipCount = reader.count()
-            guard relationshipCount > 0 else { return true }
-            let replacesLinks = try hasEarlierLinks(table)
-            for _ in 0..<relationshipCount {
+            let replacesLinks = relationshipCount > 0 ? try hasEarlierLinks(table) : false
+            for position in 0..<relationshipCount {
                 let name = reader.text()
                 let linkage = reader.linkage()
-                // The relationship's meta rides on each of its rows, so a join on the links sees
-                // it without a second table.
-                let meta = reader.meta().map { BoundValue.text($0) } ?? .null
+                let meta = reader.meta()
                 let identifiers = reader.count()
                 guard linkage != .absent else { continue }
-                // The linkage replaces what an earlier import wrote for this relationship.
+                // The linkage replaces what an earlier import wrote for this relationship (rows,
+                // also when it is to-one now: a database from before to-one columns had rows).
                 if replacesLinks { try deleteRelationship.run([.text(type), .text(key), .text(name)], on: db) }
+                let toOne = table.toOneColumns(named: name, at: position)
+                guard linkage == .many else {
+                    var target: (type: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)?
+                    if identifiers == 1 {
+                        let targetType = reader.text()
+                        let (targetKind, targetKey) = reader.key()
+                        if targetKind != .none { target = (targetType, targetKey) }
+                    }
+                    try setToOne(toOne, of: name, in: table, target: target, meta: meta)
+                    continue
+                }
+                // To-many: a row per identifier; columns the name had as a to-one are cleared.
+                try setToOne(toOne, of: name, in: table, target: nil, meta: nil)
+                // The relationship's meta rides on each of its rows, so a join on the links sees
+                // it without a second table.
+                let rowMeta = meta.map { BoundValue.text($0) } ?? .null
                 for position in 0..<identifiers {
                     let targetType = reader.text()
                     let (targetKind, target) = reader.key()
@@ -254,14 +314,84 @@ final class SQLiteResourceWriter {
                     try insertRelationship.run(
                         [
                             .text(type), .text(key), .text(name), .integer(Int64(position)), .text(targetType),
-                            .text(target), meta,
+                            .text(target), rowMeta,
                         ],
                         on: db
                     )
                     relationshipRows += 1
                 }
             }
+            try upsertStatement(for: table).run(rowValues, on: db)
+            table.rowsWritten += 1
             return true
+        }
+    }
+
+    /// Sets `column` in the row being written. A member named twice: the last value wins, as for
+    /// the readers.
+    private func set(_ column: Column, to value: BoundValue) {
+        if let earlier = rowColumns.firstIndex(of: column.ordinal) {
+            rowValues[earlier + 1] = value
+        } else {
+            rowColumns.append(column.ordinal)
+            rowValues.append(value)
+        }
+    }
+
+    /// Sets the columns of the to-one relationship `name` in the row being written: the target's
+    /// type and key, or NULL (`null` linkage, or linkage that is not to-one); its meta, or NULL.
+    /// Columns are made on their first non-null value, as an attribute's are.
+    private func setToOne(
+        _ columns: ToOneColumns,
+        of name: UnsafeRawBufferPointer,
+        in table: TypeTable,
+        target: (type: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)?,
+        meta: UnsafeRawBufferPointer?
+    ) throws {
+        if let target {
+            set(try toOneColumn(columns, .type, of: name, in: table), to: .text(target.type))
+            set(try toOneColumn(columns, .id, of: name, in: table), to: .text(target.key))
+        } else {
+            if let column = columns.type { set(column, to: .null) }
+            if let column = columns.id { set(column, to: .null) }
+        }
+        if let meta {
+            set(try toOneColumn(columns, .meta, of: name, in: table), to: .text(meta))
+        } else if let column = columns.meta {
+            set(column, to: .null)
+        }
+    }
+
+    /// The column of `part` of the to-one relationship `name`, made when it has none.
+    private func toOneColumn(
+        _ columns: ToOneColumns,
+        _ part: ImportNames.ToOnePart,
+        of name: UnsafeRawBufferPointer,
+        in table: TypeTable
+    ) throws -> Column {
+        if let known = columns[part] { return known }
+        return try addColumn(ImportNames.toOneKey(String(decoding: name, as: UTF8.self), part), .text, to: table)
+    }
+
+    /// The indexes on the to-one id columns of the tables this import wrote: joins from a
+    /// related resource back to those that link to it (made at the end of an import, which is
+    /// cheaper than growing them row by row on the first).
+    func createToOneIndexes() throws {
+        // An index's name is fixed, so a later import finds it made; only a table or view that
+        // took the name first makes it another.
+        let tableNames = Set(
+            try String.fetchAll(db, sql: "SELECT lower(name) FROM sqlite_master WHERE type IN ('table', 'view')")
+        )
+        for table in tablesWritten {
+            for column in table.toOneIDColumns {
+                let name = ImportNames.unique(
+                    ImportNames.index(table: table.name, column: column.name),
+                    avoiding: tableNames
+                )
+                try db.execute(
+                    sql: "CREATE INDEX IF NOT EXISTS \(ImportNames.quoted(name)) ON \(table.quotedName) (\(column.quoted))"
+                )
+            }
         }
     }
 
@@ -331,6 +461,7 @@ final class SQLiteResourceWriter {
         return table
     }
 
+    /// Adds and records the column of `attribute` (or of a to-one column's key).
     private func addColumn(_ attribute: String, _ type: DeclaredType, to table: TypeTable) throws -> Column {
         let name = ImportNames.column(for: attribute, avoiding: table.takenColumns)
         try db.execute(

@@ -93,7 +93,7 @@ struct FetchCommandTests {
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM documents WHERE status = 'complete'"),
                     try String.fetchOne(
                         db,
-                        sql: "SELECT target_id FROM relationships WHERE source_id = '95' AND name = 'author'"
+                        sql: "SELECT author_id FROM articles WHERE id = '95'"
                     ).flatMap { Int($0) },
                 ]
             }

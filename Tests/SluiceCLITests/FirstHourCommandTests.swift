@@ -33,20 +33,22 @@ struct FirstHourCommandTests {
         )
     }
 
-    @Test("import stores relationship meta on the relationship's rows, and adds the column to older databases")
+    @Test("import keeps relationship meta beside its linkage, and upgrades an older database's rows")
     func importKeepsRelationshipMeta() throws {
         let directory = try ImportCommandTests.directory()
         let document = directory.appendingPathComponent("doc.json")
         try Data(Self.documentWithRelationshipMeta.utf8).write(to: document)
         let database = directory.appendingPathComponent("old.sqlite").path
-        // A database as an earlier version made it: relationships without meta.
+        // A database as an earlier version made it: relationships without meta, and a to-one
+        // relationship stored as a row (now it is the columns of its resource's row).
         try DatabaseQueue(path: database).write { db in
             try db.execute(
                 sql: """
                     CREATE TABLE relationships (
                         source_type TEXT NOT NULL, source_id TEXT NOT NULL, name TEXT NOT NULL,
                         position INTEGER NOT NULL, target_type TEXT NOT NULL, target_id TEXT NOT NULL,
-                        PRIMARY KEY (source_type, source_id, name, position)) WITHOUT ROWID
+                        PRIMARY KEY (source_type, source_id, name, position)) WITHOUT ROWID;
+                    INSERT INTO relationships VALUES ('articles', '1', 'author', 0, 'people', '8');
                     """
             )
         }
@@ -62,14 +64,15 @@ struct FirstHourCommandTests {
                     "\(row["source_id"] as String) \(row["name"] as String) \(row["position"] as Int) \(meta ?? "NULL")"
             }
         }
-        #expect(
-            rows == [
-                #"1 author 0 {"role":"lead"}"#,
-                #"1 comments 0 {"total":2}"#,
-                #"1 comments 1 {"total":2}"#,
-                "2 author 0 NULL",
-            ]
-        )
+        #expect(rows == [#"1 comments 0 {"total":2}"#, #"1 comments 1 {"total":2}"#])
+        let authors = try ImportCommandTests.read(database) { db in
+            try Row.fetchAll(db, sql: "SELECT id, author_type, author_id, author_meta FROM articles ORDER BY id")
+                .map { row -> String in
+                    let meta: String? = row["author_meta"]
+                    return "\(row["id"] as String) \(row["author_type"] as String) \(row["author_id"] as String) \(meta ?? "NULL")"
+                }
+        }
+        #expect(authors == [#"1 people 9 {"role":"lead"}"#, "2 people 9 NULL"])
     }
 
     @Test("flatten | head stops quietly with exit 0 when head has its line")

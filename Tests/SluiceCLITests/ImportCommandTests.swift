@@ -39,7 +39,10 @@ struct ImportCommandTests {
         let flattened = try Command.run(["flatten", document])
         let lines = flattened.standardOutput.split(separator: "\n")
         var expected: [String: Int] = [:]
+        // To-many identifiers are rows of `relationships`; to-one linkage is columns of its
+        // resource's row.
         var links = 0
+        var toOneLinks: [String: Int] = [:]
         var names: [String: String] = [:]
         var firstAuthor: String?
         for line in lines {
@@ -52,8 +55,8 @@ struct ImportCommandTests {
                 let author = (object["relationships"] as! [String: Any])["author"] as! [String: Any]
                 firstAuthor = author["id"] as? String
             }
-            for (_, linkage) in object["relationships"] as! [String: Any] {
-                if linkage is [String: Any] { links += 1 }
+            for (name, linkage) in object["relationships"] as! [String: Any] {
+                if linkage is [String: Any] { toOneLinks["\(type).\(name)", default: 0] += 1 }
                 if let many = linkage as? [Any] { links += many.count }
             }
         }
@@ -65,6 +68,38 @@ struct ImportCommandTests {
                     #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(type)\"") == count, "\(type)")
                 }
                 #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM relationships") == links)
+                #expect(!toOneLinks.isEmpty)
+                for (key, count) in toOneLinks {
+                    let parts = key.split(separator: ".")
+                    let (table, name) = (String(parts[0]), String(parts[1]))
+                    #expect(
+                        try Int.fetchOne(db, sql: "SELECT COUNT(\(name)_id) FROM \"\(table)\"") == count,
+                        "\(key)"
+                    )
+                    #expect(
+                        try Int.fetchOne(
+                            db,
+                            sql: "SELECT COUNT(*) FROM relationships WHERE source_type = ? AND name = ?",
+                            arguments: [table, name]
+                        ) == 0
+                    )
+                }
+                #expect(
+                    try String.fetchOne(
+                        db,
+                        sql: """
+                            SELECT column_name FROM sluice_columns
+                            WHERE type = 'articles' AND attribute = '/relationships/author/data/id'
+                            """
+                    ) == "author_id"
+                )
+                // Joins back from a person to the articles that name them use an index.
+                let plan = try Row.fetchAll(
+                    db,
+                    sql: "EXPLAIN QUERY PLAN SELECT id FROM articles WHERE author_id = '1'"
+                )
+                .map { $0["detail"] as String }.joined()
+                #expect(plan.contains("articles_author_id_index"), "\(plan)")
                 let article = try #require(try Row.fetchOne(db, sql: "SELECT * FROM articles WHERE id = '0'"))
                 #expect(article["title"] as String == "naïve link gate model")
                 #expect(article["published"] as Int64 == 1)
@@ -86,12 +121,12 @@ struct ImportCommandTests {
                         """
                 )
                 #expect(comments == ["0", "1", "2", "3"])
-                // The author's name, joined through relationships.
+                // The author's name, joined through the article's author column.
                 let author = try String.fetchOne(
                     db,
                     sql: """
-                        SELECT people.name FROM relationships JOIN people ON people.id = relationships.target_id
-                        WHERE source_type = 'articles' AND source_id = '0' AND relationships.name = 'author'
+                        SELECT people.name FROM articles JOIN people ON people.id = articles.author_id
+                        WHERE articles.id = '0' AND articles.author_type = 'people'
                         """
                 )
                 #expect(author != nil)
@@ -248,11 +283,8 @@ struct ImportCommandTests {
             // resources up to 30 000 (under load the kill may land in included).
             #expect(committed >= 1000 && committed % 1000 == 0)
             #expect(articles == min(committed, 30_000))
-            // Every committed article has all of its relationship rows.
-            let authors = try Int.fetchOne(
-                db,
-                sql: "SELECT COUNT(*) FROM relationships WHERE source_type = 'articles' AND name = 'author'"
-            )
+            // Every committed article has its author and all of its comment rows.
+            let authors = try Int.fetchOne(db, sql: "SELECT COUNT(author_id) FROM articles")
             #expect(authors == articles)
             let orphans = try Int.fetchOne(
                 db,

@@ -66,6 +66,7 @@ struct ManyDocumentsImportTests {
         for question in [
             "SELECT COUNT(*), SUM(views) FROM articles WHERE id NOT LIKE 'b%'", "SELECT COUNT(*) FROM people",
             "SELECT COUNT(*) FROM comments", "SELECT COUNT(*) FROM relationships",
+            "SELECT COUNT(author_id), COUNT(DISTINCT author_id) FROM articles",
         ] {
             let answers = try [database, single].map { path in
                 try ImportCommandTests.read(path) { db in try Row.fetchOne(db, sql: question).map { "\($0)" } }

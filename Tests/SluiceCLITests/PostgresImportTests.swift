@@ -162,11 +162,18 @@ struct PostgresImportTests {
                 == sqliteRun.standardOutput.split(separator: "\n").first { $0.contains("differed") }?.prefix(
                     while: { $0 != " " })
         )
+        // A to-one relationship is its resource's columns, indexed on the id for joins back.
         let link = try await TestPostgres.query(
             url,
-            "SELECT target_type, target_id, meta->>'why' FROM relationships WHERE source_id = '1'"
+            #"SELECT owner_type, owner_id, owner_meta->>'why' FROM "blog-posts" WHERE id = '1'"#
         )
         #expect(link == [["Order", "o\"1", "x"]])
+        #expect(try await TestPostgres.query(url, "SELECT COUNT(*) FROM relationships") == [["0"]])
+        let index = try await TestPostgres.query(
+            url,
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'blog-posts_owner_id_index'"
+        )
+        #expect(index.first?[0]?.contains("(owner_id)") == true, "\(index)")
     }
 
     @Test("an import killed mid-way keeps whole batches, and --resume finishes it from the last one")
@@ -205,10 +212,7 @@ struct PostgresImportTests {
         #expect(committedResources >= 1000 && committedResources % 1000 == 0, "\(state)")
         let articles = Int(try await TestPostgres.query(url, "SELECT COUNT(*) FROM articles")[0][0]!)!
         #expect(articles == min(committedResources, 30_000))
-        let authors = try await TestPostgres.query(
-            url,
-            "SELECT COUNT(*) FROM relationships WHERE source_type = 'articles' AND name = 'author'"
-        )
+        let authors = try await TestPostgres.query(url, "SELECT COUNT(author_id) FROM articles")
         #expect(authors[0][0] == String(articles))
 
         let resumed = try Command.run(["import", document, "--postgres", url, "--resume"])
@@ -351,7 +355,7 @@ struct PostgresImportTests {
         #expect(
             try await TestPostgres.query(url, "SELECT COUNT(*) FROM documents WHERE status = 'complete'") == [["5"]]
         )
-        let author = "SELECT COUNT(*) FROM relationships WHERE source_id = '95' AND name = 'author'"
+        let author = "SELECT COUNT(author_id) FROM articles WHERE id = '95'"
         #expect(try await TestPostgres.query(url, author) == [["1"]])
     }
 

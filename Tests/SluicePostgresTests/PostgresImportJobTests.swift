@@ -44,6 +44,25 @@ struct PostgresImportJobTests {
         try await watcher.close()
     }
 
+    @Test("to-one linkage is columns that later linkage replaces or clears, and absent linkage keeps")
+    func toOneColumnsChangeShape() async throws {
+        let database = try await TestPostgres.database()
+        let importer = try await PostgresImporter.connect(to: try PostgresTarget(url: database))
+        let watcher = try await PostgresImporter.connect(to: try PostgresTarget(url: database))
+        for (index, document) in ToOneShapes.documents.enumerated() {
+            // One chunk fits the feed, so it is sent and finished before the import reads it.
+            let feed = ImportFeed(capacity: 2)
+            try await feed.send(Array(document.utf8))
+            feed.finish()
+            _ = try await importer.importDocument(reading: feed, source: "\(index).json", progress: nil)
+            let answer = try await watcher.rows(ToOneShapes.question)
+            #expect(answer.first?.first == ToOneShapes.answers[index], "after document \(index)")
+        }
+        #expect(try await watcher.rows(ToOneShapes.rowQuestion).first?.first == ToOneShapes.row)
+        try await importer.close()
+        try await watcher.close()
+    }
+
     @Test("a document fed from async code imports as the same file does")
     func fedDocument() async throws {
         let bytes = sampleDocument(articles: 80, seed: 4, idPrefix: "")

@@ -29,17 +29,34 @@ struct SQLiteImporterTests {
         let first = try importer.importDocument(from: try FileChunkReader(path: path), source: "a.json")
         #expect(first.resources > 300)
         #expect(first.primaryCount == 100)
-        let counts = try ["articles", "people", "comments", "relationships"].map {
-            try Self.count(database, "SELECT COUNT(*) FROM \($0)")
-        }
+        let questions =
+            ["articles", "people", "comments", "relationships"].map { "SELECT COUNT(*) FROM \($0)" } + [
+                "SELECT COUNT(author_id) FROM articles", "SELECT COUNT(DISTINCT author_id) FROM comments",
+            ]
+        let counts = try questions.map { try Self.count(database, $0) }
+        #expect(counts[4] == 100)
         let again = try importer.importDocument(from: try FileChunkReader(path: path), source: "a.json")
         #expect(again.resources == first.resources)
-        #expect(
-            try ["articles", "people", "comments", "relationships"].map {
-                try Self.count(database, "SELECT COUNT(*) FROM \($0)")
-            } == counts
-        )
+        #expect(try questions.map { try Self.count(database, $0) } == counts)
         #expect(try Self.count(database, "SELECT COUNT(*) FROM documents WHERE status = 'complete'") == 1)
+    }
+
+    @Test("to-one linkage is columns that later linkage replaces or clears, and absent linkage keeps")
+    func toOneColumnsChangeShape() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let database = directory.appendingPathComponent("shapes.sqlite").path
+        let importer = try SQLiteImporter(path: database)
+        for (index, document) in ToOneShapes.documents.enumerated() {
+            let path = try Self.file(Array(document.utf8), in: directory, named: "\(index).json")
+            _ = try importer.importDocument(from: try FileChunkReader(path: path), source: "\(index).json")
+            let answer = try DatabaseQueue(path: database).read { db in
+                try String.fetchOne(db, sql: ToOneShapes.question)
+            }
+            #expect(answer == ToOneShapes.answers[index], "after document \(index)")
+        }
+        let row = try DatabaseQueue(path: database).read { db in try String.fetchOne(db, sql: ToOneShapes.rowQuestion) }
+        #expect(row == ToOneShapes.row)
     }
 
     @Test("an import job takes SQLite's documents one after another, each with its row")

@@ -59,3 +59,34 @@ public func sampleDocument(articles: Int, seed: UInt64, idPrefix: String) -> [UI
     let text = String(decoding: bytes, as: UTF8.self)
     return Array(text.replacingOccurrences(of: #""id":""#, with: #""id":"\#(idPrefix)"#).utf8)
 }
+
+/// Three imports of one article whose relationships change shape, for both targets: a to-one
+/// with meta and a to-one (`author`, `editor`); then `author` with only links (no linkage, so its
+/// columns stay); then `author` null and `editor` to-many (its columns cleared, a row instead).
+public enum ToOneShapes {
+    public static let documents = [
+        #"""
+        {"data":{"type":"articles","id":"1","relationships":{
+          "author":{"data":{"type":"people","id":"9"},"meta":{"m":1}},
+          "editor":{"data":{"type":"people","id":"3"}}}}}
+        """#,
+        #"""
+        {"data":{"type":"articles","id":"1","relationships":{"author":{"links":{"related":"/a/1/author"}}}}}
+        """#,
+        #"""
+        {"data":{"type":"articles","id":"1","relationships":{
+          "author":{"data":null},"editor":{"data":[{"type":"people","id":"4"}]}}}}
+        """#,
+    ]
+
+    /// What `question` answers after each document, in order.
+    public static let question = """
+        SELECT COALESCE(author_type, '-') || ' ' || COALESCE(author_id, '-') || ' '
+            || COALESCE(author_meta ->> 'm', '-') || ' ' || COALESCE(editor_id, '-') || ' '
+            || (SELECT COUNT(*) FROM relationships) FROM articles
+        """
+    public static let answers = ["people 9 1 3 0", "people 9 1 3 0", "- - - - 1"]
+    /// The one relationship row at the end.
+    public static let rowQuestion = "SELECT name || ' ' || position || ' ' || target_id FROM relationships"
+    public static let row = "editor 0 4"
+}
