@@ -119,6 +119,13 @@ extension ImportRecord {
         case absent, null, one, many
     }
 
+    /// A to-one relationship's target: its type and its key (its `id`, else its `lid`), as the
+    /// record's bytes.
+    package struct ToOneTarget {
+        package let type: UnsafeRawBufferPointer
+        package let key: UnsafeRawBufferPointer
+    }
+
     /// A cursor over a record's bytes, valid inside ``withReader(_:)`` only.
     package struct Reader {
         let base: UnsafeRawBufferPointer
@@ -170,6 +177,15 @@ extension ImportRecord {
         }
 
         package mutating func linkage() -> Linkage { Linkage(rawValue: u8()) ?? .absent }
+
+        /// The target of to-one linkage of `identifiers` identifiers (0 for `null`, 1 for an
+        /// identifier): `nil` for `null` and for an identifier with neither `id` nor `lid`.
+        package mutating func toOneTarget(identifiers: Int) -> ToOneTarget? {
+            guard identifiers == 1 else { return nil }
+            let type = text()
+            let (kind, key) = key()
+            return kind == .none ? nil : ToOneTarget(type: type, key: key)
+        }
 
         /// A relationship's `meta` as JSON text, or `nil`.
         package mutating func meta() -> UnsafeRawBufferPointer? {

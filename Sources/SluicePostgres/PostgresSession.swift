@@ -110,31 +110,36 @@ final class PostgresTable {
     /// This batch's rows, by the ordinals of the columns they set.
     var groups: [[Int]: StageGroup] = [:]
     /// The ordinals of the attribute names at each position of the last resource.
-    private var recent = RecentNames<Int>()
+    private var recent = RecentNames()
     /// The columns of to-one relationships, by relationship name; and those of the names at
     /// each position of the last resource's relationships.
     private var toOne: [String: ToOneOrdinals] = [:]
-    private var recentToOne = RecentNames<ToOneOrdinals>()
+    private var toOneList: [ToOneOrdinals] = []
+    private var recentToOne = RecentNames()
 
     /// The ordinals of a to-one relationship's columns so far: its type and id columns come with
     /// its first identifier, its meta column with its first `meta`.
     final class ToOneOrdinals {
+        /// Its place in its table's list.
+        let index: Int
+        init(index: Int) { self.index = index }
         var ordinals: [ImportNames.ToOnePart: Int] = [:]
     }
 
     /// The columns of the to-one relationship `name`, the relationship at `position` of its
     /// resource (an empty set when it has none yet).
     func toOneOrdinals(named name: UnsafeRawBufferPointer, at position: Int) -> ToOneOrdinals {
-        if let known = recentToOne.value(named: name, at: position) { return known }
+        if let known = recentToOne.value(named: name, at: position) { return toOneList[known] }
         let ordinals = toOneOrdinals(named: String(decoding: name, as: UTF8.self))
-        recentToOne.remember(ordinals, named: name, at: position)
+        recentToOne.remember(ordinals.index, named: name, at: position)
         return ordinals
     }
 
     func toOneOrdinals(named name: String) -> ToOneOrdinals {
         if let known = toOne[name] { return known }
-        let ordinals = ToOneOrdinals()
+        let ordinals = ToOneOrdinals(index: toOneList.count)
         toOne[name] = ordinals
+        toOneList.append(ordinals)
         return ordinals
     }
 
@@ -370,12 +375,7 @@ final class PostgresSession {
                 guard linkage != .absent else { continue }
                 let toOne = table.toOneOrdinals(named: name, at: position)
                 guard linkage == .many else {
-                    var target: (type: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)?
-                    if identifiers == 1 {
-                        let targetType = reader.text()
-                        let (targetKind, targetKey) = reader.key()
-                        if targetKind != .none { target = (targetType, targetKey) }
-                    }
+                    let target = reader.toOneTarget(identifiers: identifiers)
                     setToOne(toOne, of: name, in: table, target: target, meta: meta)
                     // Rows of this relationship from a database made before to-one columns go.
                     if earlierLinkTypes.contains(table.type) { emptyLinks(type, key, name) }
@@ -442,7 +442,7 @@ final class PostgresSession {
         _ toOne: PostgresTable.ToOneOrdinals,
         of name: UnsafeRawBufferPointer,
         in table: PostgresTable,
-        target: (type: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)?,
+        target: ImportRecord.ToOneTarget?,
         meta: UnsafeRawBufferPointer?
     ) {
         func ordinal(_ part: ImportNames.ToOnePart, _ type: PostgresColumnType) -> Int {

@@ -82,9 +82,30 @@ final class SQLiteResourceWriter {
     }
     private(set) var relationshipRows = 0
     private(set) var typeMismatches = 0
-    /// Reused per resource: the columns (by ordinal) and values of the row being written.
-    private var rowColumns: [Int] = []
-    private var rowValues: [BoundValue] = []
+    /// Reused per resource (its arrays keep their capacity): see `write(_:)`.
+    private var rowBuffer = PendingRow()
+
+    /// The row being written: the columns it sets, by ordinal, and the values, the key first.
+    struct PendingRow {
+        var columns: [Int] = []
+        var values: [BoundValue] = []
+
+        mutating func start(key: UnsafeRawBufferPointer) {
+            columns.removeAll(keepingCapacity: true)
+            values.removeAll(keepingCapacity: true)
+            values.append(.text(key))
+        }
+
+        /// Sets `column`. A member named twice: the last value wins, as for the readers.
+        mutating func set(_ column: Column, to value: BoundValue) {
+            if let earlier = columns.firstIndex(of: column.ordinal) {
+                values[earlier + 1] = value
+            } else {
+                columns.append(column.ordinal)
+                values.append(value)
+            }
+        }
+    }
 
     /// The SQL type a column is declared with, after its attribute's first non-null value.
     enum DeclaredType: String {
@@ -135,22 +156,25 @@ final class SQLiteResourceWriter {
         /// Resources written into the table by this import.
         var rowsWritten = 0
         /// The columns of the attribute names at each position of the last resource.
-        private var recent = RecentNames<Column>()
+        private var recent = RecentNames()
+        /// Columns by ordinal.
+        private var byOrdinal: [Column] = []
         /// The columns of to-one relationships, by relationship name; and those of the names at
         /// each position of the last resource's relationships.
         private var toOne: [String: ToOneColumns] = [:]
-        private var recentToOne = RecentNames<ToOneColumns>()
+        private var toOneList: [ToOneColumns] = []
+        private var recentToOne = RecentNames()
 
         /// The column of the attribute `name`, the attribute at `position` of its resource.
         func column(named name: UnsafeRawBufferPointer, at position: Int) -> Column? {
-            if let known = recent.value(named: name, at: position) { return known }
+            if let known = recent.value(named: name, at: position) { return byOrdinal[known] }
             guard let column = columns[String(decoding: name, as: UTF8.self)] else { return nil }
-            recent.remember(column, named: name, at: position)
+            recent.remember(column.ordinal, named: name, at: position)
             return column
         }
 
         func remember(_ column: Column, named name: UnsafeRawBufferPointer, at position: Int) {
-            recent.remember(column, named: name, at: position)
+            recent.remember(column.ordinal, named: name, at: position)
         }
 
         /// Adds a column named `name` for `attribute` (an attribute's name, or a to-one
@@ -158,6 +182,7 @@ final class SQLiteResourceWriter {
         func add(_ attribute: String, name: String, type: DeclaredType) -> Column {
             let column = Column(ordinal: quotedNames.count, name: name, quoted: ImportNames.quoted(name), type: type)
             quotedNames.append(column.quoted)
+            byOrdinal.append(column)
             columns[attribute] = column
             takenColumns.insert(name.lowercased())
             if let (relationship, part) = ImportNames.toOnePart(ofKey: attribute) {
@@ -169,16 +194,17 @@ final class SQLiteResourceWriter {
         /// The columns of the to-one relationship `name`, the relationship at `position` of its
         /// resource (an empty set when it has none yet).
         func toOneColumns(named name: UnsafeRawBufferPointer, at position: Int) -> ToOneColumns {
-            if let known = recentToOne.value(named: name, at: position) { return known }
+            if let known = recentToOne.value(named: name, at: position) { return toOneList[known] }
             let columns = toOneColumns(named: String(decoding: name, as: UTF8.self))
-            recentToOne.remember(columns, named: name, at: position)
+            recentToOne.remember(columns.index, named: name, at: position)
             return columns
         }
 
         private func toOneColumns(named name: String) -> ToOneColumns {
             if let known = toOne[name] { return known }
-            let columns = ToOneColumns()
+            let columns = ToOneColumns(index: toOneList.count)
             toOne[name] = columns
+            toOneList.append(columns)
             return columns
         }
 
@@ -196,9 +222,13 @@ final class SQLiteResourceWriter {
     /// The columns a to-one relationship has so far: its type and id columns come with its first
     /// identifier, its meta column with its first `meta`.
     final class ToOneColumns {
+        /// Its place in its table's list.
+        let index: Int
         var type: Column?
         var id: Column?
         var meta: Column?
+
+        init(index: Int) { self.index = index }
 
         subscript(part: ImportNames.ToOnePart) -> Column? {
             get {
@@ -262,9 +292,12 @@ final class SQLiteResourceWriter {
             let (keyKind, key) = reader.key()
             guard keyKind != .none else { return false }
             let table = try table(for: type)
-            rowColumns.removeAll(keepingCapacity: true)
-            rowValues.removeAll(keepingCapacity: true)
-            rowValues.append(.text(key))
+            // A local row: set per value on a class's property, it would cost an exclusivity
+            // check each time.
+            var row = PendingRow()
+            swap(&row, &rowBuffer)
+            defer { swap(&row, &rowBuffer) }
+            row.start(key: key)
             let attributeCount = reader.count()
             for position in 0..<attributeCount {
                 let name = reader.text()
@@ -278,7 +311,7 @@ final class SQLiteResourceWriter {
                     column = try addColumn(String(decoding: name, as: UTF8.self), type, to: table)
                     table.remember(column, named: name, at: position)
                 }
-                set(column, to: boundValue(value, for: column))
+                row.set(column, to: boundValue(value, for: column))
             }
             let relationshipCount = reader.count()
             let replacesLinks = relationshipCount > 0 ? try hasEarlierLinks(table) : false
@@ -293,17 +326,12 @@ final class SQLiteResourceWriter {
                 if replacesLinks { try deleteRelationship.run([.text(type), .text(key), .text(name)], on: db) }
                 let toOne = table.toOneColumns(named: name, at: position)
                 guard linkage == .many else {
-                    var target: (type: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)?
-                    if identifiers == 1 {
-                        let targetType = reader.text()
-                        let (targetKind, targetKey) = reader.key()
-                        if targetKind != .none { target = (targetType, targetKey) }
-                    }
-                    try setToOne(toOne, of: name, in: table, target: target, meta: meta)
+                    let target = reader.toOneTarget(identifiers: identifiers)
+                    try setToOne(toOne, of: name, in: table, target: target, meta: meta, row: &row)
                     continue
                 }
                 // To-many: a row per identifier; columns the name had as a to-one are cleared.
-                try setToOne(toOne, of: name, in: table, target: nil, meta: nil)
+                try setToOne(toOne, of: name, in: table, target: nil, meta: nil, row: &row)
                 // The relationship's meta rides on each of its rows, so a join on the links sees
                 // it without a second table.
                 let rowMeta = meta.map { BoundValue.text($0) } ?? .null
@@ -321,20 +349,9 @@ final class SQLiteResourceWriter {
                     relationshipRows += 1
                 }
             }
-            try upsertStatement(for: table).run(rowValues, on: db)
+            try upsertStatement(for: table, columns: row.columns).run(row.values, on: db)
             table.rowsWritten += 1
             return true
-        }
-    }
-
-    /// Sets `column` in the row being written. A member named twice: the last value wins, as for
-    /// the readers.
-    private func set(_ column: Column, to value: BoundValue) {
-        if let earlier = rowColumns.firstIndex(of: column.ordinal) {
-            rowValues[earlier + 1] = value
-        } else {
-            rowColumns.append(column.ordinal)
-            rowValues.append(value)
         }
     }
 
@@ -345,20 +362,21 @@ final class SQLiteResourceWriter {
         _ columns: ToOneColumns,
         of name: UnsafeRawBufferPointer,
         in table: TypeTable,
-        target: (type: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer)?,
-        meta: UnsafeRawBufferPointer?
+        target: ImportRecord.ToOneTarget?,
+        meta: UnsafeRawBufferPointer?,
+        row: inout PendingRow
     ) throws {
         if let target {
-            set(try toOneColumn(columns, .type, of: name, in: table), to: .text(target.type))
-            set(try toOneColumn(columns, .id, of: name, in: table), to: .text(target.key))
+            row.set(try toOneColumn(columns, .type, of: name, in: table), to: .text(target.type))
+            row.set(try toOneColumn(columns, .id, of: name, in: table), to: .text(target.key))
         } else {
-            if let column = columns.type { set(column, to: .null) }
-            if let column = columns.id { set(column, to: .null) }
+            if let column = columns.type { row.set(column, to: .null) }
+            if let column = columns.id { row.set(column, to: .null) }
         }
         if let meta {
-            set(try toOneColumn(columns, .meta, of: name, in: table), to: .text(meta))
+            row.set(try toOneColumn(columns, .meta, of: name, in: table), to: .text(meta))
         } else if let column = columns.meta {
-            set(column, to: .null)
+            row.set(column, to: .null)
         }
     }
 
@@ -476,9 +494,9 @@ final class SQLiteResourceWriter {
 
     /// `INSERT ... ON CONFLICT (id) DO UPDATE` for the columns of the current row, prepared once
     /// per column set (resources of a type mostly share one).
-    private func upsertStatement(for table: TypeTable) throws -> Statement {
-        if let known = table.upserts[rowColumns] { return known }
-        let quoted = rowColumns.map { table.quotedNames[$0] }
+    private func upsertStatement(for table: TypeTable, columns: [Int]) throws -> Statement {
+        if let known = table.upserts[columns] { return known }
+        let quoted = columns.map { table.quotedNames[$0] }
         let names = (["id"] + quoted).joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ")
         let updates = quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
@@ -486,7 +504,7 @@ final class SQLiteResourceWriter {
         let statement = try db.makeStatement(
             sql: "INSERT INTO \(table.quotedName) (\(names)) VALUES (\(placeholders)) ON CONFLICT (id) \(conflict)"
         )
-        table.upserts[rowColumns] = statement
+        table.upserts[columns] = statement
         return statement
     }
 }
