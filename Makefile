@@ -54,15 +54,15 @@ demo: build
 		"SELECT 'articles' AS type, COUNT(*) AS resources FROM articles \
 		 UNION ALL SELECT 'people', COUNT(*) FROM people UNION ALL SELECT 'comments', COUNT(*) FROM comments \
 		 UNION ALL SELECT 'relationship rows', COUNT(*) FROM relationships;"
-	@echo; echo "The most commented article, with its author's name joined through relationships:"
+	@echo; echo "The most commented article (its to-many comments are relationship rows), with its author's"
+	@echo "name (a to-one relationship is the author_type and author_id columns of its row):"
 	@sqlite3 -header -column $(DB) \
 		"WITH most AS (SELECT source_id, COUNT(*) AS comments FROM relationships \
 		   WHERE source_type = 'articles' AND name = 'comments' \
 		   GROUP BY source_id ORDER BY comments DESC, CAST(source_id AS INTEGER) LIMIT 1) \
 		 SELECT articles.id, articles.title, most.comments, people.name AS author FROM most \
 		 JOIN articles ON articles.id = most.source_id \
-		 JOIN relationships AS r ON r.source_type = 'articles' AND r.source_id = articles.id AND r.name = 'author' \
-		 JOIN people ON people.id = r.target_id;"
+		 JOIN people ON people.id = articles.author_id AND articles.author_type = 'people';"
 	@echo; echo "The import as recorded in documents:"
 	@sqlite3 -header -column $(DB) \
 		"SELECT source, status, bytes, resources, primary_count, included_count, relationship_rows FROM documents;"
