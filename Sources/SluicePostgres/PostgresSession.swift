@@ -1,7 +1,8 @@
 // One PostgreSQL import: records are turned into COPY rows as they arrive (on the writing task,
-// grouped by table and by the set of columns a resource gives), and each batch is flushed: the
+// grouped by table and by the set of columns a resource gives; a to-one relationship is columns of
+// its resource's row, a to-many one rows of `relationships`), and each batch is flushed: the
 // schema changes it needs in a short transaction under the schema lock, then its rows in one
-// transaction of their own (COPY straight into the tables, or into staging tables and upserts).
+// transaction of their own, written by `PostgresBatchWriter` while the next batch is staged.
 
 import PostgresNIO
 import SluiceImport
@@ -105,8 +106,6 @@ final class PostgresTable {
     /// The keys staged in this batch: a key met twice makes the batch go in first.
     var batchKeys: Set<String> = []
     var rowsWritten = 0
-    /// Whether rows go in by upsert: once a plain INSERT met a key already there.
-    var needsUpsert = false
     /// This batch's rows, by the ordinals of the columns they set.
     var groups: [[Int]: StageGroup] = [:]
     /// The ordinals of the attribute names at each position of the last resource.
@@ -123,7 +122,26 @@ final class PostgresTable {
         /// Its place in its table's list.
         let index: Int
         init(index: Int) { self.index = index }
-        var ordinals: [ImportNames.ToOnePart: Int] = [:]
+        var type: Int?
+        var id: Int?
+        var meta: Int?
+
+        subscript(part: ImportNames.ToOnePart) -> Int? {
+            get {
+                switch part {
+                case .type: type
+                case .id: id
+                case .meta: meta
+                }
+            }
+            set {
+                switch part {
+                case .type: type = newValue
+                case .id: id = newValue
+                case .meta: meta = newValue
+                }
+            }
+        }
     }
 
     /// The columns of the to-one relationship `name`, the relationship at `position` of its
@@ -144,7 +162,7 @@ final class PostgresTable {
     }
 
     /// The ordinals of the table's to-one id columns: what their indexes are on.
-    var toOneIDOrdinals: [Int] { toOne.values.compactMap { $0.ordinals[.id] } }
+    var toOneIDOrdinals: [Int] { toOne.values.compactMap(\.id) }
 
     init(type: String, name: String) {
         self.type = type
@@ -204,8 +222,10 @@ final class PostgresSession {
     /// The types `relationships` had rows of when the import began: a database from before
     /// to-one relationships became columns has rows for them, which a to-one linkage replaces.
     private var earlierLinkTypes: Set<String> = []
-    /// Batches written again after a deadlock or a serialization failure with another import.
-    private(set) var retries = 0
+    /// Writes the batches, each while the next one is staged.
+    private let writer: PostgresBatchWriter
+    /// Relationship rows handed to the writer so far (committed or not).
+    private var relationshipRowsStaged = 0
     /// The types `relationships` had rows of when the import began.
     /// Whether a flush failed: its batch is gone, and nothing may be flushed after it.
     private var flushFailed = false
@@ -231,6 +251,7 @@ final class PostgresSession {
         started: ContinuousClock.Instant
     ) async throws {
         self.importer = importer
+        writer = PostgresBatchWriter(importer: importer, source: source)
         self.source = source
         self.started = started
         resumedAfter = resume?.resourcesRead ?? 0
@@ -295,7 +316,7 @@ final class PostgresSession {
         table.ordinals[attribute] = ordinal
         table.takenColumns.insert(name.lowercased())
         if let (relationship, part) = ImportNames.toOnePart(ofKey: attribute) {
-            table.toOneOrdinals(named: relationship).ordinals[part] = ordinal
+            table.toOneOrdinals(named: relationship)[part] = ordinal
         }
         return ordinal
     }
@@ -352,7 +373,12 @@ final class PostgresSession {
             guard keyKind != .none else { return .unidentified }
             let table = table(for: type)
             guard table.batchKeys.insert(String(decoding: key, as: UTF8.self)).inserted else { return .repeatedKey }
-            values.removeAll(keepingCapacity: true)
+            // A local row: set per value on a class's property, it would cost an exclusivity
+            // check each time.
+            var row: [(ordinal: Int, value: ImportRecord.Value)] = []
+            swap(&row, &values)
+            defer { swap(&row, &values) }
+            row.removeAll(keepingCapacity: true)
             for position in 0..<reader.count() {
                 let name = reader.text()
                 let value = reader.value()
@@ -363,7 +389,7 @@ final class PostgresSession {
                     guard let type = PostgresColumnType(for: value) else { continue }
                     ordinal = addColumn(String(decoding: name, as: UTF8.self), type, to: table)
                 }
-                set(ordinal, of: table, to: value)
+                set(ordinal, of: table, to: value, in: &row)
             }
 
             let relationships = reader.count()
@@ -376,13 +402,13 @@ final class PostgresSession {
                 let toOne = table.toOneOrdinals(named: name, at: position)
                 guard linkage == .many else {
                     let target = reader.toOneTarget(identifiers: identifiers)
-                    setToOne(toOne, of: name, in: table, target: target, meta: meta)
+                    setToOne(toOne, of: name, in: table, target: target, meta: meta, row: &row)
                     // Rows of this relationship from a database made before to-one columns go.
                     if earlierLinkTypes.contains(table.type) { emptyLinks(type, key, name) }
                     continue
                 }
                 // To-many: a row per identifier; columns the name had as a to-one are cleared.
-                setToOne(toOne, of: name, in: table, target: nil, meta: nil)
+                setToOne(toOne, of: name, in: table, target: nil, meta: nil, row: &row)
                 // The linkage replaces what an earlier import wrote for this relationship,
                 // empty linkage included.
                 if identifiers == 0 {
@@ -408,10 +434,10 @@ final class PostgresSession {
                     linkRows.endRow()
                 }
             }
-            let ordinals = values.map(\.ordinal)
+            let ordinals = row.map(\.ordinal)
             var group = table.groups.removeValue(forKey: ordinals) ?? StageGroup(ordinals: ordinals)
             group.rows.text(key)
-            for (ordinal, value) in values { group.rows.value(value, for: table.columns[ordinal].type) }
+            for (ordinal, value) in row { group.rows.value(value, for: table.columns[ordinal].type) }
             group.rows.endRow()
             table.groups[ordinals] = group
             table.rowsWritten += 1
@@ -421,17 +447,22 @@ final class PostgresSession {
 
     /// Sets the column at `ordinal` in the row being staged, widening it when `value` needs
     /// more. A member named twice: the last value wins, as for the readers.
-    private func set(_ ordinal: Int, of table: PostgresTable, to value: ImportRecord.Value) {
+    private func set(
+        _ ordinal: Int,
+        of table: PostgresTable,
+        to value: ImportRecord.Value,
+        in row: inout [(ordinal: Int, value: ImportRecord.Value)]
+    ) {
         let column = table.columns[ordinal]
         if column.type.countsMismatch(value, declared: column.declared) { typeMismatches += 1 }
         if let wider = column.type.widened(for: value) {
             pendingSchema.append(.widen(table, ordinal))
             table.columns[ordinal].type = wider
         }
-        if let earlier = values.firstIndex(where: { $0.ordinal == ordinal }) {
-            values[earlier].value = value
+        if let earlier = row.firstIndex(where: { $0.ordinal == ordinal }) {
+            row[earlier].value = value
         } else {
-            values.append((ordinal, value))
+            row.append((ordinal, value))
         }
     }
 
@@ -443,24 +474,25 @@ final class PostgresSession {
         of name: UnsafeRawBufferPointer,
         in table: PostgresTable,
         target: ImportRecord.ToOneTarget?,
-        meta: UnsafeRawBufferPointer?
+        meta: UnsafeRawBufferPointer?,
+        row: inout [(ordinal: Int, value: ImportRecord.Value)]
     ) {
         func ordinal(_ part: ImportNames.ToOnePart, _ type: PostgresColumnType) -> Int {
-            if let known = toOne.ordinals[part] { return known }
+            if let known = toOne[part] { return known }
             return addColumn(ImportNames.toOneKey(String(decoding: name, as: UTF8.self), part), type, to: table)
         }
         if let target {
-            set(ordinal(.type, .text), of: table, to: .string(target.type))
-            set(ordinal(.id, .text), of: table, to: .string(target.key))
+            set(ordinal(.type, .text), of: table, to: .string(target.type), in: &row)
+            set(ordinal(.id, .text), of: table, to: .string(target.key), in: &row)
         } else {
             for part in [ImportNames.ToOnePart.type, .id] {
-                if let known = toOne.ordinals[part] { set(known, of: table, to: .null) }
+                if let known = toOne[part] { set(known, of: table, to: .null, in: &row) }
             }
         }
         if let meta {
-            set(ordinal(.meta, .jsonb), of: table, to: .json(meta))
-        } else if let known = toOne.ordinals[.meta] {
-            set(known, of: table, to: .null)
+            set(ordinal(.meta, .jsonb), of: table, to: .json(meta), in: &row)
+        } else if let known = toOne.meta {
+            set(known, of: table, to: .null, in: &row)
         }
     }
 
@@ -505,77 +537,88 @@ final class PostgresSession {
 
     // MARK: Flushing
 
-    /// Writes this batch in one transaction, with the `documents` row saying how far it reaches:
-    /// the schema it needs first (a short transaction of its own), then the rows. Other imports
-    /// may write the same tables at the same time; a deadlock or serialization failure with one
-    /// of them rolls the batch back and writes it again, since its rows are still here.
+    /// The batch being written, and the counts that become committed when it is.
+    private var inFlight: (task: Task<Void, any Error>, resources: Int, bytes: Int, linkRows: Int)?
+
+    /// Hands this batch to the writer, which writes it in one transaction while the next one is
+    /// staged: first the previous batch must be in (the connection takes one at a time), then the
+    /// schema this one needs (a short transaction of its own). The previous batch's failure is
+    /// thrown here.
     private func flush() async throws {
+        try await settleInFlight()
         do {
             try await applySchemaChanges()
-            try await retryingConflicts { try await writeBatch() }
         } catch {
             flushFailed = true
             throw error
         }
-        relationshipRowsWritten += linkRows.rows
-        linkRows.removeAll()
-        linkCounts.removeAll()
-        emptiedLinks.removeAll()
-        for table in tableOrder {
+        let batch = takeBatch()
+        let writer = self.writer
+        inFlight = (
+            Task { try await writer.write(batch) }, batch.resources, batch.bytes, batch.linkRowCount
+        )
+    }
+
+    /// Waits for the batch being written, if any; the counts it records become committed. The
+    /// task runs apart from the caller's, so a cancelled caller cancels it too.
+    private func settleInFlight() async throws {
+        guard let (task, resources, bytes, linkRows) = inFlight else { return }
+        inFlight = nil
+        do {
+            try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch {
+            flushFailed = true
+            throw error
+        }
+        committed = resources
+        committedBytes = bytes
+        relationshipRowsWritten += linkRows
+        batches += 1
+    }
+
+    /// This batch as the writer takes it (after its schema changes, so names and types are
+    /// settled), with the staging buffers emptied for the next.
+    private func takeBatch() -> PostgresBatch {
+        var batch = PostgresBatch()
+        for table in tableOrder where !table.groups.isEmpty {
+            // Groups in a fixed order, rows in key order within an upsert: two imports that
+            // write the same keys lock them in the same order, which keeps deadlocks rare.
+            for (ordinals, group) in table.groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                let columns = ordinals.map { table.columns[$0] }
+                batch.groups.append(
+                    PostgresBatch.Group(
+                        type: table.type,
+                        table: table.name,
+                        quotedTable: table.quotedName,
+                        columns: ["id"] + columns.map(\.name),
+                        quotedColumns: columns.map(\.quoted),
+                        types: columns.map(\.type.sql),
+                        stageSignature: "\(table.type)\u{0}\(ordinals)",
+                        rows: group.rows.bytes
+                    )
+                )
+            }
             table.groups.removeAll(keepingCapacity: true)
             table.batchKeys.removeAll(keepingCapacity: true)
         }
-        committed = resources
-        committedBytes = bytesRead
-        batches += 1
+        batch.linkRows = linkRows.bytes
+        batch.linkRowCount = linkRows.rows
+        batch.linkCounts = linkCounts.bytes
+        batch.emptiedLinks = emptiedLinks.bytes
+        relationshipRowsStaged += linkRows.rows
+        batch.bytes = bytesRead
+        batch.resources = resources
+        batch.relationshipRows = earlierRelationshipRows + relationshipRowsStaged
+        batch.resourcesRead = resourcesRead
+        linkRows.removeAll()
+        linkCounts.removeAll()
+        emptiedLinks.removeAll()
         inBatch = 0
-    }
-
-    private func writeBatch() async throws {
-        try await importer.execute(sql: "BEGIN")
-        do {
-            for table in tableOrder where !table.groups.isEmpty {
-                // Groups in a fixed order, rows in key order within an upsert: two imports that
-                // write the same keys lock them in the same order, which keeps deadlocks rare.
-                for (_, group) in table.groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-                    try await upsert(group, into: table)
-                }
-            }
-            try await writeLinks()
-            try await importer.execute(
-                PostgresSchema.recordProgress(
-                    source: source,
-                    bytes: bytesRead,
-                    resources: resources,
-                    relationshipRows: relationshipRows + linkRows.rows,
-                    resourcesRead: resourcesRead
-                )
-            )
-            try await importer.execute(sql: "COMMIT")
-        } catch {
-            try? await importer.execute(sql: "ROLLBACK")
-            // Staging tables made in the rolled-back transaction are gone with it.
-            importer.forgetStagingTables()
-            throw error
-        }
-    }
-
-    /// Runs `body` again, after a short random wait, while it fails with a deadlock or a
-    /// serialization failure: conflicts with another import, which PostgreSQL resolves by failing
-    /// one side. At most 20 tries, then the error stands.
-    private func retryingConflicts(_ body: () async throws -> Void) async throws {
-        var attempt = 0
-        while true {
-            do {
-                return try await body()
-            } catch let error as PSQLError
-                where ["40P01", "40001"].contains(error.serverInfo?[.sqlState] ?? "") && attempt < 20
-            {
-                attempt += 1
-                retries += 1
-                try await Task.sleep(for: .milliseconds(Int.random(in: 5...25) * min(attempt, 8)))
-            }
-        }
+        return batch
     }
 
     // MARK: Schema
@@ -596,7 +639,7 @@ final class PostgresSession {
     /// and two imports that meet the same new type or attribute both succeed.
     private func applySchemaChanges() async throws {
         guard !pendingSchema.isEmpty else { return }
-        try await retryingConflicts {
+        try await writer.retryingConflicts {
             try await importer.execute(sql: "BEGIN")
             do {
                 try await importer.execute(sql: "SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLock))")
@@ -699,128 +742,17 @@ final class PostgresSession {
     /// Bytes read by the last commit.
     private var committedBytes = 0
 
-    private func upsert(_ group: StageGroup, into table: PostgresTable) async throws {
-        let columns = group.ordinals.map { table.columns[$0] }
-        let unquoted = ["id"] + columns.map(\.name)
-        if !table.needsUpsert, !table.name.contains("\""), !unquoted.contains(where: { $0.contains("\"") }) {
-            // Straight into the table (see `copyOrUpsert`).
-            if try await copyDirectly(group.rows.bytes, into: table.name, columns: unquoted) { return }
-            table.needsUpsert = true
-        }
-        let stageName = stageName(for: table, group)
-        try await importer.copy(group.rows.bytes, into: stageName, columns: group.ordinals.count + 1)
-        let names = (["id"] + columns.map(\.quoted)).joined(separator: ", ")
-        let selected = (["c0"] + columns.enumerated().map { "c\($0.offset + 1)::\($0.element.type.sql)" })
-            .joined(separator: ", ")
-        let updates = columns.map { "\($0.quoted) = excluded.\($0.quoted)" }.joined(separator: ", ")
-        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates)"
-        try await insertOrUpsert(
-            plain: "INSERT INTO \(table.quotedName) (\(names)) SELECT \(selected) FROM \(stageName)",
-            upsert: """
-                INSERT INTO \(table.quotedName) (\(names))
-                SELECT DISTINCT ON (c0) \(selected) FROM \(stageName) ORDER BY c0, ord DESC
-                ON CONFLICT (id) \(conflict)
-                """,
-            needsUpsert: &table.needsUpsert
-        )
-    }
-
-    /// Copies `rows` straight into `table`, which is what a fresh import needs: PostgreSQL inserts
-    /// each row once, with no staging table, no sort for DISTINCT ON and no speculative insertion.
-    /// When a key is already there (a re-import, or a resource given twice) the COPY fails, is
-    /// rolled back to its savepoint, and `false` says to stage and upsert instead (for this batch
-    /// and every later one of the table).
-    private func copyDirectly(_ rows: [UInt8], into table: String, columns: [String]) async throws -> Bool {
-        try await importer.execute(sql: "SAVEPOINT sluice_copy")
-        do {
-            try await importer.copy(rows, into: table, columns: columns)
-            try await importer.execute(sql: "RELEASE SAVEPOINT sluice_copy")
-            return true
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-            try await importer.execute(sql: "ROLLBACK TO SAVEPOINT sluice_copy")
-            return false
-        }
-    }
-
-    /// Moves a staging table's rows into place: first as a plain INSERT, which is what a fresh
-    /// import needs and costs PostgreSQL a third of an upsert's work (no sort for DISTINCT ON, no
-    /// speculative insertion per row); when a key is already there (a re-import, or a resource given
-    /// twice), the plain INSERT fails, is rolled back to its savepoint, and the upsert runs instead,
-    /// for this batch and every later one of the table.
-    private func insertOrUpsert(plain: String, upsert: String, needsUpsert: inout Bool) async throws {
-        if !needsUpsert {
-            try await importer.execute(sql: "SAVEPOINT sluice_plain")
-            do {
-                try await importer.execute(sql: plain)
-                try await importer.execute(sql: "RELEASE SAVEPOINT sluice_plain")
-                return
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-                try await importer.execute(sql: "ROLLBACK TO SAVEPOINT sluice_plain")
-                needsUpsert = true
-            }
-        }
-        try await importer.execute(sql: upsert)
-    }
-
-    /// The staging table of `group` (see `PostgresImporter.stageName`).
-    private func stageName(for table: PostgresTable, _ group: StageGroup) -> String {
-        importer.stageName(for: "\(table.type)\u{0}\(group.ordinals)", columns: group.ordinals.count + 1)
-    }
-
-    /// The batch's relationship rows. Straight in with COPY while no row is there yet; else
-    /// upserted, then the rows past each relationship's new identifier count deleted: an earlier
-    /// import's, or a concurrent one's that committed first (its rows made this batch's insert
-    /// wait, so they are visible by then). Any earlier linkage has a row at position 0, which a
-    /// non-empty linkage also writes, so a COPY that goes through proves there was none to replace.
-    private func writeLinks() async throws {
-        let linkColumns = ["source_type", "source_id", "name", "position", "target_type", "target_id", "meta"]
-        if !linkRows.isEmpty {
-            var copied = false
-            if !linksNeedUpsert {
-                copied = try await copyDirectly(linkRows.bytes, into: "relationships", columns: linkColumns)
-                linksNeedUpsert = !copied
-            }
-            if !copied {
-                try await importer.copy(linkRows.bytes, into: "sluice_stage_links", columns: 7)
-                try await importer.execute(
-                    sql: """
-                        INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id, meta)
-                        SELECT DISTINCT ON (c0, c1, c2, c3::integer) c0, c1, c2, c3::integer, c4, c5, c6::jsonb
-                        FROM sluice_stage_links ORDER BY c0, c1, c2, c3::integer, ord DESC
-                        ON CONFLICT (source_type, source_id, name, position) DO UPDATE SET target_type = excluded.target_type,
-                            target_id = excluded.target_id, meta = excluded.meta
-                        """
-                )
-                try await deleteRows(past: linkCounts, staging: "sluice_stage_counts")
-            }
-        }
-        if !emptiedLinks.isEmpty { try await deleteRows(past: emptiedLinks, staging: "sluice_stage_emptied") }
-    }
-
-    /// Deletes each listed relationship's rows at and past its count.
-    private func deleteRows(past counts: CopyText, staging: String) async throws {
-        try await importer.copy(counts.bytes, into: staging, columns: 4)
-        try await importer.execute(
-            sql: """
-                DELETE FROM relationships r USING (SELECT c0, c1, c2, MIN(c3::integer) AS n FROM \(staging) GROUP BY c0, c1, c2) s
-                WHERE r.source_type = s.c0 AND r.source_id = s.c1 AND r.name = s.c2 AND r.position >= s.n
-                """
-        )
-    }
-
-    /// Whether relationship rows go in by upsert (see `insertOrUpsert`).
-    private var linksNeedUpsert = false
-
     private var relationshipRows: Int { earlierRelationshipRows + relationshipRowsWritten }
 
     /// Flushes the last batch with the document's row, then makes the indexes.
     func complete(_ document: DocumentSummary) async throws {
         try await flush()
+        try await settleInFlight()
         try await importer.execute(
             try PostgresSchema.finishDocument(source: source, summary: summary(document), document: document)
         )
         // Under the schema lock: two imports ending together would both try to make it.
-        try await retryingConflicts {
+        try await writer.retryingConflicts {
             try await importer.execute(sql: "BEGIN")
             do {
                 try await importer.execute(sql: "SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLock))")
@@ -853,8 +785,9 @@ final class PostgresSession {
                     ImportNames.index(table: table.name, column: column.name),
                     avoiding: tableNames
                 )
+                let index = ImportNames.quoted(name)
                 try await importer.execute(
-                    sql: "CREATE INDEX IF NOT EXISTS \(ImportNames.quoted(name)) ON \(table.quotedName) (\(column.quoted))"
+                    sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table.quotedName) (\(column.quoted))"
                 )
             }
         }
@@ -864,7 +797,12 @@ final class PostgresSession {
     /// then marks the row failed (on a new connection when the old one is gone).
     func fail(_ error: any Error) async {
         let isServerFault = error is PSQLError || error is PostgresImporter.ConnectionClosed
-        if !isServerFault, !flushFailed { try? await flush() }
+        // The batch being written goes in (or fails) first; then what was staged after it.
+        try? await settleInFlight()
+        if !isServerFault, !flushFailed {
+            try? await flush()
+            try? await settleInFlight()
+        }
         // What the row records is what was committed: a batch the server did not take is gone.
         if isServerFault || flushFailed { bytesRead = max(committedBytes, 0) }
         resources = committed

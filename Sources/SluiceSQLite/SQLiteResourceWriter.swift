@@ -251,7 +251,8 @@ final class SQLiteResourceWriter {
     init(db: Database) throws {
         self.db = db
         takenTableNames = Set(
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view', 'index')").map {
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view', 'index')").map
+            {
                 $0.lowercased()
             }
         )
@@ -406,9 +407,8 @@ final class SQLiteResourceWriter {
                     ImportNames.index(table: table.name, column: column.name),
                     avoiding: tableNames
                 )
-                try db.execute(
-                    sql: "CREATE INDEX IF NOT EXISTS \(ImportNames.quoted(name)) ON \(table.quotedName) (\(column.quoted))"
-                )
+                let index = ImportNames.quoted(name)
+                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table.quotedName) (\(column.quoted))")
             }
         }
     }

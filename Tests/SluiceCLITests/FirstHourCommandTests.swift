@@ -69,7 +69,8 @@ struct FirstHourCommandTests {
             try Row.fetchAll(db, sql: "SELECT id, author_type, author_id, author_meta FROM articles ORDER BY id")
                 .map { row -> String in
                     let meta: String? = row["author_meta"]
-                    return "\(row["id"] as String) \(row["author_type"] as String) \(row["author_id"] as String) \(meta ?? "NULL")"
+                    let target = "\(row["author_type"] as String) \(row["author_id"] as String)"
+                    return "\(row["id"] as String) \(target) \(meta ?? "NULL")"
                 }
         }
         #expect(authors == [#"1 people 9 {"role":"lead"}"#, "2 people 9 NULL"])

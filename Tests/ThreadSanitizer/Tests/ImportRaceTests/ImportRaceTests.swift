@@ -69,12 +69,17 @@ struct ImportRaceTests {
                 // To-one linkage: the columns recorded under a `/relationships/...` key.
                 for column in try String.fetchAll(
                     db,
-                    sql: "SELECT column_name FROM sluice_columns WHERE type = ? AND attribute LIKE '/relationships/%' ORDER BY column_name",
+                    sql: """
+                        SELECT column_name FROM sluice_columns
+                        WHERE type = ? AND attribute LIKE '/relationships/%' ORDER BY column_name
+                        """,
                     arguments: [type]
                 ) {
                     lines += try String.fetchAll(
                         db,
-                        sql: "SELECT '\(column) ' || id || ' ' || COALESCE(\"\(column)\", '-') FROM \"\(table)\" ORDER BY id"
+                        sql: """
+                            SELECT '\(column) ' || id || ' ' || COALESCE("\(column)", '-') FROM "\(table)" ORDER BY id
+                            """
                     )
                 }
             }
