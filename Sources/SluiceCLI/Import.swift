@@ -163,7 +163,8 @@ struct Import: AsyncParsableCommand {
             }
             guard !quiet else { return }
             var line = "Imported \(summary.resources) resources (\(summary.primaryCount) primary, "
-            line += "\(summary.includedCount) included) and \(summary.relationshipRows) relationship rows "
+            line += "\(summary.includedCount) included), \(summary.toOneLinks) to-one links and "
+            line += "\(summary.relationshipRows) relationship rows "
             line += "from \(name) into \(target.name) in \(Terminal.formatted(summary.seconds, decimals: 2)) s "
             line += "(\(Terminal.formatted(throughputOf: summary.bytes, seconds: summary.seconds)), "
             line += "\(summary.batches) transactions).\n"

@@ -78,8 +78,11 @@ public struct ImportSummary: Sendable {
     public var primaryCount: Int
     /// Resources in `included`.
     public var includedCount: Int
-    /// Relationship rows written.
+    /// Relationship rows written: an identifier of to-many linkage each.
     public var relationshipRows: Int
+    /// To-one relationships with a target, written by this run as the `NAME_type` and `NAME_id`
+    /// columns of their resource's row (not rows of `relationships`).
+    public var toOneLinks: Int
     /// Resources left out because they have neither `id` nor `lid` (nothing to key them by).
     public var unidentified: Int
     /// Values written into a column declared for another kind of value (a string into an
@@ -106,6 +109,7 @@ public struct ImportSummary: Sendable {
         primaryCount: Int,
         includedCount: Int,
         relationshipRows: Int,
+        toOneLinks: Int,
         unidentified: Int,
         typeMismatches: Int,
         bytes: Int,
@@ -119,6 +123,7 @@ public struct ImportSummary: Sendable {
         self.primaryCount = primaryCount
         self.includedCount = includedCount
         self.relationshipRows = relationshipRows
+        self.toOneLinks = toOneLinks
         self.unidentified = unidentified
         self.typeMismatches = typeMismatches
         self.bytes = bytes

@@ -29,6 +29,8 @@ struct PostgresBatch: Sendable {
     /// Relationship rows (see `PostgresSession.linkRows`), and how many.
     var linkRows: [UInt8] = []
     var linkRowCount = 0
+    /// To-one relationships with a target among the batch's rows.
+    var toOneLinks = 0
     var linkCounts: [UInt8] = []
     var emptiedLinks: [UInt8] = []
     /// What the `documents` row records when the batch commits.

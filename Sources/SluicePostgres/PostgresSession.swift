@@ -226,6 +226,9 @@ final class PostgresSession {
     private let writer: PostgresBatchWriter
     /// Relationship rows handed to the writer so far (committed or not).
     private var relationshipRowsStaged = 0
+    /// To-one links with a target in the batch being staged, and in committed batches.
+    private var toOneLinksStaged = 0
+    private var toOneLinksWritten = 0
     /// The types `relationships` had rows of when the import began.
     /// Whether a flush failed: its batch is gone, and nothing may be flushed after it.
     private var flushFailed = false
@@ -482,6 +485,7 @@ final class PostgresSession {
             return addColumn(ImportNames.toOneKey(String(decoding: name, as: UTF8.self), part), type, to: table)
         }
         if let target {
+            toOneLinksStaged += 1
             set(ordinal(.type, .text), of: table, to: .string(target.type), in: &row)
             set(ordinal(.id, .text), of: table, to: .string(target.key), in: &row)
         } else {
@@ -538,7 +542,7 @@ final class PostgresSession {
     // MARK: Flushing
 
     /// The batch being written, and the counts that become committed when it is.
-    private var inFlight: (task: Task<Void, any Error>, resources: Int, bytes: Int, linkRows: Int)?
+    private var inFlight: (task: Task<Void, any Error>, resources: Int, bytes: Int, linkRows: Int, toOne: Int)?
 
     /// Hands this batch to the writer, which writes it in one transaction while the next one is
     /// staged: first the previous batch must be in (the connection takes one at a time), then the
@@ -555,14 +559,15 @@ final class PostgresSession {
         let batch = takeBatch()
         let writer = self.writer
         inFlight = (
-            Task { try await writer.write(batch) }, batch.resources, batch.bytes, batch.linkRowCount
+            Task { try await writer.write(batch) }, batch.resources, batch.bytes, batch.linkRowCount,
+            batch.toOneLinks
         )
     }
 
     /// Waits for the batch being written, if any; the counts it records become committed. The
     /// task runs apart from the caller's, so a cancelled caller cancels it too.
     private func settleInFlight() async throws {
-        guard let (task, resources, bytes, linkRows) = inFlight else { return }
+        guard let (task, resources, bytes, linkRows, toOne) = inFlight else { return }
         inFlight = nil
         do {
             try await withTaskCancellationHandler {
@@ -577,6 +582,7 @@ final class PostgresSession {
         committed = resources
         committedBytes = bytes
         relationshipRowsWritten += linkRows
+        toOneLinksWritten += toOne
         batches += 1
     }
 
@@ -607,6 +613,8 @@ final class PostgresSession {
         }
         batch.linkRows = linkRows.bytes
         batch.linkRowCount = linkRows.rows
+        batch.toOneLinks = toOneLinksStaged
+        toOneLinksStaged = 0
         batch.linkCounts = linkCounts.bytes
         batch.emptiedLinks = emptiedLinks.bytes
         relationshipRowsStaged += linkRows.rows
@@ -831,6 +839,7 @@ final class PostgresSession {
             primaryCount: document?.primaryCount ?? 0,
             includedCount: document?.includedCount ?? 0,
             relationshipRows: relationshipRows,
+            toOneLinks: toOneLinksWritten,
             unidentified: unidentified,
             typeMismatches: typeMismatches,
             bytes: bytesRead,

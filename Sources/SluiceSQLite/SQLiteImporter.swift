@@ -272,6 +272,7 @@ private final class ImportSession {
     /// a resumed import goes on.
     private func commit() throws {
         committedRelationshipRows = relationshipRows
+        committedToOneLinks = toOneLinks
         try SQLiteSchema.recordProgress(
             db,
             source: source,
@@ -291,8 +292,11 @@ private final class ImportSession {
     private var relationshipRows: Int {
         rolledBack ? committedRelationshipRows : earlierRelationshipRows + writer.relationshipRows
     }
-    /// Relationship rows by the last commit, and whether the open batch was rolled back.
+    private var toOneLinks: Int { rolledBack ? committedToOneLinks : writer.toOneLinks }
+    /// Relationship rows and to-one links by the last commit, and whether the open batch was
+    /// rolled back.
     private var committedRelationshipRows = 0
+    private var committedToOneLinks = 0
     private var committedBytes = 0
     private var rolledBack = false
 
@@ -339,6 +343,7 @@ private final class ImportSession {
             primaryCount: document?.primaryCount ?? 0,
             includedCount: document?.includedCount ?? 0,
             relationshipRows: relationshipRows,
+            toOneLinks: toOneLinks,
             unidentified: unidentified,
             typeMismatches: writer.typeMismatches,
             bytes: bytesRead,

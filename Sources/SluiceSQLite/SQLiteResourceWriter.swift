@@ -81,6 +81,8 @@ final class SQLiteResourceWriter {
         tablesWritten.map { ($0.name, $0.rowsWritten) }
     }
     private(set) var relationshipRows = 0
+    /// To-one relationships written with a target (as columns).
+    private(set) var toOneLinks = 0
     private(set) var typeMismatches = 0
     /// Reused per resource (its arrays keep their capacity): see `write(_:)`.
     private var rowBuffer = PendingRow()
@@ -368,6 +370,7 @@ final class SQLiteResourceWriter {
         row: inout PendingRow
     ) throws {
         if let target {
+            toOneLinks += 1
             row.set(try toOneColumn(columns, .type, of: name, in: table), to: .text(target.type))
             row.set(try toOneColumn(columns, .id, of: name, in: table), to: .text(target.key))
         } else {

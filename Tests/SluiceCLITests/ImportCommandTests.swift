@@ -61,6 +61,11 @@ struct ImportCommandTests {
             }
         }
         #expect(first.standardOutput.contains("Imported \(lines.count) resources (300 primary"))
+        let toOneCount = toOneLinks.values.reduce(0, +)
+        #expect(
+            first.standardOutput.contains("included), \(toOneCount) to-one links and \(links) relationship rows"),
+            "\(first.standardOutput)"
+        )
 
         func check() throws {
             try Self.read(database) { db in

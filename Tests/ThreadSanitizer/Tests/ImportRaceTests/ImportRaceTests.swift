@@ -66,12 +66,13 @@ struct ImportRaceTests {
             {
                 let ids = try String.fetchAll(db, sql: "SELECT id FROM \"\(table)\" ORDER BY id")
                 lines.append("\(type): \(ids.count) rows, ids \(ids.joined(separator: ","))")
-                // To-one linkage: the columns recorded under a `/relationships/...` key.
+                // To-one linkage: the target columns recorded under a `/relationships/NAME/data/...` key
+                // (not meta: PostgreSQL's jsonb text has spaces where SQLite's has none).
                 for column in try String.fetchAll(
                     db,
                     sql: """
                         SELECT column_name FROM sluice_columns
-                        WHERE type = ? AND attribute LIKE '/relationships/%' ORDER BY column_name
+                        WHERE type = ? AND attribute LIKE '/relationships/%/data/%' ORDER BY column_name
                         """,
                     arguments: [type]
                 ) {
@@ -205,10 +206,14 @@ struct PostgresRaceTests {
         for row in try await importer.rows("SELECT type, table_name FROM sluice_tables ORDER BY type") {
             let ids = try await importer.rows("SELECT id FROM \"\(row[1]!)\" ORDER BY id COLLATE \"C\"").map { $0[0]! }
             lines.append("\(row[0]!): \(ids.count) rows, ids \(ids.joined(separator: ","))")
-            // To-one linkage: the columns recorded under a `/relationships/...` key.
+            // To-one linkage: the target columns recorded under a `/relationships/NAME/data/...` key
+            // (not meta: PostgreSQL's jsonb text has spaces where SQLite's has none).
             let type = row[0]!.replacingOccurrences(of: "'", with: "''")
             for column in try await importer.rows(
-                "SELECT column_name FROM sluice_columns WHERE type = '\(type)' AND attribute LIKE '/relationships/%' ORDER BY column_name"
+                """
+                SELECT column_name FROM sluice_columns
+                WHERE type = '\(type)' AND attribute LIKE '/relationships/%/data/%' ORDER BY column_name
+                """
             ) {
                 let name = column[0]!
                 lines += try await importer.rows(
