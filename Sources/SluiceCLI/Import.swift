@@ -282,105 +282,85 @@ extension Import {
     private func importPages(from source: HTTPSource, into importer: ImportTarget) async throws {
         let client = source.client
         let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
-        var next: URL? = source.start
-        var totals = (resources: 0, primary: 0, included: 0, relationships: 0, bytes: 0, pages: 0)
         let started = ContinuousClock.now
-        var visited = Set<String>()
-        while let url = next {
-            if let maxPages, totals.pages >= maxPages { break }
-            guard visited.insert(url.absoluteString).inserted else {
-                Terminal.message("\(HTTPSource.redacted(url)): the next link leads back to a page already imported\n")
-                throw ExitCode(1)
-            }
-            let name = HTTPSource.redacted(url)
-            let summary: ImportSummary
-            do {
-                guard let body = try await client.documentBody(at: url) else {
-                    // 204 or an empty body: nothing to import; on the first page that is a fault.
-                    if totals.pages == 0 {
-                        Terminal.message("\(name): the server returned no document\n")
-                        throw ExitCode(1)
-                    }
-                    break
+        // The page being read, unredacted: its next link is resolved against it.
+        var current = source.start
+        let outcomes: [ImportJob.Outcome]
+        do {
+            let report: @Sendable (ImportSource, ImportProgress) -> Void = { _, progress in display.update(progress) }
+            outcomes = try await ImportJob.importPages(
+                into: importer.destination,
+                maxPages: maxPages,
+                progress: report
+            ) { previous in
+                if let previous {
+                    let page = PageSummary(parameters: [:], count: previous.summary.primaryCount)
+                    guard let next = try client.link(.next, from: current, links: previous.summary.links, page: page)
+                    else { return nil }
+                    current = next
                 }
-                summary = try await Self.importBody(body, name: name, into: importer, display: display)
-            } catch let failure as ImportFailure {
+                guard let body = try await client.documentBody(at: current) else {
+                    // 204 or an empty body: nothing to import; on the first page that is a fault.
+                    if previous == nil { throw NoDocument() }
+                    return nil
+                }
+                return ImportSource(name: HTTPSource.redacted(current), chunks: body)
+            }
+        } catch let stop as ImportPagesError {
+            switch stop.reason {
+            case .leadsBack(let name):
+                Terminal.message("\(name): the next link leads back to a page already imported\n")
+                throw ExitCode(1)
+            case .nextPage(let error as NoDocument):
+                Terminal.message("\(HTTPSource.redacted(current)): \(error)\n")
+                throw ExitCode(1)
+            case .nextPage(let error):
+                let code = source.report(error)
+                reportCommitted(stop.committedResources)
+                throw ExitCode(code)
+            }
+        }
+        var totals = (resources: 0, primary: 0, included: 0, toOne: 0, relationships: 0, bytes: 0)
+        for outcome in outcomes {
+            switch outcome.result {
+            case .success(let summary):
+                totals.resources += summary.resources
+                totals.primary += summary.primaryCount
+                totals.included += summary.includedCount
+                totals.toOne += summary.toOneLinks
+                totals.relationships += summary.relationshipRows
+                totals.bytes += summary.bytes
+            case .failure(let failure):
                 var report = FaultReport()
                 var code: Int32 = 1
                 if failure.underlying is JSONAPIClientError {
                     code = source.report(failure.underlying)
                 } else {
                     do {
-                        try report.add(failure.underlying, in: name)
+                        try report.add(failure.underlying, in: outcome.source.name)
                     } catch {
-                        Terminal.message("sluice: \(name): \(error)\n")
+                        Terminal.message("sluice: \(outcome.source.name): \(error)\n")
                     }
                 }
-                let committed = totals.resources + failure.committedResources
-                reportCommitted(committed)
+                reportCommitted(totals.resources + failure.committedResources)
                 throw ExitCode(max(report.exitCode, code))
-            } catch let exit as ExitCode {
-                throw exit
-            } catch {
-                let code = source.report(error)
-                reportCommitted(totals.resources)
-                throw ExitCode(code)
             }
-            totals.pages += 1
-            totals.resources += summary.resources
-            totals.primary += summary.primaryCount
-            totals.included += summary.includedCount
-            totals.relationships += summary.relationshipRows
-            totals.bytes += summary.bytes
-            next = try client.link(
-                .next,
-                from: url,
-                links: summary.links,
-                page: PageSummary(parameters: [:], count: summary.primaryCount)
-            )
         }
         guard !quiet else { return }
         let seconds = (ContinuousClock.now - started) / .seconds(1)
-        var line = "Imported \(totals.resources) resources (\(totals.primary) primary, \(totals.included) included) "
+        let pages = outcomes.count
+        var line = "Imported \(totals.resources) resources (\(totals.primary) primary, \(totals.included) included), "
+        line += "\(totals.toOne) to-one links and \(totals.relationships) relationship rows "
         line +=
-            "and \(totals.relationships) relationship rows from \(totals.pages) page\(totals.pages == 1 ? "" : "s") "
-        line +=
-            "of \(HTTPSource.redacted(source.start)) into \(importer.name) in \(Terminal.formatted(seconds, decimals: 2)) s "
+            "from \(pages) page\(pages == 1 ? "" : "s") of \(HTTPSource.redacted(source.start)) into \(importer.name) "
+        line += "in \(Terminal.formatted(seconds, decimals: 2)) s "
         line += "(\(Terminal.formatted(throughputOf: totals.bytes, seconds: seconds))).\n"
         try Terminal.standardOutput.write(line)
     }
 
-    /// Feeds `body` to the importer, which reads it on a thread of its own as it arrives; returns
-    /// its summary. The feed holds a few chunks at most, so a fast server waits for the database.
-    static func importBody(
-        _ body: DocumentBody,
-        name: String,
-        into importer: ImportTarget,
-        display: ProgressDisplay
-    ) async throws -> ImportSummary {
-        let feed = ImportFeed()
-        async let imported = importer.importDocument(from: feed, source: name, display: display)
-        var feedError: (any Error)?
-        do {
-            for try await chunk in body { try await feed.send(Array(chunk)) }
-            feed.finish()
-        } catch is ImportFeedClosed {
-            // The importer stopped at a fault of its own, which it reports.
-        } catch {
-            // A body that failed mid-way: the network's failure is the cause, not the document's
-            // truncation the importer would see.
-            feedError = error
-            feed.finish(throwing: error)
-        }
-        let result = await imported
-        if let feedError {
-            // Keep the importer's count of what it committed before the input stopped.
-            if case .failure(let failure as ImportFailure) = result {
-                throw ImportFailure(underlying: feedError, committedResources: failure.committedResources)
-            }
-            throw feedError
-        }
-        return try result.get()
+    /// A first page without a document (204, or an empty body).
+    private struct NoDocument: Error, CustomStringConvertible {
+        var description: String { "the server returned no document" }
     }
 
     /// Says how many resources an import that stopped at a fault left in the database.

@@ -601,6 +601,10 @@ public struct DocumentBody: AsyncSequence {
     }
 }
 
+// A body is read once, by one task at a time (its iterator is the only reader), which is what
+// handing it to another task needs: an import reads it on a task of its own.
+extension DocumentBody: @unchecked Sendable {}
+
 /// A read's outcome: the document, and the response it came in.
 public struct JSONAPIResponse<Primary: PrimaryData> {
     /// The document.

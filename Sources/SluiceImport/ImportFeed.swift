@@ -26,6 +26,9 @@ public final class ImportFeed: ChunkSource, @unchecked Sendable {
     private var chunks: [[UInt8]] = []
     private var ended = false
     private var failure: (any Error)?
+
+    /// The error the sender ended the document with, if it did (a body that failed mid-way).
+    var senderFailure: (any Error)? { condition.withLock { failure } }
     private var closed = false
     private var senders: [CheckedContinuation<Void, Never>] = []
 

@@ -202,6 +202,10 @@ public final class OpenedImportSource: @unchecked Sendable {
         return gzip.terminationStatus == 0
     }
 
+    /// The error a sequence of chunks failed with, if it did: for a body that failed mid-way the
+    /// cause of the import's fault, where the importer saw only a document cut short.
+    var streamFailure: (any Error)? { feed?.senderFailure }
+
     /// Stops gzip, or the task reading a sequence of chunks, after a fault.
     public func cancel() {
         if let feed {
@@ -318,7 +322,7 @@ public struct ImportJob: Sendable {
         return outcomes
     }
 
-    private static func importDocument(
+    static func importDocument(
         _ source: ImportSource,
         into destination: any ImportDestination,
         progress: @escaping @Sendable (ImportProgress) -> Void
@@ -345,7 +349,13 @@ public struct ImportJob: Sendable {
             }
             return Outcome(source: source, result: .success(summary))
         } catch let failure as ImportFailure {
+            let cause = opened.streamFailure
             opened.cancel()
+            if let cause {
+                // What was committed stays the importer's count.
+                let failure = ImportFailure(underlying: cause, committedResources: failure.committedResources)
+                return Outcome(source: source, result: .failure(failure))
+            }
             return Outcome(source: source, result: .failure(failure))
         } catch {
             opened.cancel()

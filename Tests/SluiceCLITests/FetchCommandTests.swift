@@ -111,6 +111,15 @@ struct FetchCommandTests {
             #expect(truncated.standardError.contains("GET http://127.0.0.1:"))
             #expect(truncated.standardError.contains("/truncated: the request failed"))
             #expect(truncated.standardError.contains("imported before the fault"))
+            // A next link back to a page already imported stops with exit 1, the page kept.
+            let loop = try await Self.run([
+                "import", server.url("/loop/articles").absoluteString, "--sqlite", database, "--quiet",
+            ])
+            #expect(loop.status == 1)
+            #expect(loop.standardError.contains("/loop/articles: the next link leads back to a page already imported"))
+            let limited = try await Self.run(["import", url, "--sqlite", database, "--max-pages", "2"])
+            #expect(limited.status == 0, "\(limited.standardError)")
+            #expect(limited.standardOutput.contains("from 2 pages"))
         }
     }
 
