@@ -79,12 +79,12 @@ extension StreamingJSONDecoder {
 /// The parser, the element reader and the decode context of one element stream, and the parallel
 /// driver when other threads help (see ParallelBatches.swift). A class: the async iterator's chunk
 /// pump calls into it from a closure.
-final class ElementStreamer<Element: Decodable> {
-    private let parser: JSONParser
+final class ElementStreamer<Element: Decodable>: SplitDocumentReader {
+    let parser: JSONParser
     private var reader: JSONElementReader
     private let context: TapeDecodingContext
     private let pathKeys: [any CodingKey]
-    private let driver: ParallelSplitDriver<[Element]>?
+    let splitDriver: ParallelSplitDriver<[Element]>?
 
     init(path: JSONPath, options: TapeDecodingOptions, limits: JSONLimits, parallel: ParallelOptions) {
         parser = JSONParser(limits: limits)
@@ -98,7 +98,7 @@ final class ElementStreamer<Element: Decodable> {
         // Uniquing and parent links tie elements together through the one context, which threads
         // cannot share: those streams stay on one thread.
         if options.uniquing.isEmpty && options.identityStore == nil {
-            driver = ParallelSplitDriver(
+            splitDriver = ParallelSplitDriver(
                 paths: [path],
                 threads: parallel.threads.threadCount,
                 batchBytes: parallel.batchBytes
@@ -106,7 +106,7 @@ final class ElementStreamer<Element: Decodable> {
                 Self.batchReader(pathKeys: pathKeys, options: options, limits: limits)
             }
         } else {
-            driver = nil
+            splitDriver = nil
         }
     }
 
@@ -142,40 +142,22 @@ final class ElementStreamer<Element: Decodable> {
 
     /// Parses a chunk and hands over every element it completes; then releases their tokens.
     func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
-        try StreamingJSONDecoder.publicErrors {
-            if let driver {
-                try driver.feed(chunk, bytes: { try feedChunk($0, body) }, batch: { try mergeBatch($0, $1, body) })
-            } else {
-                try feedChunk(chunk, body)
-            }
-        }
+        try StreamingJSONDecoder.publicErrors { try feedDocument(chunk, body) }
     }
 
     /// Ends the input: checks the document was whole and had an array at the path.
     func finish(_ body: (Element) throws -> Void) throws {
         try StreamingJSONDecoder.publicErrors {
-            try driver?.finish(bytes: { try feedChunk($0, body) }, batch: { try mergeBatch($0, $1, body) })
-            try finishInput(body)
+            try finishDocument(body)
+            try checkTarget()
         }
     }
 
-    private func feedChunk(_ chunk: UnsafeRawBufferPointer, _ body: (Element) throws -> Void) throws {
-        do {
-            try StreamingJSONDecoder.parsing { try parser.parse(chunk) }
-        } catch {
-            // The elements completed before the fault are handed over first, so what a consumer
-            // sees does not depend on where the chunks were cut.
-            try drain(body)
-            throw error
-        }
-        try drain(body)
-    }
+    func parseFailure(_ error: JSONError) -> any Error { StreamingJSONDecoder.invalidJSON(error) }
 
-    /// A batch a worker read: the parser steps over it with a stand-in, which the reader reports
-    /// as one element; the worker's elements are handed over in its place.
-    private func mergeBatch(_ batch: JSONBatch, _ elements: [Element], _ body: (Element) throws -> Void) throws {
-        // Everything before the batch has been drained: `feedChunk` drains after every parse.
-        try StreamingJSONDecoder.parsing { try parser.parseStandIn(for: batch) }
+    /// A batch a worker read: the reader reports the stand-in the parser read for it as one
+    /// element; the worker's elements are handed over in its place.
+    func handOver(_ elements: [Element], _ body: (Element) throws -> Void) throws {
         var standIns = 0
         reader.advance(over: parser.tape) { _, _ in standIns += 1 }
         precondition(standIns == 1, "Internal inconsistency: a batch's stand-in was not read as one element")
@@ -185,9 +167,7 @@ final class ElementStreamer<Element: Decodable> {
         for element in elements { try body(element) }
     }
 
-    private func finishInput(_ body: (Element) throws -> Void) throws {
-        try StreamingJSONDecoder.parsing { try parser.finish() }
-        try drain(body)
+    private func checkTarget() throws {
         guard let kind = reader.targetKind else {
             throw DecodingError.valueNotFound(
                 [Element].self,
@@ -208,7 +188,7 @@ final class ElementStreamer<Element: Decodable> {
         }
     }
 
-    private func drain(_ body: (Element) throws -> Void) throws {
+    func drain(_ body: (Element) throws -> Void) throws {
         let context = self.context
         let pathKeys = self.pathKeys
         try reader.advance(over: parser.tape) { value, index in

@@ -252,14 +252,19 @@ public final class StreamingJSONDecoder: Sendable {
         do {
             try body()
         } catch let error as JSONError {
-            throw DecodingError.dataCorrupted(
-                DecodingError.Context(
-                    codingPath: [],
-                    debugDescription:
-                        "The given data was not valid JSON at \(error.position): \(error.message.dropLast(error.message.hasSuffix(".") ? 1 : 0))",
-                    underlyingError: error
-                )
-            )
+            throw invalidJSON(error)
         }
+    }
+
+    /// A parser's fault as the `DecodingError` Foundation throws for invalid JSON.
+    static func invalidJSON(_ error: JSONError) -> DecodingError {
+        DecodingError.dataCorrupted(
+            DecodingError.Context(
+                codingPath: [],
+                debugDescription:
+                    "The given data was not valid JSON at \(error.position): \(error.message.dropLast(error.message.hasSuffix(".") ? 1 : 0))",
+                underlyingError: error
+            )
+        )
     }
 }
