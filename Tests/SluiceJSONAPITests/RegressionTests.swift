@@ -4,7 +4,7 @@ import Testing
 
 @testable import SluiceJSON
 
-/// Faults found in review, each pinned by a test.
+/// Faults once found in the decoders and the validator, each pinned by a test.
 @Suite("Regressions")
 struct RegressionTests {
     @Test("the validator reads members cut by chunk ends, whatever the chunk size", arguments: [1, 3, 7, 64])
