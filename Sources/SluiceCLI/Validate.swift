@@ -117,7 +117,12 @@ struct Validate: AsyncParsableCommand {
                 let bytes: Int
                 var isValid = true
                 if syntax {
-                    bytes = try JSONParser.validateSyntax(of: reader, limits: limits, parallelism: jobs.parallelism)
+                    bytes = try JSONParser.validateSyntax(
+                        of: reader,
+                        limits: limits,
+                        parallelism: jobs.parallelism,
+                        splittingArraysAt: JSONPath.jsonAPIBulk
+                    )
                 } else {
                     var validator = JSONAPIValidator(request: request?.target, strictMembers: strictMembers)
                     validator.appliedExtensions = extensions

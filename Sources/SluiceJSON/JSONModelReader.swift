@@ -26,6 +26,7 @@ import Foundation
 ///
 /// A class, so that a reader holds it with one reference: as a struct, its seven arrays cost a
 /// retain and a release each for every object read.
+@_documentation(visibility: internal)
 public final class JSONModelMembers: Sendable {
     /// The names, by property index.
     public let names: [String]
@@ -45,9 +46,6 @@ public final class JSONModelMembers: Sendable {
     /// property a member stands for depends on the order the general path asks, so objects of
     /// this type take the general path under that mode.
     private let ambiguous: [Bool]
-    /// The properties named exactly `id`, `lid`, `type`, `meta` and `links`, or -1: a JSON:API
-    /// resource reads those from the resource object rather than from its fields.
-    package let resourceFields: (id: Int, lid: Int, type: Int, meta: Int, links: Int)
 
     /// A table of the member names of a model's properties, in property order.
     public init(_ names: [String]) {
@@ -101,8 +99,6 @@ public final class JSONModelMembers: Sendable {
                 || convertsElsewhere(kebabNames, separator: hyphen),
             overlaps(indices.map { [looseNames[$0]] }),
         ]
-        func position(_ name: String) -> Int { names.firstIndex(of: name) ?? -1 }
-        resourceFields = (position("id"), position("lid"), position("type"), position("meta"), position("links"))
     }
 
     /// The table of a generic model, made once per specialization and shared: a generic type can
@@ -176,7 +172,7 @@ package enum GeneratedKeyMode: UInt8, Sendable {
     }
 }
 
-/// Byte spellings by length, then first byte (see ``JSONModelMembers``).
+/// Byte spellings by length, then first byte (see `JSONModelMembers`).
 ///
 /// Why raw storage owned by a class: the lookup runs for every member of every object read, and
 /// a table of nested arrays cost a retain and a release for each array it touched (about 200
@@ -302,6 +298,7 @@ extension JSONModelDecodable {
 /// depth: held inline (an `InlineArray` of 256 bytes), each read of a slot from a borrowed reader
 /// copied the whole table to the stack first (15 copies per JSON:API resource). Not copyable, so
 /// that readers close their tables in the reverse order they opened them (`deinit`).
+@_documentation(visibility: internal)
 public struct JSONModelReader: ~Copyable {
     /// The most properties a generated reader files members for; every object of a model with
     /// more is read by the general path (same results, without the generated reader's speed).
@@ -390,7 +387,7 @@ public struct JSONModelReader: ~Copyable {
     }
 
     /// The property index of the member named `name` under the decode's key strategy: -1 for
-    /// none, ``JSONModelMembers/ambiguousMember`` for a name the general path must place.
+    /// none, `JSONModelMembers/ambiguousMember` for a name the general path must place.
     package func field(named name: UnsafeRawBufferPointer) -> Int {
         members.index(of: name, mode: context.generatedKeyMode ?? .exact)
     }

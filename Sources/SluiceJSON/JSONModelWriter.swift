@@ -30,6 +30,7 @@ package import Foundation
 /// Conformances other than the library's are possible but rarely needed: a type that encodes
 /// itself through Codable is written through the general path's recorder inside a generated
 /// writer, with the same result.
+@_documentation(visibility: internal)
 public protocol JSONModelValue: Encodable {
     /// Writes the value at the writer's current position.
     func writeJSONModelValue(to writer: JSONModelWriter) throws
@@ -132,12 +133,13 @@ extension Dictionary: JSONModelValue where Key == String, Value: JSONModelValue 
 /// they are laid out once per type as the bytes the writer copies: `,"name":` for each member.
 ///
 /// Not for use beyond the generated code: the layout of its arguments may change with the macro.
+@_documentation(visibility: internal)
 public final class JSONModelKeys: @unchecked Sendable {
     // @unchecked Sendable: the storage is written only in `init`. The writer keeps pointers into
     // a table without holding it: tables live as long as their type (a `static let`, or the
     // shared table of a generic type, which is never dropped).
 
-    /// The fields' coding keys, boxed once (see ``JSONModelMembers``): the key a value's
+    /// The fields' coding keys, boxed once (see `JSONModelMembers`): the key a value's
     /// fallback to the general path is recorded under.
     let codingKeys: [any CodingKey]
     /// The written names per key strategy, for encoders that file members by name (the JSON:API
@@ -217,7 +219,7 @@ public final class JSONModelKeys: @unchecked Sendable {
     }
 
     /// The table of a generic model, made once per specialization (see
-    /// ``JSONModelMembers/shared(by:names:)``).
+    /// `JSONModelMembers/shared(by:names:)`).
     public static func shared(by type: Any.Type, make: () -> JSONModelKeys) -> JSONModelKeys {
         if let table = genericTables.fact(about: type) { return table }
         let table = make()
@@ -238,7 +240,7 @@ public final class JSONModelKeys: @unchecked Sendable {
     }
 }
 
-/// One strategy's key bytes and one order of a ``JSONModelKeys`` table: plain pointers, so that
+/// One strategy's key bytes and one order of a `JSONModelKeys` table: plain pointers, so that
 /// handing it around costs no reference counting.
 package struct JSONModelKeyView {
     let bytes: UnsafePointer<UInt8>
@@ -263,6 +265,7 @@ package struct JSONModelKeyView {
 /// A writer is made by `StreamingJSONEncoder` or `JSONAPIEncoder` for one document and handed to
 /// the generated functions by value: it is one pointer to the writer's state, so passing it costs
 /// nothing. It is not thread-safe, and it is valid only during the encode that made it.
+@_documentation(visibility: internal)
 public struct JSONModelWriter {
     @usableFromInline let state: UnsafeMutablePointer<JSONModelWriterState>
 
@@ -345,7 +348,7 @@ public struct JSONModelWriter {
         return (saved, view)
     }
 
-    /// The key strategy's index in ``JSONModelKeys`` tables: as written, snake case, kebab case.
+    /// The key strategy's index in `JSONModelKeys` tables: as written, snake case, kebab case.
     package var keyStrategy: Int { state.pointee.strategy }
 
     // MARK: Structure
@@ -518,7 +521,7 @@ public struct JSONModelWriter {
         try write(node)
     }
 
-    /// Writes `value` through its type's ``JSONModelValue`` conformance, if it has one: found by
+    /// Writes `value` through its type's `JSONModelValue` conformance, if it has one: found by
     /// metatype and the value cast by identity, since casting the value itself to an existential
     /// boxes any value bigger than three words (an allocation per model).
     ///
@@ -572,10 +575,11 @@ public struct JSONModelWriter {
         state.pointee.needsComma = true
     }
 
-    /// Whether relationships with nothing to say are left out (see `omitsEmptyRelationships`).
-    package var omitsEmptyRelationships: Bool {
-        get { state.pointee.omitsEmptyRelationships }
-        nonmutating set { state.pointee.omitsEmptyRelationships = newValue }
+    /// A mark an encoder of a higher layer sets while it writes one part of its format, for the
+    /// writers of the values there to read (see `WriterState.scope`).
+    package var scope: Int {
+        get { state.pointee.scope }
+        nonmutating set { state.pointee.scope = newValue }
     }
 
     /// Member keys written so far.
@@ -593,7 +597,7 @@ public struct JSONModelWriter {
         UnsafeRawBufferPointer(start: state.pointee.bytes, count: state.pointee.count)
     }
 
-    // MARK: Capturing (JSON:API identities)
+    // MARK: Capturing
 
     /// Starts keeping the next string written, for an encoder that needs a member's value as
     /// well as its text (a resource's `id`).
@@ -666,7 +670,7 @@ struct ObjectKeys {
     func codingKey(_ field: Int) -> (any CodingKey)? { table?.codingKeys[field] }
 }
 
-/// A direct writer's state, behind the pointer every ``JSONModelWriter`` copy shares. Not part of
+/// A direct writer's state, behind the pointer every `JSONModelWriter` copy shares. Not part of
 /// the public API: usable from inlinable code only so that the generated members' key writes
 /// inline.
 @usableFromInline
@@ -685,9 +689,10 @@ package struct JSONModelWriterState {
     var needsComma = false
     /// Member keys written so far: how an encoder tells whether an optional member was present.
     package var keysWritten = 0
-    /// Whether a relationship with nothing to say is left out (inside a JSON:API resource's
-    /// `relationships`) rather than written as `{}` (anywhere else, as the general path does).
-    package var omitsEmptyRelationships = false
+    /// Set by an encoder of a higher layer while it writes one part of its format, so that a value
+    /// can write itself one way there and another elsewhere, without this layer knowing what the
+    /// part is; 0 outside any.
+    package var scope = 0
     var depth = 0
     let maxDepth: Int
     let strategy: Int

@@ -6,15 +6,16 @@ extension JSONParser {
     /// let bytes = try JSONParser.validateSyntax(of: FileChunkReader(path: "export.json"))
     /// ```
     ///
-    /// With more than one thread, the elements of a root array and of the root object's `data`
-    /// and `included` arrays (a JSON:API document's bulk) are checked by other threads, batch by
-    /// batch, while this one reads on; the first fault is the same, with the same position and
-    /// message, for any number of threads.
+    /// With more than one thread, the elements of the arrays at `paths` (where a document's bulk
+    /// is) are checked by other threads, batch by batch, while this one reads on; the first fault
+    /// is the same, with the same position and message, for any number of threads.
     ///
     /// - Parameters:
     ///   - reader: Where the bytes come from.
     ///   - limits: The limits to enforce.
     ///   - parallelism: How many threads check the document. Default: ``Parallelism/automatic``.
+    ///   - paths: The arrays whose elements other threads may check. Default: the root, when it
+    ///     is an array.
     /// - Returns: The number of bytes read.
     /// - Throws: ``JSONError`` at the first fault in the input, or ``FileChunkReader/Failure``
     ///   when the input cannot be read.
@@ -22,10 +23,10 @@ extension JSONParser {
     public static func validateSyntax(
         of reader: FileChunkReader,
         limits: JSONLimits = .default,
-        parallelism: Parallelism = .automatic
+        parallelism: Parallelism = .automatic,
+        splittingArraysAt paths: [JSONPath] = [""]
     ) throws -> Int {
         let parser = JSONParser(limits: limits)
-        let paths: [JSONPath] = ["", "data", "included"]
         // A batch needs no decoding: parsing it is the check.
         let driver = ParallelSplitDriver<Void>(paths: paths, threads: parallelism.threadCount) {
             { batch, _ in

@@ -5,6 +5,14 @@
 import Foundation
 public import SluiceJSON
 
+extension JSONPath {
+    /// Where a JSON:API document's bulk is: `data` and `included`, after a root array (a file of
+    /// resources, as some exports are). The parallel readers split a document at these arrays;
+    /// pass them to `JSONParser.validateSyntax(of:limits:parallelism:splittingArraysAt:)` to
+    /// check a JSON:API document's syntax on every core.
+    public static let jsonAPIBulk: [JSONPath] = ["", "data", "included"]
+}
+
 /// Where a streamed resource stands in its document.
 public enum DocumentSection: Sendable, Hashable {
     /// In primary data (`data`).
@@ -95,7 +103,7 @@ final class DocumentEngine: SplitDocumentReader {
             return
         }
         splitDriver = ParallelSplitDriver(
-            paths: ["data", "included"],
+            paths: Array(JSONPath.jsonAPIBulk.dropFirst()),
             threads: parallel.threads.threadCount,
             batchBytes: parallel.batchBytes
         ) {

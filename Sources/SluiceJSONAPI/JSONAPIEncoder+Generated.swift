@@ -16,7 +16,15 @@ import SluiceJSON
 
 // MARK: Relationship and field members
 
+@_documentation(visibility: internal)
 extension JSONModelWriter {
+    /// The writer's scope while it writes a resource's `relationships` object.
+    static let relationshipsScope = 1
+
+    /// Whether a relationship with nothing to say is left out: inside a resource's
+    /// `relationships`; anywhere else it is written as `{}`, as the general path does.
+    var omitsEmptyRelationships: Bool { scope == Self.relationshipsScope }
+
     /// Writes a to-one relationship member: its relationship object, or nothing when it has no
     /// linkage, `meta` or `links` inside a resource's `relationships` (as the general path).
     public func write<Target>(_ relationship: ToOne<Target>, field: Int) throws {
@@ -281,8 +289,9 @@ final class GeneratedResourceWriter {
     ) throws {
         guard !members.isEmpty else { return }
         try writer.openWhenNeeded(opening)
-        writer.omitsEmptyRelationships = relationships
-        defer { writer.omitsEmptyRelationships = false }
+        let outer = writer.scope
+        writer.scope = relationships ? JSONModelWriter.relationshipsScope : 0
+        defer { writer.scope = outer }
         try members.withUnsafeBufferPointer { try writer.members(of: model, fields: $0) }
         writer.closePending()
     }

@@ -145,10 +145,14 @@ final class ResourceObjectReader {
         }
         try requireString(view.id, named: "id", pointer: place)
         try requireString(view.lid, named: "lid", pointer: place)
-        if let (modelType, generated, typeName, storage) = registry.model(forTypeToken: typeValue.token, on: tape) {
+        if let (modelType, generated, fixed, typeName, storage) = registry.model(
+            forTypeToken: typeValue.token,
+            on: tape
+        ) {
             do {
                 let identity = view.identity(type: typeName)
-                if let generated, case let reader = filedReader(for: view, members: generated.jsonModelMembers),
+                if let generated,
+                    case let reader = filedReader(for: view, members: generated.jsonModelMembers, fixed: fixed),
                     !reader.needsGeneralPath
                 {
                     return try makeResource(
@@ -209,7 +213,11 @@ final class ResourceObjectReader {
     /// `needsGeneralPath` where the general path must read the resource: an option needs it, or a
     /// name stands for two properties or is given twice (which one wins depends on the order the
     /// general path asks in).
-    private func filedReader(for view: ResourceObjectView, members: JSONModelMembers) -> JSONModelReader {
+    private func filedReader(
+        for view: ResourceObjectView,
+        members: JSONModelMembers,
+        fixed: ResourceFieldIndices
+    ) -> JSONModelReader {
         var reader = JSONModelReader(
             filing: view.value,
             context: context,
@@ -217,7 +225,6 @@ final class ResourceObjectReader {
             missingMember: { name, resource in ResourceDecoder.missing(AnyCodingKey(name), in: resource) }
         )
         if reader.needsGeneralPath { return reader }
-        let fixed = members.resourceFields
         if fixed.type >= 0 && view.typeIndex >= 0 { reader.file(fixed.type, at: view.typeIndex) }
         if fixed.id >= 0 && view.idIndex >= 0 { reader.file(fixed.id, at: view.idIndex) }
         if fixed.lid >= 0 && view.lidIndex >= 0 { reader.file(fixed.lid, at: view.lidIndex) }

@@ -15,7 +15,7 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
     private var entries: [Entry] = []
     private typealias Entry = (
         name: [UInt8], text: String, type: any Resource.Type, generated: (any GeneratedResource.Type)?,
-        storage: ResourceStorage.Type
+        fields: ResourceFieldIndices, storage: ResourceStorage.Type
     )
 
     /// Creates a registry of `types`. A later type with the same `resourceType` replaces an earlier one.
@@ -34,7 +34,9 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
         entries.removeAll { $0.name == name }
         // Asked once here rather than per resource: a failed conformance cast walks the
         // runtime's tables.
-        entries.append((name, type.resourceType, type, type as? any GeneratedResource.Type, storageType(for: type)))
+        let generated = type as? any GeneratedResource.Type
+        let fields = generated.map { ResourceFieldIndices($0.jsonModelMembers) } ?? ResourceFieldIndices()
+        entries.append((name, type.resourceType, type, generated, fields, storageType(for: type)))
     }
 
     /// The names of the registered types.
@@ -47,14 +49,35 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
         forTypeToken token: JSONToken,
         on tape: JSONTape
     ) -> (
-        type: any Resource.Type, generated: (any GeneratedResource.Type)?, name: String, storage: ResourceStorage.Type
+        type: any Resource.Type, generated: (any GeneratedResource.Type)?, fields: ResourceFieldIndices, name: String,
+        storage: ResourceStorage.Type
     )? {
         tape.withUnsafeText(of: token) { name in
             guard
                 let entry = entries.first(where: { entry in entry.name.withUnsafeBytes { $0.hasSameBytes(as: name) } })
             else { return nil }
-            return (entry.type, entry.generated, entry.text, entry.storage)
+            return (entry.type, entry.generated, entry.fields, entry.text, entry.storage)
         }
+    }
+}
+
+/// The properties of a `@JSONModel` resource named exactly `id`, `lid`, `type`, `meta` and
+/// `links`, or -1: a resource reads those from the resource object rather than from its fields.
+/// Found once, at registration.
+struct ResourceFieldIndices {
+    var id = -1
+    var lid = -1
+    var type = -1
+    var meta = -1
+    var links = -1
+
+    init() {}
+
+    init(_ members: JSONModelMembers) {
+        func position(_ name: String) -> Int { members.names.firstIndex(of: name) ?? -1 }
+        (id, lid, type, meta, links) = (
+            position("id"), position("lid"), position("type"), position("meta"), position("links")
+        )
     }
 }
 
