@@ -30,7 +30,8 @@ final class Exchange {
     func failure(
         _ kind: JSONAPIClientError.Kind,
         underlying: (any Error)? = nil,
-        body text: String? = nil
+        body text: String? = nil,
+        limit: Int? = nil
     )
         -> JSONAPIClientError
     {
@@ -42,7 +43,8 @@ final class Exchange {
             contentType: response.headers["Content-Type"],
             body: text,
             underlying: underlying,
-            bytesRead: body.bytesRead
+            bytesRead: body.bytesRead,
+            limit: limit
         )
     }
 
@@ -115,7 +117,7 @@ final class Exchange {
         if let limit = client.maximumBodyBytes, let length = response.headers["Content-Length"].flatMap(Int.init),
             length > limit
         {
-            throw failure(.bodyTooLarge(limit: limit))
+            throw failure(.bodyTooLarge, limit: limit)
         }
     }
 
@@ -213,20 +215,25 @@ final class BodyReader {
             }
             if chunk.isEmpty { continue }
             bytesRead += chunk.count
-            if let limit, bytesRead > limit { throw failure(.bodyTooLarge(limit: limit)) }
+            if let limit, bytesRead > limit { throw failure(.bodyTooLarge, limit: limit) }
             return chunk
         }
     }
 
     /// The error that ends reading this body, with what was read of it.
-    private func failure(_ kind: JSONAPIClientError.Kind, _ underlying: (any Error)? = nil) -> JSONAPIClientError {
+    private func failure(
+        _ kind: JSONAPIClientError.Kind,
+        _ underlying: (any Error)? = nil,
+        limit: Int? = nil
+    ) -> JSONAPIClientError {
         JSONAPIClientError(
             kind: kind,
             request: request,
             status: status,
             headers: headers,
             underlying: underlying,
-            bytesRead: bytesRead
+            bytesRead: bytesRead,
+            limit: limit
         )
     }
 

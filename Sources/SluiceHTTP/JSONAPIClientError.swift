@@ -16,30 +16,56 @@ public import SluiceJSONAPI
 /// Cancellation is not wrapped: a cancelled task sees `CancellationError`.
 public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
-    public enum Kind: Sendable, Hashable {
-        /// The server answered with a status outside 2xx. ``errors`` holds its error objects when
-        /// the body was a JSON:API error document; ``body`` holds the start of any other body.
-        case status
-        /// A 2xx response whose body is not JSON (an HTML login page, say): ``contentType`` says
-        /// what it was, ``body`` how it began.
-        case unsupportedContentType
-        /// The body grew past ``JSONAPIClient/maximumBodyBytes``.
-        case bodyTooLarge(limit: Int)
+    /// The category of a ``JSONAPIClientError``, in the pattern of `JSONError.Kind`: compare with
+    /// `==`. New kinds may be added; switch with a `default`.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case status
+            case unsupportedContentType
+            case bodyTooLarge
+            case missingDocument
+            case invalidDocument
+            case timedOut
+            case transport
+            case paginationCycle
+            case invalidURL
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
+        /// The server answered with a status outside 2xx. ``JSONAPIClientError/errors`` holds its
+        /// error objects when the body was a JSON:API error document;
+        /// ``JSONAPIClientError/body`` holds the start of any other body.
+        public static let status = Kind(.status)
+        /// A 2xx response whose body is not JSON (an HTML login page, say):
+        /// ``JSONAPIClientError/contentType`` says what it was, ``JSONAPIClientError/body`` how it
+        /// began.
+        public static let unsupportedContentType = Kind(.unsupportedContentType)
+        /// The body grew past ``JSONAPIClient/maximumBodyBytes`` (``JSONAPIClientError/limit``).
+        public static let bodyTooLarge = Kind(.bodyTooLarge)
         /// A response that must hold a document had an empty body.
-        case missingDocument
-        /// The body is not a well-formed JSON:API document of the expected shape; ``underlying``
-        /// is the `JSONError` or `JSONAPIDecodingError` with its position and JSON Pointer.
-        case invalidDocument
+        public static let missingDocument = Kind(.missingDocument)
+        /// The body is not a well-formed JSON:API document of the expected shape;
+        /// ``JSONAPIClientError/underlying`` is the `JSONError` or `JSONAPIDecodingError` with its
+        /// position and JSON Pointer.
+        public static let invalidDocument = Kind(.invalidDocument)
         /// The server did not answer in time (connecting, the head, or a silence in the body).
-        case timedOut
+        public static let timedOut = Kind(.timedOut)
         /// The request could not be sent or the connection failed (refused, reset, truncated
-        /// body); ``underlying`` is the transport's error.
-        case transport
+        /// body); ``JSONAPIClientError/underlying`` is the transport's error.
+        public static let transport = Kind(.transport)
         /// Pagination led back to a page already read, which would never end.
-        case paginationCycle
+        public static let paginationCycle = Kind(.paginationCycle)
         /// The route or link did not make a valid URL (or, for an update, the model wrote no id
-        /// to route by; ``body`` says which).
-        case invalidURL
+        /// to route by; ``JSONAPIClientError/body`` says which).
+        public static let invalidURL = Kind(.invalidURL)
+
+        /// The kind's name, such as `status` or `bodyTooLarge`.
+        public var description: String { base.rawValue }
     }
 
     /// What went wrong.
@@ -62,6 +88,8 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     public var underlying: (any Error)?
     /// Bytes of the body read before the failure.
     public var bytesRead: Int
+    /// The limit that was crossed, in bytes, for ``Kind-swift.struct/bodyTooLarge``.
+    public var limit: Int?
 
     /// Creates an error.
     public init(
@@ -74,7 +102,8 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         contentType: String? = nil,
         body: String? = nil,
         underlying: (any Error)? = nil,
-        bytesRead: Int = 0
+        bytesRead: Int = 0,
+        limit: Int? = nil
     ) {
         self.kind = kind
         self.request = request
@@ -86,6 +115,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         self.body = body
         self.underlying = underlying
         self.bytesRead = bytesRead
+        self.limit = limit
     }
 
     /// One or two sentences: the request, then what happened.
@@ -106,8 +136,8 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         case .unsupportedContentType:
             text += "expected a JSON:API document, but the body is \(contentType ?? "of no stated type")"
             if let body, !body.isEmpty { text += ": \(Self.oneLine(body))" }
-        case .bodyTooLarge(let limit):
-            text += "the body is larger than the limit of \(limit) bytes (maximumBodyBytes)"
+        case .bodyTooLarge:
+            text += "the body is larger than the limit of \(limit.map(String.init) ?? "?") bytes (maximumBodyBytes)"
         case .missingDocument:
             text +=
                 "the server answered \(status.map(String.init) ?? "?") with an empty body where a document was expected"
@@ -126,6 +156,8 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
             text += "the next link leads back to a page already read"
         case .invalidURL:
             text += body ?? "not a valid URL"
+        default:
+            text += "failed (\(kind))"
         }
         return text
     }

@@ -269,6 +269,7 @@ extension RawRelationship: JSONTapeDecodable {
 // `ToMany`), whose layout is that of every `ToOne` since `Target` only names a type, and hands
 // it over retargeted, as a move. (Made generic, field by field, the parts were copied four
 // times on the way and released twice: a third of reading a relationship.)
+@_documentation(visibility: internal)
 extension JSONModelReader {
     /// Reads the required to-one relationship `field`.
     @inlinable
