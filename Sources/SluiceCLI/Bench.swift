@@ -393,7 +393,7 @@ enum Contender: String, CaseIterable, ExpressibleByArgument {
     /// Sluice: resources streamed from the file in their generic form, one at a time.
     private static func sluice(path: String, parallelism: Parallelism) throws -> BenchChecksum {
         var checksum = BenchChecksum()
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.parallelism = parallelism
         do {
             try decoder.forEachResource(in: try FileChunkReader(path: path)) { streamed in

@@ -31,9 +31,10 @@ public struct JSONAPIClient: Sendable {
     public var transport: any HTTPTransport
     /// How routes become paths.
     public var router: any JSONAPIRouter = PathTemplateRouter()
-    /// Decodes response bodies; its registry names the resource models.
+    /// Decodes response bodies; its registry names the resource models. A class: copies of this
+    /// client share it until one is given its own (`decoder.copy()`).
     public var decoder: JSONAPIDecoder
-    /// Encodes request documents.
+    /// Encodes request documents; shared by copies of this client, as ``decoder`` is.
     public var encoder = JSONAPIEncoder()
     /// Header fields sent with every request (authorization, a user agent). Per-request headers
     /// in ``RequestOptions`` replace fields of the same name.
@@ -441,6 +442,8 @@ public struct JSONAPIClient: Sendable {
     /// model, say, beside the full one in the registry) gets that model back.
     func registering(_ model: any Resource.Type) -> JSONAPIClient {
         var client = self
+        // The decoder is shared with this client: the one that knows `model` is a copy.
+        client.decoder = decoder.copy()
         client.decoder.registry.register(model)
         return client
     }

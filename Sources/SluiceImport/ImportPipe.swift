@@ -122,7 +122,7 @@ package final class ImportPipe: @unchecked Sendable {
     ) -> ImportPipe {
         let skipping = resume?.resourcesRead ?? 0
         let pipe = ImportPipe()
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.limits = options.limits
         decoder.parallelism = options.parallelism
         decoder.rawEncoding = ImportRecord.encoding

@@ -9,7 +9,7 @@ import Foundation
 /// of threads and any chunking of the input; only the speed differs.
 ///
 /// ```swift
-/// var decoder = JSONAPIDecoder(registry: [Article.self, Person.self])
+/// let decoder = JSONAPIDecoder(registry: [Article.self, Person.self])
 /// decoder.parallelism = .workers(4)
 /// ```
 public enum Parallelism: Sendable, Hashable {

@@ -4,25 +4,48 @@ public import SluiceJSON
 /// Decodes JSON:API documents into resource models, whole or as a stream.
 ///
 /// ```swift
-/// var decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self])
+/// let decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self])
 /// decoder.keyDecodingStrategy = .convertFromKebabCase
 /// decoder.dateDecodingStrategy = .iso8601
 /// let document = try decoder.decode([Linked<Article>].self, from: data)
 /// print(document.data[0].author?.name ?? "anonymous")
 /// ```
 ///
+/// A class, as every Sluice coder is and as Foundation's are: configure one and share it.
+/// Settings may be changed while other threads decode; each decode takes the settings in force
+/// when it starts. ``copy()`` makes one to configure apart.
+///
 /// Errors:
 /// - `JSONError`: the input is not well-formed JSON (with its line and column);
 /// - ``JSONAPIErrorDocument``: the document is an error document; it carries every error object;
 /// - ``JSONAPIDecodingError``: the document does not fit the models; it names the cause with a JSON
 ///   Pointer and a position.
-public struct JSONAPIDecoder: Sendable {
+public final class JSONAPIDecoder: Sendable {
+    /// Everything a decode reads, taken at once when it starts.
+    struct Settings {
+        var registry: ResourceRegistry
+        var options = TapeDecodingOptions()
+        var rejectsUnknownTypes = false
+        var limits = JSONLimits()
+        var chunkSize = 64 * 1024
+        var parallel = ParallelOptions()
+        var rawEncoding: RawResourceEncoding?
+    }
+
+    private let settings: LockedSettings<Settings>
+
     /// The resource models, by type. The primary data's model is added for each decode.
-    public var registry: ResourceRegistry
+    public var registry: ResourceRegistry {
+        get { settings[\.registry] }
+        set { settings[\.registry] = newValue }
+    }
     /// How attribute values are read: keys, dates, data, special numbers, conversions, converters
     /// and member checks, the same options `StreamingJSONDecoder` has (see
     /// `TapeDecodingOptions`). The properties below set them one by one under Foundation's names.
-    public var options = TapeDecodingOptions()
+    public var options: TapeDecodingOptions {
+        get { settings[\.options] }
+        set { settings[\.options] = newValue }
+    }
 
     /// How model properties find their attributes and relationships, and the members of
     /// attribute values. Default: names as written.
@@ -30,62 +53,72 @@ public struct JSONAPIDecoder: Sendable {
     /// Member names that JSON:API itself defines (`type`, `id`, `attributes`, ...) are always read
     /// as written.
     public var keyDecodingStrategy: JSONKeyStrategy {
-        get { options.keyStrategy }
-        set { options.keyStrategy = newValue }
+        get { settings[\.options.keyStrategy] }
+        set { settings[\.options.keyStrategy] = newValue }
     }
     /// How `Date` attributes are read. Default: `.deferredToDate` (seconds since 2001, as
     /// Foundation); most JSON:API servers send ISO 8601, so `.iso8601` is the usual choice.
     public var dateDecodingStrategy: JSONDateDecodingStrategy {
-        get { options.dateStrategy }
-        set { options.dateStrategy = newValue }
+        get { settings[\.options.dateStrategy] }
+        set { settings[\.options.dateStrategy] = newValue }
     }
     /// How `Data` attributes are read. Default: Base64 strings.
     public var dataDecodingStrategy: JSONDataDecodingStrategy {
-        get { options.dataStrategy }
-        set { options.dataStrategy = newValue }
+        get { settings[\.options.dataStrategy] }
+        set { settings[\.options.dataStrategy] = newValue }
     }
     /// How strings standing for infinities and NaN are read. Default: they are refused.
     public var nonConformingFloatDecodingStrategy: JSONNonConformingFloatStrategy {
-        get { options.nonConformingFloatStrategy }
-        set { options.nonConformingFloatStrategy = newValue }
+        get { settings[\.options.nonConformingFloatStrategy] }
+        set { settings[\.options.nonConformingFloatStrategy] = newValue }
     }
     /// Conversions between JSON types to allow, such as numbers from strings. Default: none.
     public var conversions: JSONConversions {
-        get { options.conversions }
-        set { options.conversions = newValue }
+        get { settings[\.options.conversions] }
+        set { settings[\.options.conversions] = newValue }
     }
     /// Readers for particular types, used instead of their `Decodable` conformance.
     public var converters: JSONConverters {
-        get { options.converters }
-        set { options.converters = newValue }
+        get { settings[\.options.converters] }
+        set { settings[\.options.converters] = newValue }
     }
     /// Called for each member found for a coding key, attributes and relationships included:
     /// `false` treats it as absent, an error rejects the document.
     public var memberCheck: (@Sendable (JSONMemberCheck) throws -> Bool)? {
-        get { options.memberCheck }
-        set { options.memberCheck = newValue }
+        get { settings[\.options.memberCheck] }
+        set { settings[\.options.memberCheck] = newValue }
     }
     /// Coding key names whose members are treated as absent everywhere.
     public var ignoredKeys: Set<String> {
-        get { options.ignoredKeys }
-        set { options.ignoredKeys = newValue }
+        get { settings[\.options.ignoredKeys] }
+        set { settings[\.options.ignoredKeys] = newValue }
     }
     /// Whether a resource of a type with no registered model is an error (naming the type and
     /// where it stands) rather than kept raw. Off by default; turn it on while developing to catch
     /// models you forgot to register.
-    public var rejectsUnknownTypes = false
+    public var rejectsUnknownTypes: Bool {
+        get { settings[\.rejectsUnknownTypes] }
+        set { settings[\.rejectsUnknownTypes] = newValue }
+    }
     /// Limits on the input.
-    public var limits = JSONLimits()
+    public var limits: JSONLimits {
+        get { settings[\.limits] }
+        set { settings[\.limits] = newValue }
+    }
     /// Values models can read through `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] {
-        get { options.userInfo }
-        set { options.userInfo = newValue }
+        get { settings[\.options.userInfo] }
+        set { settings[\.options.userInfo] = newValue }
     }
     /// How many bytes the decoder hands the parser at a time when given a whole document in memory.
     /// Resources are decoded and their tokens released as they close, so this bounds the parser's
     /// working memory.
-    public var chunkSize = 64 * 1024 {
-        didSet { precondition(chunkSize > 0, "JSONAPIDecoder.chunkSize must be positive") }
+    public var chunkSize: Int {
+        get { settings[\.chunkSize] }
+        set {
+            precondition(newValue > 0, "JSONAPIDecoder.chunkSize must be positive")
+            settings[\.chunkSize] = newValue
+        }
     }
 
     /// How many threads read one document: the resources of `data` and `included` are cut into
@@ -94,18 +127,33 @@ public struct JSONAPIDecoder: Sendable {
     /// error are the same for any setting. Decoders with `uniquing` or an
     /// identity store read on one thread.
     public var parallelism: Parallelism {
-        get { parallel.threads }
-        set { parallel.threads = newValue }
+        get { settings[\.parallel.threads] }
+        set { settings[\.parallel.threads] = newValue }
     }
     /// The parallel path's settings; tests cut small batches through `batchBytes`.
-    var parallel = ParallelOptions()
+    var parallel: ParallelOptions {
+        get { settings[\.parallel] }
+        set { settings[\.parallel] = newValue }
+    }
     /// What resources without a registered model become in place of a `RawResource`: bytes in
     /// `AnyResource.encoded`, made on the thread that reads each one (see ``RawResourceEncoding``).
-    package var rawEncoding: RawResourceEncoding?
+    package var rawEncoding: RawResourceEncoding? {
+        get { settings[\.rawEncoding] }
+        set { settings[\.rawEncoding] = newValue }
+    }
 
     /// Creates a decoder for the resource models in `registry`.
     public init(registry: ResourceRegistry = []) {
-        self.registry = registry
+        settings = LockedSettings(Settings(registry: registry))
+    }
+
+    private init(settings: Settings) {
+        self.settings = LockedSettings(settings)
+    }
+
+    /// A decoder of its own with this one's settings: changes to either leave the other as it is.
+    public func copy() -> JSONAPIDecoder {
+        JSONAPIDecoder(settings: settings.snapshot)
     }
 
     // Both `decode` methods are inlinable: reading the document is done once, in this module, by
@@ -199,16 +247,17 @@ public struct JSONAPIDecoder: Sendable {
     }
 
     func makeEngine(primaryModels: [any Resource.Type], holdsIdentifiers: Bool) -> DocumentEngine {
-        var registry = self.registry
+        let settings = settings.snapshot
+        var registry = settings.registry
         for type in primaryModels where !registry.typeNames.contains(type.resourceType) { registry.register(type) }
         return DocumentEngine(
             registry: registry,
-            options: options,
-            limits: limits,
-            rejectsUnknownTypes: rejectsUnknownTypes,
+            options: settings.options,
+            limits: settings.limits,
+            rejectsUnknownTypes: settings.rejectsUnknownTypes,
             primaryHoldsIdentifiers: holdsIdentifiers,
-            rawEncoding: rawEncoding,
-            parallel: parallel
+            rawEncoding: settings.rawEncoding,
+            parallel: settings.parallel
         )
     }
 

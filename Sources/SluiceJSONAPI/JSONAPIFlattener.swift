@@ -22,7 +22,7 @@ public struct JSONAPIFlattener: Sendable {
     /// - Returns: The document's summary (counts, top-level meta and links).
     @discardableResult
     public func flatten(_ reader: FileChunkReader, write: ([UInt8]) throws -> Void) throws -> DocumentSummary {
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.limits = limits
         decoder.parallelism = parallelism
         decoder.rawEncoding = FlattenedLine.encoding

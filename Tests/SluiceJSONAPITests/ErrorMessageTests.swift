@@ -21,12 +21,12 @@ struct ErrorMessageTests {
 
     static func jsonAPIError(
         _ json: String,
-        _ configure: (inout JSONAPIDecoder) -> Void = { _ in }
+        _ configure: (JSONAPIDecoder) -> Void = { _ in }
     ) throws
         -> JSONAPIDecodingError
     {
-        var decoder = JSONAPIDecoder()
-        configure(&decoder)
+        let decoder = JSONAPIDecoder()
+        configure(decoder)
         return try #require(throws: JSONAPIDecodingError.self) {
             try decoder.decode(Linked<Post>.self, from: Data(json.utf8))
         }

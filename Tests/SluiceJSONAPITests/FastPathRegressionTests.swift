@@ -17,7 +17,7 @@ struct FastPathRegressionTests {
     @Test("an error below the first level names the member as written under the key strategy")
     func nestedPointerUnderStrategy() throws {
         let json = #"{"data": [{"type": "gauges", "id": "1", "attributes": {"metadata": {"word-count": "many"}}}]}"#
-        var decoder = JSONAPIDecoder(registry: [Gauge.self])
+        let decoder = JSONAPIDecoder(registry: [Gauge.self])
         decoder.keyDecodingStrategy = .convertFromKebabCase
         let error = try #require(throws: JSONAPIDecodingError.self) {
             try decoder.decode([Linked<Gauge>].self, from: Data(json.utf8))
@@ -34,7 +34,7 @@ struct FastPathRegressionTests {
 
     @Test("a custom key strategy applies to model properties, not to links, jsonapi or error objects")
     func customStrategyLeavesSpecObjectsAlone() throws {
-        var decoder = JSONAPIDecoder(registry: [Tag.self])
+        let decoder = JSONAPIDecoder(registry: [Tag.self])
         decoder.keyDecodingStrategy = .memberName { "x_" + $0 }
         let json = #"""
             {"links": {"self": {"href": "https://example.com/tags/1"}}, "jsonapi": {"version": "1.1"},
@@ -66,7 +66,7 @@ struct FastPathRegressionTests {
             {"data": {"type": "listers", "id": "1", "attributes": {"first-name": "A"},
                       "relationships": {"best-friend": {"data": null}}, "meta": {"m": 1}}}
             """#
-        var decoder = JSONAPIDecoder(registry: [KeyLister.self])
+        let decoder = JSONAPIDecoder(registry: [KeyLister.self])
         decoder.keyDecodingStrategy = .convertFromKebabCase
         let lister = try decoder.decode(Linked<KeyLister>.self, from: Data(json.utf8)).data
         #expect(lister.names == ["bestFriend", "firstName", "id", "meta", "type"])

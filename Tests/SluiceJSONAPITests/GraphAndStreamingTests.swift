@@ -87,7 +87,7 @@ struct GraphAndStreamingTests {
     @Test("documents decode the same whatever the chunk size", arguments: [1, 2, 7, 64, 1000])
     func chunkIndependence(chunkSize: Int) throws {
         let data = try Fixtures.data("compound.json")
-        var decoder = JSONAPIDecoder(registry: [Person.self, Comment.self])
+        let decoder = JSONAPIDecoder(registry: [Person.self, Comment.self])
         let whole = try decoder.decode([Linked<Article>].self, from: data)
         decoder.chunkSize = chunkSize
         let chunked = try decoder.decode([Linked<Article>].self, from: data)

@@ -39,7 +39,7 @@ struct ModelDecodingTests {
 
     @Test("kebab-case members, a custom key, nested objects and arrays of them, resource meta")
     func kebabCaseAndNestedObjects() throws {
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.keyDecodingStrategy = .convertFromKebabCase
         let venue = try decoder.decode(Linked<Venue>.self, from: Data(Self.venueJSON.utf8)).data
         #expect(venue.displayName == "Hall")
@@ -51,7 +51,7 @@ struct ModelDecodingTests {
 
     @Test("snake_case members")
     func snakeCase() throws {
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let json = Self.venueJSON.replacingOccurrences(of: "display-name", with: "display_name")
             .replacingOccurrences(of: "opening-year", with: "opening_year")
@@ -146,7 +146,7 @@ struct ModelDecodingTests {
         let tag = try #require(lenient.included.last)
         #expect(tag.model == nil)
         #expect(tag.raw?.attributes["weight"] == .number("1.50"))
-        var strict = JSONAPIDecoder(registry: [Person.self])
+        let strict = JSONAPIDecoder(registry: [Person.self])
         strict.rejectsUnknownTypes = true
         let error = try #require(throws: JSONAPIDecodingError.self) {
             try strict.decode([AnyResource].self, from: Data(json.utf8))

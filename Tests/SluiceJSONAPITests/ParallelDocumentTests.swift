@@ -43,7 +43,7 @@ struct ParallelDocumentTests {
     }
 
     static func decoder(threads: Int, batchBytes: Int, registry: ResourceRegistry? = nil) -> JSONAPIDecoder {
-        var decoder = JSONAPIDecoder(registry: registry ?? [SampleArticle.self, SamplePerson.self, SampleComment.self])
+        let decoder = JSONAPIDecoder(registry: registry ?? [SampleArticle.self, SamplePerson.self, SampleComment.self])
         decoder.keyDecodingStrategy = .convertFromKebabCase
         decoder.dateDecodingStrategy = .iso8601
         decoder.parallelism = .workers(threads)
@@ -127,7 +127,7 @@ struct ParallelDocumentTests {
         let bytes = Self.sample(articles: 150)
         let reference = try Self.decoder(threads: 1, batchBytes: 1).decode([Linked<SampleArticle>].self, from: bytes)
         for threads in [2, 8] {
-            var decoder = Self.decoder(threads: threads, batchBytes: 2000)
+            let decoder = Self.decoder(threads: threads, batchBytes: 2000)
             decoder.chunkSize = 5000
             let document = try decoder.decode([Linked<SampleArticle>].self, from: bytes)
             #expect(document.data.map(\.model) == reference.data.map(\.model))
@@ -233,7 +233,7 @@ struct ParallelDocumentTests {
 
     @Test("uniquing keeps a decode on one thread")
     func uniquingStaysSequential() {
-        var decoder = Self.decoder(threads: 4, batchBytes: 100)
+        let decoder = Self.decoder(threads: 4, batchBytes: 100)
         let plain = Self.stream(
             Self.sample(articles: 30),
             decoder: Self.decoder(threads: 4, batchBytes: 100),

@@ -33,7 +33,7 @@ struct ValueStrategyTests {
         """#
 
     static func decoder() -> JSONAPIDecoder {
-        var decoder = JSONAPIDecoder(registry: [Post.self, Writer.self])
+        let decoder = JSONAPIDecoder(registry: [Post.self, Writer.self])
         decoder.keyDecodingStrategy = .convertFromKebabCase
         decoder.dateDecodingStrategy = .iso8601
         return decoder
@@ -50,7 +50,7 @@ struct ValueStrategyTests {
 
     @Test("without a date strategy, an ISO 8601 attribute is a type mismatch naming the pointer")
     func defaultDateStrategyRefusesStrings() throws {
-        var decoder = Self.decoder()
+        let decoder = Self.decoder()
         decoder.dateDecodingStrategy = .deferredToDate
         #expect {
             _ = try decoder.decode(Linked<Post>.self, from: Data(Self.kebabDocument.utf8))
@@ -65,7 +65,7 @@ struct ValueStrategyTests {
         let json = #"""
             {"data":{"type":"writers","id":"1","attributes":{"displayName":"Ada","joinedOn":"Sun, 06 Nov 1994 08:49:37 GMT"}}}
             """#
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.dateDecodingStrategy = .perKey(["joinedOn": .format(.rfc1123)], default: .iso8601)
         let writer = try decoder.decode(Linked<Writer>.self, from: Data(json.utf8)).data
         #expect(writer.joinedOn == Date(timeIntervalSince1970: 784_111_777))
@@ -85,7 +85,7 @@ struct ValueStrategyTests {
         let json = #"""
             {"data":{"type":"readings","id":"1","attributes":{"value":"NaN","count":"42","flag":1,"secret":"s3cr3t"}}}
             """#
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: "+Inf",
             negativeInfinity: "-Inf",
@@ -122,7 +122,7 @@ struct ValueStrategyTests {
     @Test("converters read attribute types their own way")
     func converters() throws {
         let json = #"{"data":{"type":"invoices","id":"1","attributes":{"total":"12.34"}}}"#
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.converters.register(Money.self) { value in
             let text = try value.string()
             return Money(cents: Int((Double(text) ?? 0) * 100 + 0.5))
@@ -161,7 +161,7 @@ struct ValueStrategyTests {
             String(decoding: data, as: UTF8.self)
                 == #"{"data":{"type":"writers","id":"1","attributes":{"x_displayName":"Ada","x_joinedOn":5}}}"#
         )
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.keyDecodingStrategy = .memberName(transform)
         decoder.dateDecodingStrategy = .secondsSince1970
         #expect(try decoder.decode(Linked<Writer>.self, from: data).data.model == writer)

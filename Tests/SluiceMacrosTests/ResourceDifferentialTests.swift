@@ -70,7 +70,7 @@ struct ResourceDifferentialTests {
     }
 
     static func decoder(generated: Bool, strategy: JSONKeyStrategy = .convertFromKebabCase) -> JSONAPIDecoder {
-        var decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self, Note.self])
+        let decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self, Note.self])
         decoder.keyDecodingStrategy = strategy
         decoder.options.usesGeneratedReaders = generated
         return decoder

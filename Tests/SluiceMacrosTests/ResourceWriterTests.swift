@@ -149,7 +149,7 @@ struct ResourceWriterTests {
             }
             let data = try encoder.encode(articles, included: Self.people)
             #expect(try JSONAPIValidator().validate(data).isEmpty)
-            var decoder = JSONAPIDecoder(registry: [WrittenPerson.self, WrittenComment.self])
+            let decoder = JSONAPIDecoder(registry: [WrittenPerson.self, WrittenComment.self])
             decoder.dateDecodingStrategy = .iso8601
             if case .convertToKebabCase = key { decoder.keyDecodingStrategy = .convertFromKebabCase }
             let decoded = try decoder.decode([Linked<WrittenArticle>].self, from: data).data.map(\.model)

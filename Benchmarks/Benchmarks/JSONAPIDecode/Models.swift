@@ -79,7 +79,7 @@ extension ModelFamily {
 
     /// The decoder, reading each document with `threads` (the parallel path).
     static func decoder(_ threads: Parallelism) -> JSONAPIDecoder {
-        var decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self])
+        let decoder = JSONAPIDecoder(registry: [Article.self, Person.self, Comment.self])
         decoder.keyDecodingStrategy = .convertFromKebabCase
         decoder.parallelism = threads
         return decoder

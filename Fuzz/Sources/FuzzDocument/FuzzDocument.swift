@@ -43,7 +43,7 @@ private func outcome<Primary: PrimaryData>(
     chunkSize: Int,
     limits: JSONLimits
 ) -> String {
-    var decoder = JSONAPIDecoder(registry: [Person.self])
+    let decoder = JSONAPIDecoder(registry: [Person.self])
     decoder.chunkSize = chunkSize
     decoder.limits = limits
     decoder.parallelism = .workers(1)

@@ -25,7 +25,7 @@ struct FirstHourTests {
     func firstHour() async throws {
         let data = Data(Self.sample.utf8)
         // README: decode and round trip
-        var decoder = JSONAPIDecoder(registry: [Person.self, Comment.self])
+        let decoder = JSONAPIDecoder(registry: [Person.self, Comment.self])
         decoder.keyDecodingStrategy = .convertFromKebabCase  // "published-at" -> publishedAt
         decoder.dateDecodingStrategy = .iso8601  // the default reads seconds since 2001
         let document = try decoder.decode([Linked<Article>].self, from: data)
@@ -84,7 +84,7 @@ struct FirstHourTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("first-hour-\(UUID()).json").path
         try Data(Self.sample.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var decoder = JSONAPIDecoder(registry: [Person.self, Comment.self])
+        let decoder = JSONAPIDecoder(registry: [Person.self, Comment.self])
         decoder.keyDecodingStrategy = .convertFromKebabCase
         decoder.dateDecodingStrategy = .iso8601
         var pointers: [String] = []

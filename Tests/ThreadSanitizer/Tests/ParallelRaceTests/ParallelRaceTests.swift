@@ -20,7 +20,7 @@ struct ParallelRaceTests {
 
     /// Every resource streamed from `path` with `threads` threads, written out, then the error.
     static func stream(_ path: String, threads: Int, stopAfter limit: Int? = nil) -> [String] {
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.parallelism = .workers(threads)
         var lines: [String] = []
         struct Stop: Error {}
@@ -69,7 +69,7 @@ struct ParallelRaceTests {
     func wholeDocuments() async throws {
         var bytes: [UInt8] = []
         SampleDocumentGenerator(articles: 1500).write { bytes.append(contentsOf: $0) }
-        var decoder = JSONAPIDecoder()
+        let decoder = JSONAPIDecoder()
         decoder.parallelism = .workers(1)
         let reference = try decoder.decode([AnyResource].self, from: bytes)
         decoder.parallelism = .workers(4)
