@@ -312,16 +312,15 @@ public struct JSONAPIClient: Sendable {
         query: JSONAPIQuery = JSONAPIQuery(),
         options: RequestOptions = RequestOptions()
     ) async throws -> JSONAPIWriteResult<Linked<R>> {
-        let body = try encoder.encode(resource)
-        let target = try JSONAPIRequestDocument.identity(of: body)
-        guard let id = target.id else {
+        let (body, target) = try encoder.encodeIdentified(resource)
+        guard let target, !target.isLocal else {
             throw JSONAPIClientError(
                 kind: .invalidURL,
                 request: "PATCH \(R.resourceType)",
                 body: "an update needs the resource's id; the model wrote none"
             )
         }
-        let url = try url(for: .resource(type: target.type, id: id), query: query)
+        let url = try url(for: .resource(type: target.type, id: target.key), query: query)
         return try await registering(R.self).write(Linked<R>.self, .patch, url, body: body, options: options)
     }
 
@@ -784,17 +783,4 @@ struct JSONAPIRequestDocument: Encodable {
         }
     }
     var data: Linkage
-
-    /// The `type` and `id` of the resource in an encoded document: what a PATCH is routed by.
-    static func identity(of document: Data) throws -> (type: String, id: String?) {
-        struct Head: Decodable {
-            struct Data: Decodable {
-                var type: String
-                var id: String?
-            }
-            var data: Data
-        }
-        let head = try StreamingJSONDecoder().decode(Head.self, from: document)
-        return (head.data.type, head.data.id)
-    }
 }

@@ -110,6 +110,18 @@ public final class JSONAPIEncoder: Sendable {
         }
     }
 
+    /// A document of `resource` alone, and the identity it was written with (its `type` and `id`,
+    /// else `lid`): what a client routes an update by, without reading the document back.
+    package func encodeIdentified<R: Resource & Encodable>(
+        _ resource: R
+    ) throws -> (document: Data, identity: ResourceIdentity?) {
+        var identity: ResourceIdentity?
+        let document = try document(R.self, included: [], meta: nil, links: nil) { session in
+            identity = try session.writePrimary(resource)
+        }
+        return (document, identity)
+    }
+
     /// A document whose primary data is a collection.
     public func encode<R: Resource & Encodable>(
         _ resources: [R],
@@ -265,10 +277,12 @@ public final class JSONAPIEncoder: Sendable {
         func endArray() throws { try writer.endArray() }
 
         /// Writes one resource of the primary data.
-        func writePrimary<R: Resource & Encodable>(_ resource: R) throws {
+        @discardableResult
+        func writePrimary<R: Resource & Encodable>(_ resource: R) throws -> ResourceIdentity? {
             let (node, identity) = try recorder.resourceObject(resource)
             if let identity, includedIdentities.contains(identity) { writtenAsPrimary.insert(identity) }
             try node.write(to: writer, sortingKeys: sortsKeys)
+            return identity
         }
 
         /// Writes `included` (without the resources primary data already holds), `meta`,
@@ -386,7 +400,9 @@ struct ResourceRecorder {
 protocol DocumentSession: AnyObject {
     func beginArray() throws
     func endArray() throws
-    func writePrimary<R: Resource & Encodable>(_ resource: R) throws
+    /// Writes a primary resource; returns the identity it was written with.
+    @discardableResult
+    func writePrimary<R: Resource & Encodable>(_ resource: R) throws -> ResourceIdentity?
     func finish(meta: JSONValue?, links: Links?) throws
 }
 
@@ -509,10 +525,12 @@ final class GeneratedSession: DocumentSession {
     func beginArray() throws { try writer.beginArray() }
     func endArray() throws { writer.endArray() }
 
-    func writePrimary<R: Resource & Encodable>(_ resource: R) throws {
+    @discardableResult
+    func writePrimary<R: Resource & Encodable>(_ resource: R) throws -> ResourceIdentity? {
         let identity = try write(resource, to: writer)
         if let identity, includedIdentities.contains(identity) { writtenAsPrimary.insert(identity) }
         try state.pointee.check()
+        return identity
     }
 
     func finish(meta: JSONValue?, links: Links?) throws {
