@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/SluiceJSON/JSONNumberText+PowersOfFive.swift: the 128-bit approximations of
+"""Writes Sources/SluiceJSON/Tape/JSONNumberText+PowersOfFive.swift: the 128-bit approximations of
 5^q, q in -342...308, that the Eisel-Lemire double conversion multiplies by (each normalized so
 its top bit is set; truncated for q >= 0, rounded up past the truncation for q < 0, as the
 algorithm's proof assumes). Run from the package root after changing the range."""
@@ -41,4 +41,4 @@ extension JSONNumberText {{
     ]
 }}
 """
-open("Sources/SluiceJSON/JSONNumberText+PowersOfFive.swift", "w").write(out)
+open("Sources/SluiceJSON/Tape/JSONNumberText+PowersOfFive.swift", "w").write(out)

@@ -1,5 +1,5 @@
 // See CSluiceTape.h for why this exists. The callbacks here mirror pieces of
-// Sources/SluiceJSON/ParserState.swift (each names its Swift counterpart): a change to one needs
+// Sources/SluiceJSON/Parsing/ParserState.swift (each names its Swift counterpart): a change to one needs
 // the same change in the other. The UTF-8 check at the end is the one both sides call.
 #include "CSluiceTape.h"
 #include "TapeWriting.h"

@@ -1,1 +1,1 @@
-../SluiceJSON/KeyWords.swift
+../SluiceJSON/Encoding/KeyWords.swift

@@ -5,7 +5,7 @@
 // (and its linkage) per resource, which the document-wide rules need: duplicates, lid consistency
 // and reachability of included resources. Every violation is collected, not only the first.
 //
-// The rules for each object live in `DocumentRules` (JSONAPIRules.swift), which the decoder also
+// The rules for each object live in `DocumentRules` (Validation/DocumentRules.swift and the files beside it), which the decoder also
 // runs on error documents, so that `flatten` and `validate` word the same fault the same way.
 
 public import Foundation
