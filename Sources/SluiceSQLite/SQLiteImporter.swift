@@ -149,17 +149,14 @@ public final class SQLiteImporter {
     /// - 8 MB of page cache (the default is 2 MB): the tables' key indexes stay in memory instead
     ///   of being read back for every insert.
     /// - 16 KB pages in a new database (an existing one keeps its own): a B-tree of bigger pages
-    ///   is shallower and splits less often. The demo import took 1.96 s instead of 2.2-2.5 s
-    ///   with 4 KB pages; 32 KB gained nothing more.
+    ///   is shallower and splits less often; 32 KB gains nothing more.
     ///
-    /// Measured on the 150 MB demo document, none of `synchronous = OFF`, `journal_mode = DELETE`,
-    /// `locking_mode = EXCLUSIVE`, a larger WAL between checkpoints, a 16-64 MB cache, a 1 GB
-    /// `mmap_size` (the same time, twice the resident memory), sorter threads for the indexes
-    /// (slower: the second core is the reader's) or `WITHOUT ROWID` type tables (5-10% slower)
-    /// made the import faster: the time is SQLite's B-tree work on the CPU, not its I/O. A larger
-    /// cache only raised peak memory (16 MB: +18 MB, 64 MB: +128 MB, past the import's 64 MB
-    /// bound), so these settings trade nothing for speed: a killed import keeps every committed
-    /// batch.
+    /// None of `synchronous = OFF`, `journal_mode = DELETE`, `locking_mode = EXCLUSIVE`, a larger
+    /// WAL between checkpoints, a bigger cache, `mmap_size` (the same time, more resident memory),
+    /// sorter threads for the indexes (the second core is the reader's) or `WITHOUT ROWID` type
+    /// tables made the import faster: the time is SQLite's B-tree work on the CPU, not its I/O,
+    /// and a bigger cache only raises peak memory past the import's bound. So these settings trade
+    /// nothing for speed: a killed import keeps every committed batch.
     static func applyBulkLoadSettings(_ db: Database) throws {
         try db.execute(sql: "PRAGMA page_size = 16384")
         try db.execute(sql: "PRAGMA journal_mode = WAL")

@@ -452,4 +452,20 @@ struct ImportCommandTests {
         #expect(run.standardOutput.contains("sluice import export.json"))
         #expect(run.standardOutput.contains("--sqlite"))
     }
+
+    @Test(
+        "every command's help has single spaces between the words of its sentences",
+        arguments: ["validate", "flatten", "fetch", "import", "generate", "bench"]
+    )
+    func helpSpacing(command: String) throws {
+        let run = try Command.run([command, "--help"])
+        #expect(run.status == 0)
+        // Columns of options and examples are aligned with spaces; sentences are not: a run of
+        // spaces between two words is a line joined from a wrapped string literal.
+        for line in run.standardOutput.split(separator: "\n") {
+            let text = line.drop { $0 == " " }
+            let joined = text.firstRange(of: /[a-z,.;:)]  +[a-z(]/)
+            #expect(joined == nil || text.hasPrefix("-") || text.hasPrefix("sluice "), "\(command): \(line)")
+        }
+    }
 }

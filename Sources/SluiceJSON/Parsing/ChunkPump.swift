@@ -12,7 +12,7 @@ package import Foundation
 /// The results wait in a ``ReadyResults`` that the sequence's iterator holds itself: taking one is
 /// then a few instructions with no generic metadata to look up, where a pump generic over the
 /// caller's chunk sequence, called from an iterator that is not specialized for it, looked up
-/// its own metadata twice for every result (about 700 instructions).
+/// its own metadata twice for every result.
 package struct ChunkPump<Chunks: AsyncSequence> where Chunks.Element: ContiguousBytes {
     private var chunks: Chunks.AsyncIterator
     private var finished = false

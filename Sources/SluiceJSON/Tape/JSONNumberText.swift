@@ -362,7 +362,7 @@ enum JSONNumberText {
     /// `significand` × 10^`scale`, correctly rounded (infinity when too large): one or two
     /// 64x64-bit multiplications by a 128-bit approximation of the power of five (tables in
     /// JSONNumberText+PowersOfFive.swift). Serializers write doubles in 17 digits, which
-    /// Clinger's exact path cannot take; strtod took about 2 000 instructions for each of them.
+    /// Clinger's exact path cannot take, and strtod is slow for each of them.
     static func eiselLemire(significand: UInt64, scale: Int) -> Double {
         if significand == 0 || scale < -342 { return 0 }
         if scale > 308 { return .infinity }

@@ -160,7 +160,7 @@ public final class JSONAPIDecoder: Sendable {
     // `DocumentAssembly` (not generic); only the last step, giving primary data its shape, is
     // generic, and inlined it is specialized for the caller's models. Unspecialized, making each
     // `Linked<Article>` looked up generic metadata and copied through value witnesses at run
-    // time: about 5 000 instructions per primary resource.
+    // time, for every primary resource.
 
     /// Decodes a whole document whose primary data has the shape `Primary`.
     ///

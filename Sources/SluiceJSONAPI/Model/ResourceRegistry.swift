@@ -83,8 +83,8 @@ struct ResourceFieldIndices {
 
 /// `ModelStorage<Model>`, looked up once at registration. Why: resources are made by generic code
 /// the compiler cannot specialize (the model type is known only at run time), where naming
-/// `ModelStorage<Model>` asks the runtime for the class's metadata, a hashed lookup of about 330
-/// instructions, for every resource.
+/// `ModelStorage<Model>` asks the runtime for the class's metadata, a hashed lookup, for every
+/// resource.
 private func storageType<Model: Resource>(for type: Model.Type) -> ResourceStorage.Type {
     ModelStorage<Model>.self
 }
