@@ -20,6 +20,11 @@ package final class LockedSettings<Value>: @unchecked Sendable {
 
     /// All the settings at once, for one encode or decode.
     package var snapshot: Value { lock.withLock { value } }
+
+    /// Changes the settings in one step under the lock.
+    package func update(_ change: (inout Value) -> Void) {
+        lock.withLock { change(&value) }
+    }
 }
 
 /// Facts about types worked out once per process and shared by every coder: what a type's

@@ -27,7 +27,7 @@ public import Foundation
 ///
 /// Thread-safe: settings may be changed while other threads decode; each decode uses the settings
 /// in force when it starts.
-public final class StreamingJSONDecoder: Sendable {
+public final class StreamingJSONDecoder: TapeDecodingConfigurable {
     private struct Settings {
         var options = TapeDecodingOptions()
         var limits = JSONLimits.default
@@ -73,61 +73,6 @@ public final class StreamingJSONDecoder: Sendable {
         set { settings[\.parallel.batchBytes] = newValue }
     }
 
-    /// How member names are matched to coding keys. Default: ``JSONKeyStrategy/useDefaultKeys``.
-    public var keyDecodingStrategy: KeyDecodingStrategy {
-        get { settings[\.options.keyStrategy] }
-        set { settings[\.options.keyStrategy] = newValue }
-    }
-
-    /// How dates are read. Default: ``JSONDateDecodingStrategy/deferredToDate``.
-    public var dateDecodingStrategy: DateDecodingStrategy {
-        get { settings[\.options.dateStrategy] }
-        set { settings[\.options.dateStrategy] = newValue }
-    }
-
-    /// How `Data` is read. Default: ``JSONDataDecodingStrategy/base64``.
-    public var dataDecodingStrategy: DataDecodingStrategy {
-        get { settings[\.options.dataStrategy] }
-        set { settings[\.options.dataStrategy] = newValue }
-    }
-
-    /// How strings standing for infinities and NaN are read. Default: they are refused.
-    public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy {
-        get { settings[\.options.nonConformingFloatStrategy] }
-        set { settings[\.options.nonConformingFloatStrategy] = newValue }
-    }
-
-    /// Values models read through `Decoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable] {
-        get { settings[\.options.userInfo] }
-        set { settings[\.options.userInfo] = newValue }
-    }
-
-    /// Conversions between JSON types to allow, such as numbers from strings. Default: none.
-    public var conversions: JSONConversions {
-        get { settings[\.options.conversions] }
-        set { settings[\.options.conversions] = newValue }
-    }
-
-    /// Readers for particular types, used instead of their `Decodable` conformance.
-    public var converters: JSONConverters {
-        get { settings[\.options.converters] }
-        set { settings[\.options.converters] = newValue }
-    }
-
-    /// Called for each member found for a coding key: `false` treats it as absent, an error
-    /// rejects the payload. See ``TapeDecodingOptions/memberCheck``.
-    public var memberCheck: (@Sendable (JSONMemberCheck) throws -> Bool)? {
-        get { settings[\.options.memberCheck] }
-        set { settings[\.options.memberCheck] = newValue }
-    }
-
-    /// Coding key names whose members are treated as absent everywhere.
-    public var ignoredKeys: Set<String> {
-        get { settings[\.options.ignoredKeys] }
-        set { settings[\.options.ignoredKeys] = newValue }
-    }
-
     /// Reference model types uniqued by an identity member within each decode.
     public var uniquing: JSONUniquing {
         get { settings[\.options.uniquing] }
@@ -157,6 +102,11 @@ public final class StreamingJSONDecoder: Sendable {
     public var options: TapeDecodingOptions {
         get { settings[\.options] }
         set { settings[\.options] = newValue }
+    }
+
+    /// Changes ``options`` in one step under the decoder's lock.
+    public func updateOptions(_ change: (inout TapeDecodingOptions) -> Void) {
+        settings.update { change(&$0.options) }
     }
 
     // MARK: Decoding

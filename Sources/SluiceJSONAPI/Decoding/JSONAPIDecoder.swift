@@ -20,7 +20,7 @@ public import SluiceJSON
 /// - ``JSONAPIErrorDocument``: the document is an error document; it carries every error object;
 /// - ``JSONAPIDecodingError``: the document does not fit the models; it names the cause with a JSON
 ///   Pointer and a position.
-public final class JSONAPIDecoder: Sendable {
+public final class JSONAPIDecoder: TapeDecodingConfigurable {
     /// Everything a decode reads, taken at once when it starts.
     struct Settings {
         var registry: ResourceRegistry
@@ -40,59 +40,22 @@ public final class JSONAPIDecoder: Sendable {
         set { settings[\.registry] = newValue }
     }
     /// How attribute values are read: keys, dates, data, special numbers, conversions, converters
-    /// and member checks, the same options `StreamingJSONDecoder` has (see
-    /// `TapeDecodingOptions`). The properties below set them one by one under Foundation's names.
+    /// and member checks, the same options `StreamingJSONDecoder` has, set one by one under
+    /// Foundation's names through `TapeDecodingConfigurable` (`keyDecodingStrategy`,
+    /// `dateDecodingStrategy`, ...). The key strategy matches model properties to attributes and
+    /// relationships; the members JSON:API itself defines (`type`, `id`, `attributes`, ...) are
+    /// always read as written. Most JSON:API servers send dates in ISO 8601: set
+    /// `dateDecodingStrategy = .iso8601`.
     public var options: TapeDecodingOptions {
         get { settings[\.options] }
         set { settings[\.options] = newValue }
     }
 
-    /// How model properties find their attributes and relationships, and the members of
-    /// attribute values. Default: names as written.
-    ///
-    /// Member names that JSON:API itself defines (`type`, `id`, `attributes`, ...) are always read
-    /// as written.
-    public var keyDecodingStrategy: JSONKeyStrategy {
-        get { settings[\.options.keyStrategy] }
-        set { settings[\.options.keyStrategy] = newValue }
+    /// Changes ``options`` in one step under the decoder's lock.
+    public func updateOptions(_ change: (inout TapeDecodingOptions) -> Void) {
+        settings.update { change(&$0.options) }
     }
-    /// How `Date` attributes are read. Default: `.deferredToDate` (seconds since 2001, as
-    /// Foundation); most JSON:API servers send ISO 8601, so `.iso8601` is the usual choice.
-    public var dateDecodingStrategy: JSONDateDecodingStrategy {
-        get { settings[\.options.dateStrategy] }
-        set { settings[\.options.dateStrategy] = newValue }
-    }
-    /// How `Data` attributes are read. Default: Base64 strings.
-    public var dataDecodingStrategy: JSONDataDecodingStrategy {
-        get { settings[\.options.dataStrategy] }
-        set { settings[\.options.dataStrategy] = newValue }
-    }
-    /// How strings standing for infinities and NaN are read. Default: they are refused.
-    public var nonConformingFloatDecodingStrategy: JSONNonConformingFloatStrategy {
-        get { settings[\.options.nonConformingFloatStrategy] }
-        set { settings[\.options.nonConformingFloatStrategy] = newValue }
-    }
-    /// Conversions between JSON types to allow, such as numbers from strings. Default: none.
-    public var conversions: JSONConversions {
-        get { settings[\.options.conversions] }
-        set { settings[\.options.conversions] = newValue }
-    }
-    /// Readers for particular types, used instead of their `Decodable` conformance.
-    public var converters: JSONConverters {
-        get { settings[\.options.converters] }
-        set { settings[\.options.converters] = newValue }
-    }
-    /// Called for each member found for a coding key, attributes and relationships included:
-    /// `false` treats it as absent, an error rejects the document.
-    public var memberCheck: (@Sendable (JSONMemberCheck) throws -> Bool)? {
-        get { settings[\.options.memberCheck] }
-        set { settings[\.options.memberCheck] = newValue }
-    }
-    /// Coding key names whose members are treated as absent everywhere.
-    public var ignoredKeys: Set<String> {
-        get { settings[\.options.ignoredKeys] }
-        set { settings[\.options.ignoredKeys] = newValue }
-    }
+
     /// Whether a resource of a type with no registered model is an error (naming the type and
     /// where it stands) rather than kept raw. Off by default; turn it on while developing to catch
     /// models you forgot to register.
@@ -104,11 +67,6 @@ public final class JSONAPIDecoder: Sendable {
     public var limits: JSONLimits {
         get { settings[\.limits] }
         set { settings[\.limits] = newValue }
-    }
-    /// Values models can read through `Decoder.userInfo`.
-    public var userInfo: [CodingUserInfoKey: any Sendable] {
-        get { settings[\.options.userInfo] }
-        set { settings[\.options.userInfo] = newValue }
     }
     /// How many bytes the decoder hands the parser at a time when given a whole document in memory.
     /// Resources are decoded and their tokens released as they close, so this bounds the parser's
