@@ -100,6 +100,8 @@ let package = Package(
             dependencies: [
                 "SluiceJSONAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),
@@ -107,7 +109,11 @@ let package = Package(
         // loaded only by programs that ask for it, never by the CLI.
         .target(
             name: "SluiceURLSession",
-            dependencies: ["SluiceHTTP"],
+            dependencies: [
+                "SluiceHTTP",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ],
             swiftSettings: strictSettings
         ),
         // The @JSONModel macro's implementation, run by the compiler; on swift-syntax.

@@ -168,10 +168,12 @@ struct HTTPSource {
         client.maximumBodyBytes = maxBodyBytes
         for header in headers {
             let parts = header.split(separator: ":", maxSplits: 1)
-            client.headers.add(
-                name: parts[0].trimmingCharacters(in: .whitespaces),
-                value: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
-            )
+            let name = parts.first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            guard let fieldName = HTTPField.Name(name) else {
+                throw ValidationError("--header \"\(name)\": not a valid header field name.")
+            }
+            let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            client.headers.append(HTTPField(name: fieldName, value: value))
         }
         self.client = client
         self.start = start
@@ -193,7 +195,7 @@ struct HTTPSource {
 
     /// `url` with credentials hidden.
     static func redacted(_ url: URL?) -> String {
-        url.map(HTTPRequest.redacted) ?? "?"
+        url.map(HTTPTransportRequest.redacted) ?? "?"
     }
 
     /// Prints `error` on standard error and returns the exit code: 1 for an answer that is an

@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
 
@@ -51,10 +52,15 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         if owned { try await client.shutdown() }
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
-        outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
+    public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        guard let url = request.url else {
+            throw HTTPTransportError(timedOut: false, message: "the request has no absolute URL")
+        }
+        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        outgoing.method = NIOHTTP1.HTTPMethod(rawValue: request.head.method.rawValue)
+        for field in request.head.headerFields {
+            outgoing.headers.add(name: field.name.rawName, value: field.value)
+        }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         // The deadline covers the head; a body's silences are bounded by the read timeout.
         let timeout = request.timeout.map(Self.timeAmount) ?? .hours(24)
@@ -64,11 +70,13 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             throw Self.translate(error)
         }
-        var headers = HTTPHeaders()
-        for field in response.headers { headers.add(name: field.name, value: field.value) }
-        return HTTPResponse(
-            status: Int(response.status.code),
-            headers: headers,
+        var fields = HTTPFields()
+        for field in response.headers {
+            // A name HTTP does not allow cannot be asked for by name; it is left out.
+            if let name = HTTPField.Name(field.name) { fields.append(HTTPField(name: name, value: field.value)) }
+        }
+        return HTTPTransportResponse(
+            head: HTTPResponse(status: .init(code: Int(response.status.code)), headerFields: fields),
             body: HTTPBody(Chunks(base: response.body))
         )
     }

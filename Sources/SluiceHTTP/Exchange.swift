@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import SluiceJSON
 import SluiceJSONAPI
 
@@ -7,11 +8,11 @@ import SluiceJSONAPI
 /// that names the request.
 final class Exchange {
     let client: JSONAPIClient
-    let request: HTTPRequest
-    let response: HTTPResponse
+    let request: HTTPTransportRequest
+    let response: HTTPTransportResponse
     let body: BodyReader
 
-    init(client: JSONAPIClient, request: HTTPRequest, response: HTTPResponse) {
+    init(client: JSONAPIClient, request: HTTPTransportRequest, response: HTTPTransportResponse) {
         self.client = client
         self.request = request
         self.response = response
@@ -20,12 +21,12 @@ final class Exchange {
             limit: client.maximumBodyBytes,
             deadline: client.bodyTimeout.map { ContinuousClock.now + $0 },
             request: request.description,
-            status: response.status,
-            headers: response.headers
+            status: response.head.status.code,
+            headers: response.head.headerFields
         )
     }
 
-    var contentType: JSONAPIMediaType { JSONAPIMediaType(parsing: response.headers["Content-Type"]) }
+    var contentType: JSONAPIMediaType { JSONAPIMediaType(parsing: response.head.headerFields[.contentType]) }
 
     func failure(
         _ kind: JSONAPIClientError.Kind,
@@ -38,9 +39,9 @@ final class Exchange {
         JSONAPIClientError(
             kind: kind,
             request: request.description,
-            status: response.status,
-            headers: response.headers,
-            contentType: response.headers["Content-Type"],
+            status: response.head.status.code,
+            headers: response.head.headerFields,
+            contentType: response.head.headerFields[.contentType],
             body: text,
             underlying: underlying,
             bytesRead: body.bytesRead,
@@ -51,7 +52,7 @@ final class Exchange {
     /// Throws for a status outside 2xx, with the server's error objects when the body is a
     /// JSON:API error document, else the start of the body.
     func checkStatus() async throws {
-        guard !(200..<300).contains(response.status) else { return }
+        guard !(200..<300).contains(response.head.status.code) else { return }
         // An error body is read whole but bounded (1 MiB holds any sensible error document); a
         // body that fails to arrive still leaves the status to report.
         var bytes: [UInt8] = []
@@ -77,7 +78,7 @@ final class Exchange {
     /// (the caller decides whether that is an error). A body declared over the limit, or one that
     /// is not JSON (an HTML login page), fails here, before it is parsed.
     func hasDocument() async throws -> Bool {
-        if response.status == 204 { return false }
+        if response.head.status.code == 204 { return false }
         try checkDeclaredLength()
         guard try await body.peek() != nil else { return false }
         guard contentType.isJSON else {
@@ -114,8 +115,8 @@ final class Exchange {
 
     /// A `Content-Length` over the limit fails before a byte is read.
     private func checkDeclaredLength() throws {
-        if let limit = client.maximumBodyBytes, let length = response.headers["Content-Length"].flatMap(Int.init),
-            length > limit
+        if let limit = client.maximumBodyBytes,
+            let length = response.head.headerFields[.contentLength].flatMap(Int.init), length > limit
         {
             throw failure(.bodyTooLarge, limit: limit)
         }
@@ -131,7 +132,7 @@ final class Exchange {
         _ error: any Error,
         request: String,
         status: Int?,
-        headers: HTTPHeaders,
+        headers: HTTPFields,
         bytesRead: Int
     ) -> any Error {
         switch error {
@@ -170,7 +171,7 @@ final class BodyReader {
     private let deadline: ContinuousClock.Instant?
     private let request: String
     private let status: Int
-    private let headers: HTTPHeaders
+    private let headers: HTTPFields
     private(set) var bytesRead = 0
 
     init(
@@ -179,7 +180,7 @@ final class BodyReader {
         deadline: ContinuousClock.Instant? = nil,
         request: String,
         status: Int,
-        headers: HTTPHeaders
+        headers: HTTPFields
     ) {
         iterator = body.makeAsyncIterator()
         self.limit = limit

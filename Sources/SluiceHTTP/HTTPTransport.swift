@@ -1,4 +1,7 @@
 public import Foundation
+// Re-exported: the client's header fields and a transport's heads are swift-http-types' own types.
+@_exported public import HTTPTypes
+import HTTPTypesFoundation
 
 /// What the JSON:API client asks of the network: send one request, hand back the status, the
 /// headers and the body as it arrives.
@@ -10,46 +13,28 @@ public import Foundation
 /// ```swift
 /// struct Signing: HTTPTransport {
 ///     let next: any HTTPTransport
-///     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+///     func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
 ///         var request = request
-///         request.headers["Authorization"] = "Bearer \(try await tokens.current())"
+///         request.head.headerFields[.authorization] = "Bearer \(try await tokens.current())"
 ///         return try await next.send(request)
 ///     }
 /// }
 /// ```
 ///
 /// A transport returns as soon as the response head has arrived; the body streams through
-/// ``HTTPResponse/body`` as the client reads it, so a transport should not read ahead more than a
+/// ``HTTPTransportResponse/body`` as the client reads it, so a transport should not read ahead more than a
 /// few chunks (that is what keeps a large response in bounded memory). Cancelling the calling task
 /// cancels the request, during the head or the body.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns once the response head has arrived.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse
 }
 
-/// An HTTP method.
-public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    public static let get = HTTPMethod(rawValue: "GET")
-    public static let post = HTTPMethod(rawValue: "POST")
-    public static let patch = HTTPMethod(rawValue: "PATCH")
-    public static let delete = HTTPMethod(rawValue: "DELETE")
-    public static let put = HTTPMethod(rawValue: "PUT")
-    public static let head = HTTPMethod(rawValue: "HEAD")
-
-    public var description: String { rawValue }
-}
-
-/// One request the client sends through an ``HTTPTransport``.
-public struct HTTPRequest: Sendable, CustomStringConvertible {
-    /// The method.
-    public var method: HTTPMethod
-    /// The absolute URL, query included.
-    public var url: URL
-    /// The header fields.
-    public var headers: HTTPHeaders
+/// One request the client sends through an ``HTTPTransport``: its head in swift-http-types'
+/// terms (method, URL, header fields), the body, and how long to wait.
+public struct HTTPTransportRequest: Sendable, CustomStringConvertible {
+    /// The method, the absolute URL (query included) and the header fields.
+    public var head: HTTPRequest
     /// The body, if any.
     public var body: Data?
     /// How long the transport may wait for the response head (connecting included); `nil` leaves
@@ -61,42 +46,44 @@ public struct HTTPRequest: Sendable, CustomStringConvertible {
 
     /// Creates a request.
     public init(
-        method: HTTPMethod,
-        url: URL,
-        headers: HTTPHeaders = HTTPHeaders(),
+        head: HTTPRequest,
         body: Data? = nil,
         timeout: Duration? = nil,
         userInfo: [String: any Sendable] = [:]
     ) {
-        self.method = method
-        self.url = url
-        self.headers = headers
+        self.head = head
         self.body = body
         self.timeout = timeout
         self.userInfo = userInfo
     }
 
-    /// `METHOD URL`, with any password in the URL replaced by `***`; safe to log.
-    public var description: String { "\(method) \(Self.redacted(url))" }
+    /// The head's absolute URL.
+    public var url: URL? { head.url }
+
+    /// `METHOD URL`, with any password in the URL and credential-like query values replaced by
+    /// `***`; safe to log.
+    public var description: String { Self.describe(head.method, head.url) }
+
+    static func describe(_ method: HTTPRequest.Method, _ url: URL?) -> String {
+        "\(method.rawValue) \(url.map(HTTPRedaction.url) ?? "<url>")"
+    }
 
     /// `url` as the client prints it: user name, password and key- or token-like query values
     /// shown as `***`.
     public static func redacted(_ url: URL) -> String { HTTPRedaction.url(url) }
 }
 
-/// The head of a response and its body, which arrives as the client reads it.
-public struct HTTPResponse: Sendable {
-    /// The status code.
-    public var status: Int
-    /// The header fields.
-    public var headers: HTTPHeaders
+/// The head of a response, in swift-http-types' terms, and its body, which arrives as the client
+/// reads it.
+public struct HTTPTransportResponse: Sendable {
+    /// The status and the header fields.
+    public var head: HTTPResponse
     /// The body, chunk by chunk.
     public var body: HTTPBody
 
     /// Creates a response.
-    public init(status: Int, headers: HTTPHeaders, body: HTTPBody) {
-        self.status = status
-        self.headers = headers
+    public init(head: HTTPResponse, body: HTTPBody) {
+        self.head = head
         self.body = body
     }
 }

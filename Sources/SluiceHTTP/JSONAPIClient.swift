@@ -1,4 +1,6 @@
 public import Foundation
+public import HTTPTypes
+import HTTPTypesFoundation
 import SluiceJSON
 public import SluiceJSONAPI
 
@@ -8,7 +10,7 @@ public import SluiceJSONAPI
 /// ```swift
 /// var client = JSONAPIClient(baseURL: URL(string: "https://api.example.com/v1")!,
 ///                            registry: [Article.self, Person.self, Comment.self])
-/// client.headers["Authorization"] = "Bearer \(token)"
+/// client.headers[.authorization] = "Bearer \(token)"
 ///
 /// let page = try await client.fetchCollection(
 ///     Article.self, query: JSONAPIQuery().including("author").sorted(by: "-created"))
@@ -38,7 +40,7 @@ public struct JSONAPIClient: Sendable {
     public var encoder = JSONAPIEncoder()
     /// Header fields sent with every request (authorization, a user agent). Per-request headers
     /// in ``RequestOptions`` replace fields of the same name.
-    public var headers = HTTPHeaders()
+    public var headers = HTTPFields()
     /// Extension URIs applied to request documents and asked of the server (`ext="..."`).
     public var extensions: [String] = []
     /// Profile URIs applied to request documents and asked of the server (`profile="..."`).
@@ -60,11 +62,11 @@ public struct JSONAPIClient: Sendable {
 
     /// What one request may add: header fields, values for a custom transport, its own timeout.
     public struct RequestOptions: Sendable {
-        public var headers: HTTPHeaders
+        public var headers: HTTPFields
         public var userInfo: [String: any Sendable]
         public var timeout: Duration?
         public init(
-            headers: HTTPHeaders = HTTPHeaders(),
+            headers: HTTPFields = HTTPFields(),
             userInfo: [String: any Sendable] = [:],
             timeout: Duration? = nil
         ) {
@@ -158,8 +160,8 @@ public struct JSONAPIClient: Sendable {
         }
         return JSONAPIResponse(
             document: document,
-            status: exchange.response.status,
-            headers: exchange.response.headers,
+            status: exchange.response.head.status.code,
+            headers: exchange.response.head.headerFields,
             url: url,
             bytesRead: exchange.body.bytesRead
         )
@@ -223,7 +225,7 @@ public struct JSONAPIClient: Sendable {
         else { return false }
         var visited = response.visitedPages
         guard visited.insert(url.absoluteString).inserted else {
-            throw JSONAPIClientError(kind: .paginationCycle, request: HTTPRequest(method: .get, url: url).description)
+            throw JSONAPIClientError(kind: .paginationCycle, request: HTTPTransportRequest.describe(.get, url))
         }
         let next = try await fetch([Element].self, at: url, options: options)
         let pages = response.pageCount + 1
@@ -399,7 +401,7 @@ public struct JSONAPIClient: Sendable {
     }
 
     private func linkage(
-        _ method: HTTPMethod,
+        _ method: HTTPRequest.Method,
         type: String,
         id: String,
         relationship: String,
@@ -413,7 +415,7 @@ public struct JSONAPIClient: Sendable {
 
     private func write<Primary: PrimaryData>(
         _ primary: Primary.Type,
-        _ method: HTTPMethod,
+        _ method: HTTPRequest.Method,
         _ url: URL,
         body: Data?,
         options: RequestOptions
@@ -429,8 +431,8 @@ public struct JSONAPIClient: Sendable {
         }
         return JSONAPIWriteResult(
             document: document,
-            status: exchange.response.status,
-            headers: exchange.response.headers,
+            status: exchange.response.head.status.code,
+            headers: exchange.response.head.headerFields,
             url: url
         )
     }
@@ -480,29 +482,32 @@ public struct JSONAPIClient: Sendable {
 
     /// Sends a request and checks the response head: a non-2xx status becomes an error holding
     /// the server's error objects.
-    func send(_ method: HTTPMethod, _ url: URL, body: Data?, options: RequestOptions) async throws -> Exchange {
+    func send(_ method: HTTPRequest.Method, _ url: URL, body: Data?, options: RequestOptions) async throws -> Exchange {
         var fields = headers
         if !Self.sameOrigin(url, baseURL) {
             // A link may lead to another host: the client's credentials stay with its own API.
-            for field in headers where HTTPRedaction.isSensitive(header: field.name) { fields[field.name] = nil }
+            fields = HTTPFields(fields.filter { !HTTPRedaction.isSensitive(header: $0.name.rawName) })
         }
-        fields["Accept"] = acceptValue
-        if body != nil { fields["Content-Type"] = contentTypeValue }
-        fields.merge(options.headers)
-        let request = HTTPRequest(
-            method: method,
-            url: url,
-            headers: fields,
+        if let user = url.user(percentEncoded: false), fields[.authorization] == nil {
+            // A request head holds no user information: credentials in the URL go as Basic.
+            let pair = user + ":" + (url.password(percentEncoded: false) ?? "")
+            fields[.authorization] = "Basic " + Data(pair.utf8).base64EncodedString()
+        }
+        fields[.accept] = acceptValue
+        if body != nil { fields[.contentType] = contentTypeValue }
+        fields.replaceFields(from: options.headers)
+        let request = HTTPTransportRequest(
+            head: HTTPRequest(method: method, url: url, headerFields: fields),
             body: body,
             timeout: options.timeout ?? timeout,
             userInfo: options.userInfo
         )
-        let response: HTTPResponse
+        let response: HTTPTransportResponse
         do {
             try Task.checkCancellation()
             response = try await transport.send(request)
         } catch {
-            throw Exchange.wrap(error, request: request.description, status: nil, headers: HTTPHeaders(), bytesRead: 0)
+            throw Exchange.wrap(error, request: request.description, status: nil, headers: HTTPFields(), bytesRead: 0)
         }
         let exchange = Exchange(client: self, request: request, response: response)
         try await exchange.checkStatus()
@@ -588,9 +593,9 @@ public struct DocumentBody: AsyncSequence {
     let exchange: Exchange
 
     /// The status.
-    public var status: Int { exchange.response.status }
+    public var status: Int { exchange.response.head.status.code }
     /// The response's header fields.
-    public var headers: HTTPHeaders { exchange.response.headers }
+    public var headers: HTTPFields { exchange.response.head.headerFields }
     /// Bytes read so far.
     public var bytesRead: Int { exchange.body.bytesRead }
 
@@ -614,7 +619,7 @@ public struct JSONAPIResponse<Primary: PrimaryData> {
     /// The status (200, or 201 for a create).
     public var status: Int
     /// The response's header fields.
-    public var headers: HTTPHeaders
+    public var headers: HTTPFields
     /// The URL the document was fetched from (the last page's, after appending pages).
     public var url: URL
     /// Body bytes read (summed over appended pages).
@@ -626,7 +631,7 @@ public struct JSONAPIResponse<Primary: PrimaryData> {
     /// The URLs of the pages this response holds, to refuse a next link back to one of them.
     var visitedPages: Set<String>
 
-    init(document: Document<Primary>, status: Int, headers: HTTPHeaders, url: URL, bytesRead: Int) {
+    init(document: Document<Primary>, status: Int, headers: HTTPFields, url: URL, bytesRead: Int) {
         self.document = document
         self.status = status
         self.headers = headers
@@ -636,9 +641,9 @@ public struct JSONAPIResponse<Primary: PrimaryData> {
     }
 
     /// The extensions the server applied (`ext` of its `Content-Type`).
-    public var extensions: [String] { JSONAPIMediaType(parsing: headers["Content-Type"]).extensions }
+    public var extensions: [String] { JSONAPIMediaType(parsing: headers[.contentType]).extensions }
     /// The profiles the server applied (`profile` of its `Content-Type`).
-    public var profiles: [String] { JSONAPIMediaType(parsing: headers["Content-Type"]).profiles }
+    public var profiles: [String] { JSONAPIMediaType(parsing: headers[.contentType]).profiles }
 
     /// What a pagination strategy knows of this page.
     var pageSummary: PageSummary {
@@ -671,7 +676,7 @@ public struct JSONAPIWriteResult<Primary: PrimaryData> {
     /// The status: 200, 201, 202 or 204.
     public var status: Int
     /// The response's header fields (`Location` after a create).
-    public var headers: HTTPHeaders
+    public var headers: HTTPFields
     /// The URL the request went to.
     public var url: URL
 }

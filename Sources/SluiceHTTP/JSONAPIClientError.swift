@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPTypes
 public import SluiceJSON
 public import SluiceJSONAPI
 
@@ -74,8 +75,9 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
     public var request: String
     /// The response status, when a response head arrived.
     public var status: Int?
-    /// The response headers (their description hides credentials).
-    public var headers: HTTPHeaders
+    /// The response header fields. The error's description never prints them: they may hold
+    /// credentials (`Set-Cookie`).
+    public var headers: HTTPFields
     /// The error objects of a JSON:API error document.
     public var errors: [ErrorObject]
     /// The top-level `meta` of a JSON:API error document.
@@ -96,7 +98,7 @@ public struct JSONAPIClientError: Error, Sendable, CustomStringConvertible {
         kind: Kind,
         request: String,
         status: Int? = nil,
-        headers: HTTPHeaders = HTTPHeaders(),
+        headers: HTTPFields = HTTPFields(),
         errors: [ErrorObject] = [],
         meta: JSONValue? = nil,
         contentType: String? = nil,

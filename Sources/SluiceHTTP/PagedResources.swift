@@ -1,4 +1,5 @@
 public import Foundation
+import HTTPTypes
 import SluiceJSON
 public import SluiceJSONAPI
 
@@ -62,7 +63,7 @@ public struct PagedResources: AsyncSequence {
                     guard visited.insert(url.absoluteString).inserted else {
                         throw JSONAPIClientError(
                             kind: .paginationCycle,
-                            request: HTTPRequest(method: .get, url: url).description
+                            request: HTTPTransportRequest.describe(.get, url)
                         )
                     }
                     try await open(url)

@@ -1,7 +1,8 @@
 // A library of its own, so that only programs that use it load FoundationNetworking (and with
-// it libcurl): linked into the `sluice` CLI, they were loaded by every command, and
-// `sluice --help` peaked at 30.7 MB; without them, 24.0 MB (a Foundation "hello" takes 16.9 MB).
+// it libcurl): linked into the `sluice` CLI, they were loaded by every command, raising the
+// memory of `sluice --help` by about a quarter.
 
+import HTTPTypes
 public import SluiceHTTP
 
 #if canImport(FoundationNetworking)
@@ -44,10 +45,13 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         session.invalidateAndCancel()
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var outgoing = URLRequest(url: request.url)
-        outgoing.httpMethod = request.method.rawValue
-        for field in request.headers { outgoing.addValue(field.value, forHTTPHeaderField: field.name) }
+    public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
+        guard let url = request.url else { throw URLError(.badURL) }
+        var outgoing = URLRequest(url: url)
+        outgoing.httpMethod = request.head.method.rawValue
+        for field in request.head.headerFields {
+            outgoing.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
         outgoing.httpBody = request.body
         if let timeout = request.timeout {
             let (seconds, attoseconds) = timeout.components
@@ -64,11 +68,14 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         } onCancel: {
             task.cancel()
         }
-        var headers = HTTPHeaders()
+        var fields = HTTPFields()
         for (name, value) in head.allHeaderFields {
-            headers.add(name: "\(name)", value: "\(value)")
+            if let name = HTTPField.Name("\(name)") { fields.append(HTTPField(name: name, value: "\(value)")) }
         }
-        return HTTPResponse(status: head.statusCode, headers: headers, body: HTTPBody(StreamChunks(stream: stream)))
+        return HTTPTransportResponse(
+            head: HTTPResponse(status: .init(code: head.statusCode), headerFields: fields),
+            body: HTTPBody(StreamChunks(stream: stream))
+        )
     }
 
     /// Hands each task's delegate callbacks to its stream.

@@ -18,7 +18,7 @@ import Testing
             #expect(error?.errors.first?.code == "not_found")
             #expect(error?.errors.first?.source?.parameter == "id")
             #expect(error?.meta?["request"] == .string("r-1"))
-            #expect(error?.headers["Content-Type"] == "application/vnd.api+json")
+            #expect(error?.headers[.contentType] == "application/vnd.api+json")
             #expect(
                 error?.description.hasSuffix(
                     "/articles/999: the server answered 404 Not Found with 1 error: 404 [not_found] Not Found - No article has id 999. (parameter id)"
@@ -137,7 +137,7 @@ import Testing
             var client = client
             client.extensions = ["https://jsonapi.org/ext/atomic"]
             client.profiles = ["https://example.com/profiles/timestamps"]
-            client.headers["Authorization"] = "Bearer s3cret"
+            client.headers[.authorization] = "Bearer s3cret"
             _ = try await client.create(Article(id: nil, lid: "x", title: "T", words: nil, author: .null))
             let request = try #require(server.log.requests.last)
             let full =
@@ -147,6 +147,19 @@ import Testing
             #expect(request.headers["authorization"] == "Bearer s3cret")
             let media = JSONAPIMediaType(parsing: #"application/vnd.api+json; charset=utf-8; ext="a b""#)
             #expect(media.isJSONAPI && media.extensions == ["a", "b"] && media.profiles.isEmpty)
+        }
+    }
+
+    @Test func credentialsInTheURLGoAsBasicAuthorization() async throws {
+        try await withServer { server, client in
+            var components = try #require(URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false))
+            components.user = "reader"
+            components.password = "pa55"
+            var client = client
+            client.baseURL = try #require(components.url)
+            _ = try await client.fetch(Article.self, id: "2")
+            let request = try #require(server.log.requests.last)
+            #expect(request.headers["authorization"] == "Basic " + Data("reader:pa55".utf8).base64EncodedString())
         }
     }
 

@@ -132,7 +132,7 @@ func withServer<T>(
             let draft = Article(id: nil, lid: "draft-1", title: "Fresh", words: 3, author: ToOne(id: "2"))
             let result = try await client.create(draft)
             #expect(result.status == 201)
-            #expect(result.headers["Location"] == "/articles/101")
+            #expect(result.headers[.location] == "/articles/101")
             let created = try #require(result.document?.data)
             #expect(created.id == "101")
             #expect(created.lid == "draft-1")
