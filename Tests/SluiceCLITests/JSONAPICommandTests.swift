@@ -83,7 +83,7 @@ struct JSONAPICommandTests {
         // A syntax fault names the resource it interrupted.
         run = try Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"type":"a","id":"1"},]}"#.utf8))
         #expect(run.status == 1)
-        #expect(run.standardError.hasPrefix("<stdin>:1:33: /data/1: Unexpected ']' where a value was expected."))
+        #expect(run.standardError.hasPrefix("<stdin>:1:33: /data/1: Trailing comma: ',' before ']' ends the array"))
         #expect(run.standardOutput == #"{"type":"a","id":"1","attributes":{},"relationships":{}}"# + "\n")
         run = try Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"id": "1"}]}"#.utf8))
         #expect(run.status == 1)

@@ -136,7 +136,10 @@ struct ValidateCommandTests {
         let run = try Self.run(["validate", "--syntax", good, bad])
         #expect(run.status == 1)
         let lines = run.standardError.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.first == "\(bad):2:14: Unexpected ']' where a value was expected.")
+        #expect(
+            lines.first
+                == "\(bad):2:14: Trailing comma: ',' before ']' ends the array; JSON allows no comma after its last element."
+        )
         #expect(lines.dropFirst().first == "      \"a\": [1, 2,]")
         #expect(lines.dropFirst(2).first == "                 ^")
     }

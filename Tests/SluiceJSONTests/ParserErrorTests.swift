@@ -1,3 +1,4 @@
+import Foundation
 import SluiceJSON
 import Testing
 
@@ -14,6 +15,9 @@ struct ParserErrorTests {
         }
     }
 
+    static let arrayTrailingComma =
+        "Trailing comma: ',' before ']' ends the array; JSON allows no comma after its last element."
+
     private func parseError(parsing bytes: [UInt8], limits: JSONLimits = .default) throws -> JSONError {
         try #require(throws: JSONError.self) { try JSONParser.parse(bytes, limits: limits) }
     }
@@ -22,17 +26,55 @@ struct ParserErrorTests {
     func trailingComma() throws {
         let error = try parseError(parsing: "{\n  \"a\": [1, 2,]\n}")
         #expect(error.kind == .syntax)
-        #expect(error.message == "Unexpected ']' where a value was expected.")
+        #expect(error.message == Self.arrayTrailingComma)
         #expect(error.position == JSONPosition(byteOffset: 15, line: 2, column: 14))
         #expect(error.excerpt == "  \"a\": [1, 2,]")
         #expect(error.excerptColumn == 13)
         #expect(
             error.description == """
-                line 2, column 14 (byte 15): Unexpected ']' where a value was expected.
+                line 2, column 14 (byte 15): \(Self.arrayTrailingComma)
                       "a": [1, 2,]
                                  ^
                 """
         )
+    }
+
+    @Test("a trailing comma is named as such in arrays and objects, wherever the chunks end")
+    func trailingCommaAnyChunking() throws {
+        let cases: [(String, String, Int)] = [
+            ("[1, 2 ,\n ]", Self.arrayTrailingComma, 9),
+            (
+                "{\"a\": {\"b\": 1,}}",
+                "Trailing comma: ',' before '}' ends the object; JSON allows no comma after its last member.",
+                14
+            ),
+            // Not trailing commas: a missing value, a mismatched bracket, a comma first.
+            ("[1,,2]", "Unexpected ',' where a value was expected.", 3),
+            ("[1,}", "Unexpected '}' where a value was expected.", 3),
+            ("[,]", "Unexpected ',' where a value was expected.", 1),
+        ]
+        for (json, message, offset) in cases {
+            let bytes = Array(json.utf8)
+            for chunkSize in 1...bytes.count {
+                let parser = JSONParser()
+                let error = try #require(throws: JSONError.self) {
+                    var rest = bytes[...]
+                    while !rest.isEmpty {
+                        try parser.parse(Array(rest.prefix(chunkSize)))
+                        rest = rest.dropFirst(chunkSize)
+                    }
+                    try parser.finish()
+                }
+                #expect(error.message == message, "\(json), chunks of \(chunkSize)")
+                #expect(error.position.byteOffset == offset, "\(json), chunks of \(chunkSize)")
+            }
+        }
+        let decoder = StreamingJSONDecoder()
+        let failure = try #require(throws: DecodingError.self) {
+            try decoder.decode([Int].self, from: Data("[1, 2,]".utf8))
+        }
+        guard case .dataCorrupted(let context) = failure else { throw failure }
+        #expect(context.debugDescription.contains("Trailing comma"))
     }
 
     @Test("truncated input says what was left open and where it opened")

@@ -80,6 +80,16 @@ extension ParserState {
         error(.syntax, "Expected a string as the object key, found \(describeByte(at: start)).", at: start)
     }
 
+    /// A container closed right after the comma that should have led to its next element or member.
+    private mutating func trailingComma(at start: Int, inObject: Bool) -> JSONError {
+        let (bracket, container, item) = inObject ? ("}", "object", "member") : ("]", "array", "element")
+        return error(
+            .syntax,
+            "Trailing comma: ',' before '\(bracket)' ends the \(container); JSON allows no comma after its last \(item).",
+            at: start
+        )
+    }
+
     private mutating func expectedColon(at start: Int) -> JSONError {
         error(.syntax, "Expected ':' after the object key, found \(describeByte(at: start)).", at: start)
     }
@@ -151,6 +161,11 @@ extension ParserState {
         let (start, separated) = offendingToken()
         if let byte = byte(at: start), Self.isForbiddenWhitespace(byte) {
             return forbiddenWhitespace(at: start)
+        }
+        if separated, lastTokenEndedValue, let innermost = containers.last,
+            byte(at: start) == (innermost.is_object ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+        {
+            return trailingComma(at: start, inObject: innermost.is_object)
         }
         let fault = describeYajlError(offendingTokenStart: start)
         guard fault.kind != .unexpectedEndOfInput else { return fault }
