@@ -2,13 +2,14 @@ import ArgumentParser
 import SluiceJSON
 import SluiceJSONAPI
 
-/// `--request resource|relationship`: the library's request targets, as the CLI spells them.
+/// `--request resource|update|relationship`: the library's request targets, as the CLI spells them.
 enum RequestEndpoint: String, CaseIterable, ExpressibleByArgument {
-    case resource, relationship
+    case resource, update, relationship
 
     var target: JSONAPIValidator.RequestTarget {
         switch self {
         case .resource: .resource
+        case .update: .update
         case .relationship: .relationship
         }
     }
@@ -23,7 +24,8 @@ struct Validate: AsyncParsableCommand {
             memory. By default every rule of JSON:API 1.1 that a reader can check is applied and every \
             violation is reported, each as FILE:LINE:COLUMN: POINTER: message on standard error. \
             Included resources that primary data does not reach are reported as warnings, which do not \
-            make a file invalid (sparse fieldsets can cause them); so are members that the specification \
+            make a file invalid (sparse fieldsets can cause them) unless --full-linkage makes them \
+            errors; so are members that the specification \
             does not define in its objects (readers must ignore them), unless --strict-members makes \
             them errors. A member named namespace:name belongs to an extension and is allowed when the \
             document's jsonapi.ext announces that extension, or --extension names it. POINTER is a JSON \
@@ -45,6 +47,8 @@ struct Validate: AsyncParsableCommand {
               sluice validate response.json
               sluice validate --request --format json new-article.json
               sluice validate --request relationship new-tags.json
+              sluice validate --request update article-patch.json
+              sluice validate --full-linkage --strict-members our-response.json
               sluice validate --strict-members --extension https://jsonapi.org/ext/atomic ops.json
               curl -s https://example.com/api/articles | sluice validate --syntax -
             """
@@ -55,9 +59,9 @@ struct Validate: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Treat the documents as requests to a resource endpoint (resource, the default when the value is left out) or to a relationship endpoint (relationship).",
+            "Treat the documents as requests to a resource endpoint (resource, the default when the value is left out), updates of a resource (update) or requests to a relationship endpoint (relationship).",
             discussion:
-                "A request to a resource endpoint holds a single resource object as primary data, which may have a lid instead of an id, and every relationship it provides has data; one to a relationship endpoint holds resource linkage.",
+                "A request to a resource endpoint holds a single resource object as primary data, which may have a lid instead of an id, and every relationship it provides has data; an update's resource object must have the id of the resource it updates; a request to a relationship endpoint holds resource linkage.",
             valueName: "endpoint"
         )
     )
@@ -65,6 +69,12 @@ struct Validate: AsyncParsableCommand {
 
     @Flag(help: "Report members the specification does not define as errors rather than warnings.")
     var strictMembers = false
+
+    @Flag(
+        help:
+            "Report included resources that primary data does not reach through relationships as errors rather than warnings (for a server testing its own output)."
+    )
+    var fullLinkage = false
 
     @Option(
         name: .customLong("extension"),
@@ -126,6 +136,7 @@ struct Validate: AsyncParsableCommand {
                 } else {
                     var validator = JSONAPIValidator(request: request?.target, strictMembers: strictMembers)
                     validator.appliedExtensions = extensions
+                    validator.requiresFullLinkage = fullLinkage
                     validator.limits = limits
                     let violations = try validator.validate(reader)
                     for violation in violations { report.add(violation, in: name) }

@@ -113,4 +113,18 @@ struct StrictValidateCommandTests {
         let help = try Tool.run(["flatten", "--help"])
         #expect(help.standardOutput.contains("3 when the input is a JSON:API error"))
     }
+
+    @Test("--full-linkage and --request update turn what a server must not send into errors")
+    func serverChecks() throws {
+        let unlinked = Data(#"{"data": {"type": "a", "id": "1"}, "included": [{"type": "b", "id": "2"}]}"#.utf8)
+        #expect(try Tool.run(["validate", "-"], standardInput: unlinked).status == 0)
+        let strict = try Tool.run(["validate", "--full-linkage", "-"], standardInput: unlinked)
+        #expect(strict.status == 1)
+        #expect(strict.standardError.hasPrefix("<stdin>:1:49: /included/0: The included resource b/2 is not reachable"))
+        let patch = Data(#"{"data": {"type": "a", "lid": "x"}}"#.utf8)
+        #expect(try Tool.run(["validate", "--request", "-"], standardInput: patch).status == 0)
+        let update = try Tool.run(["validate", "--request", "update", "-"], standardInput: patch)
+        #expect(update.status == 1)
+        #expect(update.standardError.contains("/data: A resource object in an update request must have an id member"))
+    }
 }

@@ -178,4 +178,57 @@ struct ValidationTests {
             #"{"meta": {}, "jsonapi": {"ext": ["https://jsonapi.org/ext/atomic"]}, "atomic:results": [], "@context": "x"}"#
         #expect(try Self.violations(announced).isEmpty)
     }
+
+    @Test("a links object holds only the link names its object defines, beside extension and @-members")
+    func closedLinksObjects() throws {
+        let json = #"""
+            {"links": {"self": "/a", "next": "/a?page=2", "wrong": "/b", "@note": "x"},
+             "data": {"type": "a", "id": "1", "links": {"self": "/a/1", "invalid": "x"},
+                      "relationships": {"r": {"links": {"related": "/a/1/r", "last": "/x", "wrong": "/c"}}}}}
+            """#
+        let loose = try Self.violations(json)
+        #expect(loose.map(\.pointer) == ["/links/wrong", "/data/links/invalid", "/data/relationships/r/links/wrong"])
+        #expect(loose.allSatisfy { $0.severity == .warning })
+        #expect(
+            loose.first?.message
+                == "The top-level links object may hold only self, related, describedby, first, last, prev and next, not wrong."
+        )
+        #expect(loose[1].message == "The links object of a resource object may hold only self, not invalid.")
+        let strict = try JSONAPIValidator(request: nil, strictMembers: true).validate(Data(json.utf8))
+        #expect(strict.map(\.severity) == [.error, .error, .error])
+        // An applied extension's members are allowed.
+        let extended = try Self.violations(
+            #"{"jsonapi": {"ext": ["https://e.x/ext/e"]}, "meta": {}, "links": {"e:x": "/"}}"#
+        )
+        #expect(extended.isEmpty, "\(extended)")
+    }
+
+    @Test("full linkage can be required: an unreachable included resource is then an error")
+    func fullLinkage() throws {
+        let json = #"{"data": {"type": "a", "id": "1"}, "included": [{"type": "b", "id": "2"}]}"#
+        #expect(try Self.violations(json).map(\.severity) == [.warning])
+        var validator = JSONAPIValidator()
+        validator.requiresFullLinkage = true
+        let strict = try validator.validate(Data(json.utf8))
+        #expect(strict.map(\.severity) == [.error])
+        #expect(strict.first?.pointer == "/included/0")
+    }
+
+    @Test("an update request needs the id of the resource it updates; a create may have a lid")
+    func updateRequest() throws {
+        let patch = #"{"data": {"type": "articles", "lid": "x", "attributes": {"title": "T"}}}"#
+        #expect(try JSONAPIValidator(request: .resource).validate(Data(patch.utf8)).isEmpty)
+        let update = try JSONAPIValidator(request: .update).validate(Data(patch.utf8))
+        #expect(update.map(\.pointer) == ["/data"])
+        #expect(
+            update.first?.message
+                == "A resource object in an update request must have an id member: the resource to update."
+        )
+        let withID = #"{"data": {"type": "articles", "id": "1", "attributes": {"title": "T"}}}"#
+        #expect(try JSONAPIValidator(request: .update).validate(Data(withID.utf8)).isEmpty)
+        let collection = try JSONAPIValidator(request: .update).validate(Data(#"{"data": []}"#.utf8))
+        #expect(
+            collection.first?.message.hasPrefix("A request to a resource endpoint must hold a single resource") == true
+        )
+    }
 }

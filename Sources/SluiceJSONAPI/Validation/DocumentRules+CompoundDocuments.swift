@@ -57,7 +57,7 @@ extension DocumentRules {
                 resource.pointer,
                 resource.position,
                 "The included resource \(resource.identity) is not reachable from primary data through relationships (allowed only when sparse fieldsets left the linkage out).",
-                severity: .warning
+                severity: requiresFullLinkage ? .error : .warning
             )
         }
     }
@@ -91,9 +91,9 @@ extension DocumentRules {
 
     /// What a request document must hold as a whole.
     private mutating func checkRequestDocument(_ applied: [ExtensionMember]) {
-        guard let request, members[.data] == nil, applied.isEmpty else { return }
+        guard request != nil, members[.data] == nil, applied.isEmpty else { return }
         let what =
-            request == .resource
+            isResourceRequest
             ? "a single resource object (a request to a resource endpoint)"
             : "resource linkage (a request to a relationship endpoint)"
         report("", rootPosition, "A request document must hold \(what) as primary data, but it has no data member.")

@@ -4,18 +4,17 @@
 import SluiceJSON
 
 extension DocumentRules {
-    /// A links object: each link a string, a link object or null. With `object`, only the link
-    /// names that object defines are expected (an error's `about` and `type`).
-    mutating func checkLinks(_ value: JSONTape.Value, pointer: String, object: SpecificationObject? = nil) {
+    /// A links object: each link a string, a link object or null, under a name that `object` (the
+    /// links object of the top level, a resource, a relationship or an error) defines. Other
+    /// names are undefined members, as in any object the specification defines: allowed for an
+    /// applied extension or as @-members, else a warning (an error with strict members).
+    mutating func checkLinks(_ value: JSONTape.Value, pointer: String, object: SpecificationObject) {
         guard let members = objectMembers(of: value, named: "links", at: pointer) else { return }
         for member in members {
             let path = pointer + "/" + jsonPointerEscaped(member.key)
-            if let object, !object.members.contains(member.key) {
+            guard object.members.contains(member.key) else {
                 checkOtherMember(member.key, of: object, pointer: path, position: member.value.position)
                 continue
-            }
-            if object == nil {
-                checkMemberName(member.key, pointer: path, position: member.value.position, allowExtension: true)
             }
             checkLink(member.value, named: member.key, pointer: path)
         }

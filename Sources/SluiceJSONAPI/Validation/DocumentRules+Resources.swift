@@ -54,7 +54,7 @@ extension DocumentRules {
             case "meta":
                 checkMeta(member.value, pointer: path)
             case "links":
-                checkLinks(member.value, pointer: path)
+                checkLinks(member.value, pointer: path, object: .resourceLinks)
             default:
                 checkOtherMember(member.key, of: .resource, pointer: path, position: member.value.position)
             }
@@ -62,7 +62,13 @@ extension DocumentRules {
         if !hasType { report(pointer, value.position, SpecificationText.resourceWithoutType) }
         // A client creating a resource may leave the id out, with or without a lid.
         if idValue == nil && requiresID {
-            report(pointer, value.position, "A resource object in a response must have an id member.")
+            report(
+                pointer,
+                value.position,
+                request == .update
+                    ? "A resource object in an update request must have an id member: the resource to update."
+                    : "A resource object in a response must have an id member."
+            )
         }
         var attributeNames: Set<String> = []
         if let attributes {
@@ -185,7 +191,7 @@ extension DocumentRules {
             switch member.key {
             case "links":
                 hasMember = true
-                checkLinks(member.value, pointer: path)
+                checkLinks(member.value, pointer: path, object: .relationshipLinks)
             case "meta":
                 hasMember = true
                 checkMeta(member.value, pointer: path)

@@ -27,7 +27,7 @@ extension DocumentRules {
     /// `data` has started: a collection, `null`, or a single resource (checked on its own).
     mutating func primaryStarted(_ token: JSONToken) {
         memberSeen(.data, pointer: "/data", position: token.position)
-        guard request == .resource, token.kind != .objectStart else { return }
+        guard isResourceRequest, token.kind != .objectStart else { return }
         report(
             "/data",
             token.position,
@@ -47,7 +47,7 @@ extension DocumentRules {
         case .meta:
             checkMeta(value, pointer: pointer)
         case .links:
-            checkLinks(value, pointer: pointer)
+            checkLinks(value, pointer: pointer, object: .topLevelLinks)
         case .jsonapi:
             checkJSONAPIObject(value, pointer: pointer)
         case .errors:

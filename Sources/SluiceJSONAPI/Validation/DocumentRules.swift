@@ -44,7 +44,8 @@ enum SpecificationText {
 
 /// The objects the specification defines, each with the members it allows.
 enum SpecificationObject {
-    case topLevel, jsonapi, resource, identifier, relationship, link, error, errorLinks, errorSource
+    case topLevel, jsonapi, resource, identifier, relationship, link, error, errorSource
+    case topLevelLinks, resourceLinks, relationshipLinks, errorLinks
 
     /// How a sentence names it.
     var phrase: String {
@@ -56,6 +57,9 @@ enum SpecificationObject {
         case .relationship: "A relationship object"
         case .link: "A link object"
         case .error: "An error object"
+        case .topLevelLinks: "The top-level links object"
+        case .resourceLinks: "The links object of a resource object"
+        case .relationshipLinks: "The links object of a relationship object"
         case .errorLinks: "The links object of an error object"
         case .errorSource: "The source of an error object"
         }
@@ -71,6 +75,10 @@ enum SpecificationObject {
         case .relationship: ["links", "data", "meta"]
         case .link: ["href", "rel", "describedby", "title", "type", "hreflang", "meta"]
         case .error: ["id", "links", "status", "code", "title", "detail", "source", "meta"]
+        case .topLevelLinks: ["self", "related", "describedby", "first", "last", "prev", "next"]
+        case .resourceLinks: ["self"]
+        // A to-many relationship may be paged: its links may be pagination links too.
+        case .relationshipLinks: ["self", "related", "first", "last", "prev", "next"]
         case .errorLinks: ["about", "type"]
         case .errorSource: ["pointer", "parameter", "header"]
         }
@@ -81,6 +89,8 @@ enum SpecificationObject {
 struct DocumentRules {
     let request: JSONAPIValidator.RequestTarget?
     let strictMembers: Bool
+    /// Whether an included resource that primary data does not reach is an error.
+    let requiresFullLinkage: Bool
     /// Whether a resource object must have an `id`: in a response. The decoder reads requests and
     /// responses alike, so it does not ask for one.
     let requiresID: Bool
@@ -123,7 +133,8 @@ struct DocumentRules {
     init(_ validator: JSONAPIValidator) {
         request = validator.request
         strictMembers = validator.strictMembers
-        requiresID = validator.request == nil
+        requiresFullLinkage = validator.requiresFullLinkage
+        requiresID = validator.request == nil || validator.request == .update
         appliedNamespaces = Set(validator.appliedExtensions.compactMap(Self.namespace(ofExtension:)))
     }
 
@@ -134,7 +145,12 @@ struct DocumentRules {
         strictMembers = false
         requiresID = false
         appliedNamespaces = []
+        requiresFullLinkage = false
     }
+
+    /// Whether the document is a request to a resource endpoint (to create or update): its primary
+    /// data is a single resource object.
+    var isResourceRequest: Bool { request == .resource || request == .update }
 
     /// What the decoder reads a value as, which decides the rules that apply to it.
     enum Role {
@@ -146,7 +162,7 @@ struct DocumentRules {
     static func errors(in value: JSONTape.Value, as role: Role, at pointer: String) -> [JSONAPIViolation] {
         var rules = DocumentRules()
         switch role {
-        case .links: rules.checkLinks(value, pointer: pointer)
+        case .links: rules.checkLinks(value, pointer: pointer, object: .topLevelLinks)
         case .jsonapi: rules.checkJSONAPIObject(value, pointer: pointer)
         case .errors: rules.checkErrors(value, pointer: pointer)
         case .identifier: _ = rules.checkIdentifier(value, pointer: pointer)

@@ -68,8 +68,12 @@ public struct JSONAPIValidator: Sendable {
     /// Where a request document is sent, which decides what its primary data must be.
     public enum RequestTarget: String, Sendable, Hashable, CaseIterable {
         /// A resource collection (`POST`) or a resource (`PATCH`): primary data must be a single
-        /// resource object, and each relationship it provides must have `data`.
+        /// resource object, and each relationship it provides must have `data`. A new resource may
+        /// have a `lid` instead of an `id`.
         case resource
+        /// A resource, to update it (`PATCH`): as ``resource``, and the resource object must have
+        /// the `id` of the resource it updates.
+        case update
         /// A relationship endpoint: primary data is resource linkage (`null`, a resource
         /// identifier object, or an array of them).
         case relationship
@@ -88,6 +92,12 @@ public struct JSONAPIValidator: Sendable {
     /// Whether members the specification does not define are errors rather than warnings.
     /// Default: `false`, since readers must ignore such members.
     public var strictMembers = false
+
+    /// Whether an included resource that primary data does not reach through relationships is an
+    /// error rather than a warning. Default: `false`, since sparse fieldsets can leave the linkage
+    /// out; turn it on for a server testing its own output, which should include only what it
+    /// links.
+    public var requiresFullLinkage = false
 
     /// The URIs of extensions applied to the document beyond those its `jsonapi.ext` announces,
     /// such as those of the `ext` parameter of its `Content-Type`. An extension's namespace is
