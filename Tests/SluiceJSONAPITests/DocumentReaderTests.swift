@@ -88,6 +88,25 @@ struct DocumentReaderTests {
     }
 }
 
+@Suite("Member names")
+struct MemberNameTests {
+    @Test("the byte matchers know every member by the name the validator lists, and no other")
+    func matchersAgreeWithNames() {
+        for member in DocumentReader.Member.defined {
+            let matched = Array(member.rawValue.utf8).withUnsafeBytes { DocumentReader.Member(name: $0) }
+            #expect(matched == member, "\(member.rawValue)")
+        }
+        for member in ResourceMember.allCases where member != .other {
+            let matched = Array(member.rawValue.utf8).withUnsafeBytes { ResourceMember(name: $0) }
+            #expect(matched == member, "\(member.rawValue)")
+        }
+        for near in ["Data", "datum", "link", "metas", "", "attribute", "ids"] {
+            #expect(Array(near.utf8).withUnsafeBytes { DocumentReader.Member(name: $0) } == .other, "\(near)")
+            #expect(Array(near.utf8).withUnsafeBytes { ResourceMember(name: $0) } == .other, "\(near)")
+        }
+    }
+}
+
 @Suite("Skipped members")
 struct SkippedMemberTests {
     @Test("an extension member of any size is skipped in bounded memory while streaming")

@@ -34,10 +34,15 @@ extension JSONTape: DocumentTokens {
 
 struct DocumentReader {
     /// The top-level members of a document ([Top Level](https://jsonapi.org/format/1.1/#document-top-level)).
-    enum Member: Equatable, Sendable {
-        case data, included, meta, links, jsonapi, errors
+    /// The top-level members, named by their raw values: the validator's list of what the top
+    /// level may hold is made from them, and a test checks `init(name:)` against them.
+    enum Member: String, CaseIterable, Equatable, Sendable {
+        case data, errors, meta, jsonapi, links, included
         /// Any other member, such as an extension's (`atomic:operations`) or a misspelling.
-        case other
+        case other = ""
+
+        /// The members the specification defines, in its order.
+        static let defined = allCases.filter { $0 != .other }
 
         init(name: UnsafeRawBufferPointer) {
             let equals = name.isLiteral

@@ -153,11 +153,14 @@ final class ResourceFields {
 }
 
 /// The members a resource object may have.
-package enum ResourceMember {
-    case type, id, lid, attributes, relationships, meta, links
+/// The members of a resource object, and `data`, by their raw values: the validator's lists of
+/// what a resource object, an identifier and a relationship object may hold are made from them,
+/// and a test checks `init(name:)` against them.
+package enum ResourceMember: String, CaseIterable {
+    case type, id, lid, attributes, relationships, links, meta
     /// `data`, which relationship objects have.
     case data
-    case other
+    case other = ""
 
     @inline(__always)
     package init(name: UnsafeRawBufferPointer) {

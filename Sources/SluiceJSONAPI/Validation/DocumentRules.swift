@@ -65,14 +65,16 @@ enum SpecificationObject {
         }
     }
 
+    private static func names(_ members: ResourceMember...) -> [String] { members.map(\.rawValue) }
+
     /// The members it may hold, besides extension members and @-members.
     var members: [String] {
         switch self {
-        case .topLevel: ["data", "errors", "meta", "jsonapi", "links", "included"]
+        case .topLevel: DocumentReader.Member.defined.map(\.rawValue)
         case .jsonapi: ["version", "ext", "profile", "meta"]
-        case .resource: ["type", "id", "lid", "attributes", "relationships", "links", "meta"]
-        case .identifier: ["type", "id", "lid", "meta"]
-        case .relationship: ["links", "data", "meta"]
+        case .resource: Self.names(.type, .id, .lid, .attributes, .relationships, .links, .meta)
+        case .identifier: Self.names(.type, .id, .lid, .meta)
+        case .relationship: Self.names(.links, .data, .meta)
         case .link: ["href", "rel", "describedby", "title", "type", "hreflang", "meta"]
         case .error: ["id", "links", "status", "code", "title", "detail", "source", "meta"]
         case .topLevelLinks: ["self", "related", "describedby", "first", "last", "prev", "next"]
