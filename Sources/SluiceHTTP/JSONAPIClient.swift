@@ -24,8 +24,8 @@ public import SluiceJSONAPI
 /// as the specification requires. Failures are ``JSONAPIClientError``s; cancelling the calling
 /// task cancels the request, mid-body included, and surfaces as `CancellationError`.
 ///
-/// The client never logs. Its errors and ``HTTPRequest``'s description hide credentials
-/// (authorization headers, cookies, passwords in URLs, key and token query values).
+/// The client never logs. Its errors and ``HTTPTransportRequest``'s description hide credentials
+/// (they print no header field, and no password or key and token query value of a URL).
 public struct JSONAPIClient: Sendable {
     /// The URL paths are relative to (`https://api.example.com/v1`).
     public var baseURL: URL
