@@ -56,29 +56,9 @@ package enum ImportNames {
         for part in ToOnePart.allCases where rest.hasSuffix("/" + part.member) {
             let escaped = rest.dropLast(part.member.count + 1)
             guard !escaped.contains("/") else { return nil }
-            return (unescaped(escaped), part)
+            return (jsonPointerUnescaped(escaped), part)
         }
         return nil
-    }
-
-    /// A JSON Pointer token's name: `~1` is `/` and `~0` is `~`, read scalar by scalar (see
-    /// `jsonPointerEscaped`).
-    private static func unescaped(_ token: Substring) -> String {
-        var name = String.UnicodeScalarView()
-        var scalars = token.unicodeScalars.makeIterator()
-        while let scalar = scalars.next() {
-            guard scalar == "~" else {
-                name.append(scalar)
-                continue
-            }
-            switch scalars.next() {
-            case "1": name.append("/")
-            case "0": name.append("~")
-            case let other?: name.append(contentsOf: ["~", other])
-            case nil: name.append("~")
-            }
-        }
-        return String(name)
     }
 
     /// The name of the index on a to-one relationship's id column, for joins from the related

@@ -93,12 +93,12 @@ struct MemberNameTests {
     @Test("the byte matchers know every member by the name the validator lists, and no other")
     func matchersAgreeWithNames() {
         for member in DocumentReader.Member.defined {
-            let matched = Array(member.rawValue.utf8).withUnsafeBytes { DocumentReader.Member(name: $0) }
-            #expect(matched == member, "\(member.rawValue)")
+            let matched = Array(member.name.utf8).withUnsafeBytes { DocumentReader.Member(name: $0) }
+            #expect(matched == member, "\(member.name)")
         }
         for member in ResourceMember.allCases where member != .other {
-            let matched = Array(member.rawValue.utf8).withUnsafeBytes { ResourceMember(name: $0) }
-            #expect(matched == member, "\(member.rawValue)")
+            let matched = Array(member.name.utf8).withUnsafeBytes { ResourceMember(name: $0) }
+            #expect(matched == member, "\(member.name)")
         }
         for near in ["Data", "datum", "link", "metas", "", "attribute", "ids"] {
             #expect(Array(near.utf8).withUnsafeBytes { DocumentReader.Member(name: $0) } == .other, "\(near)")

@@ -1,6 +1,6 @@
-// Drives the parser and the document reader over chunks of input, decoding each resource object
-// as soon as it closes and releasing its tokens. Both the whole-document decoder and the
-// streaming APIs run on it; they differ only in what they do with each event.
+// Drives the parser and the document reader over chunks of input, handing each resource object to
+// a ResourceObjectReader as soon as it closes and releasing its tokens. Both the whole-document
+// decoder and the streaming APIs run on it; they differ only in what they do with each event.
 
 import Foundation
 public import SluiceJSON
@@ -10,7 +10,7 @@ extension JSONPath {
     /// resources, as some exports are). The parallel readers split a document at these arrays;
     /// pass them to `JSONParser.validateSyntax(of:limits:parallelism:splittingArraysAt:)` to
     /// check a JSON:API document's syntax on every core.
-    public static let jsonAPIBulk: [JSONPath] = ["", "data", "included"]
+    public static let jsonAPIBulk: [JSONPath] = [""] + DocumentEngine.splitMembers.map { JSONPath($0.name) }
 }
 
 /// Where a streamed resource stands in its document.
@@ -59,10 +59,11 @@ public struct DocumentSummary: Sendable {
 final class DocumentEngine: SplitDocumentReader {
     typealias Event = DocumentEvent
 
-    private let limits: JSONLimits
-    /// Made on first use: where another thread reads the document, this engine's parser is
-    /// never fed.
-    private(set) lazy var parser = JSONParser(limits: limits)
+    /// The arrays the parallel path cuts into batches, in the order of the splitter's targets: a
+    /// batch's `target` indexes this list.
+    static let splitMembers: [DocumentReader.Member] = [.data, .included]
+
+    let parser: JSONParser
     private var reader = DocumentReader(skipsOtherMembers: true)
     private let resources: ResourceObjectReader
     private(set) var summary = DocumentSummary()
@@ -85,7 +86,7 @@ final class DocumentEngine: SplitDocumentReader {
         rawEncoding: RawResourceEncoding? = nil,
         parallel: ParallelOptions = ParallelOptions.sequential
     ) {
-        self.limits = limits
+        parser = JSONParser(limits: limits)
         func makeReader() -> ResourceObjectReader {
             ResourceObjectReader(
                 registry: registry,
@@ -103,7 +104,7 @@ final class DocumentEngine: SplitDocumentReader {
             return
         }
         splitDriver = ParallelSplitDriver(
-            paths: Array(JSONPath.jsonAPIBulk.dropFirst()),
+            paths: Self.splitMembers.map { JSONPath($0.name) },
             threads: parallel.threads.threadCount,
             batchBytes: parallel.batchBytes
         ) {

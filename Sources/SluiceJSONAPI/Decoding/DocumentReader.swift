@@ -34,15 +34,29 @@ extension JSONTape: DocumentTokens {
 
 struct DocumentReader {
     /// The top-level members of a document ([Top Level](https://jsonapi.org/format/1.1/#document-top-level)).
-    /// The top-level members, named by their raw values: the validator's list of what the top
-    /// level may hold is made from them, and a test checks `init(name:)` against them.
-    enum Member: String, CaseIterable, Equatable, Sendable {
+    /// The validator's list of what the top level may hold is made from their names, and a test
+    /// checks `init(name:)` against them. No `String` raw values: comparing cases would then
+    /// compare strings.
+    enum Member: CaseIterable, Equatable, Sendable {
         case data, errors, meta, jsonapi, links, included
         /// Any other member, such as an extension's (`atomic:operations`) or a misspelling.
-        case other = ""
+        case other
 
         /// The members the specification defines, in its order.
         static let defined = allCases.filter { $0 != .other }
+
+        /// The member's name; empty for `other`.
+        var name: String {
+            switch self {
+            case .data: "data"
+            case .errors: "errors"
+            case .meta: "meta"
+            case .jsonapi: "jsonapi"
+            case .links: "links"
+            case .included: "included"
+            case .other: ""
+            }
+        }
 
         init(name: UnsafeRawBufferPointer) {
             let equals = name.isLiteral

@@ -111,7 +111,7 @@ public final class JSONAPIDecoder: TapeDecodingConfigurable {
 
     /// A decoder of its own with this one's settings: changes to either leave the other as it is.
     public func copy() -> JSONAPIDecoder {
-        JSONAPIDecoder(settings: settings.snapshot)
+        JSONAPIDecoder(settings: settingsSnapshot)
     }
 
     // Both `decode` methods are inlinable: reading the document is done once, in this module, by
@@ -204,8 +204,19 @@ public final class JSONAPIDecoder: TapeDecodingConfigurable {
         resources(from: FileChunkReader.chunks(ofFileAt: path))
     }
 
+    /// The settings in force now, for one decode.
+    var settingsSnapshot: Settings { settings.snapshot }
+
     func makeEngine(primaryModels: [any Resource.Type], holdsIdentifiers: Bool) -> DocumentEngine {
-        let settings = settings.snapshot
+        Self.makeEngine(settingsSnapshot, primaryModels: primaryModels, holdsIdentifiers: holdsIdentifiers)
+    }
+
+    /// An engine for one decode under `settings`, the primary data's models registered.
+    static func makeEngine(
+        _ settings: Settings,
+        primaryModels: [any Resource.Type],
+        holdsIdentifiers: Bool
+    ) -> DocumentEngine {
         var registry = settings.registry
         for type in primaryModels where !registry.typeNames.contains(type.resourceType) { registry.register(type) }
         return DocumentEngine(
@@ -294,9 +305,11 @@ final class DocumentAssembly {
     private let engine: DocumentEngine
 
     init(decoder: JSONAPIDecoder, primaryModels: [any Resource.Type], holdsIdentifiers: Bool) {
+        // One snapshot for both: another thread may change the decoder's registry meanwhile.
+        let settings = decoder.settingsSnapshot
         // The registry's types first, so that their numbers are the registry's order.
-        store = ResourceStore(typeNames: decoder.registry.typeNames)
-        engine = decoder.makeEngine(primaryModels: primaryModels, holdsIdentifiers: holdsIdentifiers)
+        store = ResourceStore(typeNames: settings.registry.typeNames)
+        engine = JSONAPIDecoder.makeEngine(settings, primaryModels: primaryModels, holdsIdentifiers: holdsIdentifiers)
     }
 
     private func handle(_ event: DocumentEngine.Event) {

@@ -18,7 +18,7 @@ enum DocumentEvent {
 /// to the next (the fields of a resource, the size of the last encoding).
 final class ResourceObjectReader {
     private let registry: ResourceRegistry
-    let context: TapeDecodingContext
+    private let context: TapeDecodingContext
     /// For the specification's own objects (links, `jsonapi`, error objects, identifiers, raw
     /// resources): the caller's key strategy is for model properties, and a custom one would not
     /// find `href` or `status`.
@@ -48,16 +48,16 @@ final class ResourceObjectReader {
         self.rawEncoding = rawEncoding
     }
 
-    /// A worker's part: the events of the resources in `batch`, an array of `data` (target 0) or
-    /// of `included` (target 1), or `nil` when anything in it is amiss, for the merger to read the
-    /// batch itself and meet the fault where one thread would.
+    /// A worker's part: the events of the resources in `batch`, elements of the array
+    /// `DocumentEngine.splitMembers[batch.target]`, or `nil` when anything in it is amiss, for the
+    /// merger to read the batch itself and meet the fault where one thread would.
     func events(of batch: JSONBatch, limits: JSONLimits) -> [DocumentEvent]? {
         // The batch's array is the root object's member: depth 2.
         guard let parser = batch.parseAsArray(limits: limits, arrayDepth: 2) else { return nil }
         let tape = parser.tape
         var events: [DocumentEvent] = []
         events.reserveCapacity(batch.elementCount)
-        let member: DocumentReader.Member = batch.target == 0 ? .data : .included
+        let member = DocumentEngine.splitMembers[batch.target]
         var index = tape.startIndex + 1
         do {
             for position in batch.firstElement..<(batch.firstElement + batch.elementCount) {

@@ -153,14 +153,30 @@ final class ResourceFields {
 }
 
 /// The members a resource object may have.
-/// The members of a resource object, and `data`, by their raw values: the validator's lists of
-/// what a resource object, an identifier and a relationship object may hold are made from them,
-/// and a test checks `init(name:)` against them.
-package enum ResourceMember: String, CaseIterable {
+/// The members of a resource object, and `data`: the validator's lists of what a resource
+/// object, an identifier and a relationship object may hold are made from their names, and a test
+/// checks `init(name:)` against them. No `String` raw values: comparing cases would then compare
+/// strings.
+package enum ResourceMember: CaseIterable {
     case type, id, lid, attributes, relationships, links, meta
     /// `data`, which relationship objects have.
     case data
-    case other = ""
+    case other
+
+    /// The member's name; empty for `other`.
+    package var name: String {
+        switch self {
+        case .type: "type"
+        case .id: "id"
+        case .lid: "lid"
+        case .attributes: "attributes"
+        case .relationships: "relationships"
+        case .links: "links"
+        case .meta: "meta"
+        case .data: "data"
+        case .other: ""
+        }
+    }
 
     @inline(__always)
     package init(name: UnsafeRawBufferPointer) {

@@ -42,9 +42,10 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
     /// The names of the registered types.
     public var typeNames: [String] { entries.map(\.text) }
 
-    /// The model registered for the type named by `token`'s text, compared as bytes, the same
-    /// type as a `@JSONModel` resource when it is one, and the type's name as registered (so that
-    /// a resource of a registered type makes no `String` for its type).
+    /// The model registered for the type named by `token`'s text, compared as bytes: the type,
+    /// the same type as a `@JSONModel` resource when it is one with its fixed members' indices,
+    /// the type's name as registered (so that a resource of a registered type makes no `String`
+    /// for its type), and its storage class.
     func model(
         forTypeToken token: JSONToken,
         on tape: JSONTape

@@ -65,12 +65,12 @@ enum SpecificationObject {
         }
     }
 
-    private static func names(_ members: ResourceMember...) -> [String] { members.map(\.rawValue) }
+    private static func names(_ members: ResourceMember...) -> [String] { members.map(\.name) }
 
     /// The members it may hold, besides extension members and @-members.
     var members: [String] {
         switch self {
-        case .topLevel: DocumentReader.Member.defined.map(\.rawValue)
+        case .topLevel: DocumentReader.Member.defined.map(\.name)
         case .jsonapi: ["version", "ext", "profile", "meta"]
         case .resource: Self.names(.type, .id, .lid, .attributes, .relationships, .links, .meta)
         case .identifier: Self.names(.type, .id, .lid, .meta)
