@@ -36,6 +36,13 @@ struct Validate: AsyncParsableCommand {
             included, go to other threads in batches); the first fault is the same for any number. \
             The JSON:API rules are checked on one thread.
 
+            Memory: one resource object (or top-level member) is held whole at a time, up to \
+            --max-held-bytes, and the document-wide rules keep each resource identity compactly: about \
+            18 bytes a resource with a decimal id (plus the id's length for other ids), so ten million \
+            resources are checked in under 256 MB. Linkage from an included resource that nothing had \
+            reached when it was read waits for the end, 8 bytes a target. At most --max-violations \
+            violations are listed per file; a last line counts the rest.
+
             A valid file prints nothing, so scripts need only the exit code; --verbose prints NAME: valid \
             for each valid file and a closing summary on standard output, and on a terminal the summary \
             is printed anyway.
@@ -103,6 +110,15 @@ struct Validate: AsyncParsableCommand {
     @Option(help: "The longest string, key or number accepted, in bytes as written.")
     var maxStringBytes = JSONLimits.default.maxStringBytes
 
+    @Option(
+        help:
+            "The most bytes of tokens and text held at once: the one resource object or top-level member read whole (32 bytes a token, plus its text)."
+    )
+    var maxHeldBytes = JSONLimits.streaming.maxHeldBytes
+
+    @Option(help: "The most violations listed per file; a last one counts those left out.")
+    var maxViolations = JSONAPIValidator().maximumViolations
+
     @Argument(help: "The files to check. Give - to read standard input.")
     var files: [String]
 
@@ -111,10 +127,12 @@ struct Validate: AsyncParsableCommand {
     func validate() throws {
         guard maxDepth > 0 else { throw ValidationError("--max-depth must be at least 1.") }
         guard maxStringBytes >= 0 else { throw ValidationError("--max-string-bytes must not be negative.") }
+        guard maxHeldBytes > 0 else { throw ValidationError("--max-held-bytes must be at least 1.") }
+        guard maxViolations > 0 else { throw ValidationError("--max-violations must be at least 1.") }
     }
 
     func run() async throws {
-        let limits = JSONLimits(maxDepth: maxDepth, maxStringBytes: maxStringBytes)
+        let limits = JSONLimits(maxDepth: maxDepth, maxStringBytes: maxStringBytes, maxHeldBytes: maxHeldBytes)
         var report = FaultReport(format: format)
         // With --format json, standard output carries the one JSON array and nothing else.
         let statistics = format == .json ? Terminal.standardError : Terminal.standardOutput
@@ -138,6 +156,7 @@ struct Validate: AsyncParsableCommand {
                     validator.appliedExtensions = extensions
                     validator.requiresFullLinkage = fullLinkage
                     validator.limits = limits
+                    validator.maximumViolations = maxViolations
                     let violations = try validator.validate(reader)
                     for violation in violations { report.add(violation, in: name) }
                     isValid = !violations.contains { $0.severity == .error }

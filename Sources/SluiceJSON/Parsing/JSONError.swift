@@ -29,6 +29,7 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
             case depthLimitExceeded
             case stringLimitExceeded
             case documentLimitExceeded
+            case heldBytesLimitExceeded
             case numberOutOfRange
             case typeMismatch
         }
@@ -55,6 +56,8 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let stringLimitExceeded = Kind(.stringLimitExceeded)
         /// The document is longer than ``JSONLimits/maxDocumentBytes``.
         public static let documentLimitExceeded = Kind(.documentLimitExceeded)
+        /// The value a streaming reader holds whole is larger than ``JSONLimits/maxHeldBytes``.
+        public static let heldBytesLimitExceeded = Kind(.heldBytesLimitExceeded)
         /// A number cannot be represented exactly in the requested type: it overflows, or it has a
         /// fraction where an integer was asked for.
         public static let numberOutOfRange = Kind(.numberOutOfRange)

@@ -174,6 +174,15 @@ public final class JSONParser {
             throw state.pointee.documentLimitExceeded()
         }
         try feed(bytes)
+        let maxHeld = state.pointee.limits.maxHeldBytes
+        if maxHeld != .max {
+            // Checked per chunk: a chunk adds at most a chunk's worth, and the reader releases
+            // between chunks what it has read.
+            let buffer = state.pointee.tape.uncheckedBuffer.pointee
+            if buffer.tokenCount * MemoryLayout<JSONToken>.stride + buffer.byteCount > maxHeld {
+                throw state.pointee.heldBytesLimitExceeded()
+            }
+        }
     }
 
     /// Parses the next chunk of input.

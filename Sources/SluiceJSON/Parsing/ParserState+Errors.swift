@@ -127,6 +127,18 @@ extension ParserState {
         return nil
     }
 
+    /// The value being read holds more tape than `limits.maxHeldBytes`: reported at the end of
+    /// the input parsed so far, where the limit was found crossed.
+    mutating func heldBytesLimitExceeded() -> JSONError {
+        let error = error(
+            .heldBytesLimitExceeded,
+            "The value being read is larger than the limit of \(limits.maxHeldBytes) bytes of tokens and text held at once: a streaming reader keeps one resource, element or top-level member whole (JSONLimits.maxHeldBytes).",
+            at: chunkBase
+        )
+        failure = error
+        return error
+    }
+
     mutating func documentLimitExceeded() -> JSONError {
         let error = error(
             .documentLimitExceeded,

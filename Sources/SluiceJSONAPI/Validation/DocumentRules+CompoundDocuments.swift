@@ -39,27 +39,98 @@ extension DocumentRules {
         }
         checkAtomicDocument(applied)
         checkRequestDocument(applied)
-        for link in linkedLids where identities[link.identity] == nil {
+        checkLids()
+        checkFullLinkage()
+        if omittedErrors + omittedWarnings > 0 {
+            let counts = [(omittedErrors, "error"), (omittedWarnings, "warning")].filter { $0.0 > 0 }
+                .map { "\($0.0) \($0.1)\($0.0 == 1 ? "" : "s")" }.joined(separator: " and ")
+            violations.append(
+                JSONAPIViolation(
+                    pointer: "",
+                    position: rootPosition,
+                    message:
+                        "A further \(counts) \(omittedErrors + omittedWarnings == 1 ? "was" : "were") found and not listed: the report keeps the first \(maximumViolations) violations.",
+                    severity: omittedErrors > 0 ? .error : .warning
+                )
+            )
+        }
+    }
+
+    /// lids that linkage names and no resource object has.
+    private mutating func checkLids() {
+        guard !linkedLids.isEmpty else { return }
+        var listed = Set<IdentityIndex.Entry>()
+        for link in linkedLids where !identityIndex.flags(of: link.entry).contains(.resource) {
+            listed.insert(link.entry)
+            let identity = identityIndex.identity(of: link.entry)
             report(
                 link.pointer,
                 link.position,
-                "The lid \(link.identity.key) of type \(link.identity.type) names no resource object in this document."
+                "The lid \(identity.key) of type \(identity.type) names no resource object in this document."
             )
         }
-        // Full linkage: every included resource reachable from primary data.
-        var reached = Set(primary)
-        var frontier = primary
-        while let next = frontier.popLast() {
-            for target in edges[next] ?? [] where reached.insert(target).inserted { frontier.append(target) }
+        // Past the list's length, only a count.
+        identityIndex.forEachEntry(containing: .linkedByLid) { entry in
+            if !identityIndex.flags(of: entry).contains(.resource) && !listed.contains(entry) { omittedErrors += 1 }
         }
-        for resource in included where !reached.contains(resource.identity) {
+    }
+
+    /// Full linkage: every included resource reachable from primary data. Linkage from resources
+    /// read before anything reached them was kept aside; it is followed here from every resource
+    /// that is reached now, each once.
+    private mutating func checkFullLinkage() {
+        guard !pendingResources.isEmpty || !deferredEdges.isEmpty else { return }
+        deferredEdges.sort()
+        let index = identityIndex
+        let edges = deferredEdges
+        func targets(of source: IdentityIndex.Entry) -> ArraySlice<UInt64> {
+            // The first edge of `source`, by binary search on the sorted edges.
+            var low = 0
+            var high = edges.count
+            let first = UInt64(source) << 32
+            while low < high {
+                let middle = (low + high) / 2
+                if edges[middle] < first { low = middle + 1 } else { high = middle }
+            }
+            var end = low
+            while end < edges.count && edges[end] >> 32 == UInt64(source) { end += 1 }
+            return edges[low..<end]
+        }
+        var frontier: [IdentityIndex.Entry] = []
+        var previous: UInt64 = .max
+        for edge in edges where edge >> 32 != previous {
+            previous = edge >> 32
+            let source = IdentityIndex.Entry(previous)
+            if index.flags(of: source).contains(.reached) { frontier.append(source) }
+        }
+        while let source = frontier.popLast() {
+            for edge in targets(of: source) {
+                let target = IdentityIndex.Entry(truncatingIfNeeded: edge)
+                let flags = index.flags(of: target)
+                guard !flags.contains(.reached) else { continue }
+                index.setFlags(flags.union(.reached), of: target)
+                if flags.contains(.hasDeferredEdges) { frontier.append(target) }
+            }
+        }
+        deferredEdges = []
+        let severity: JSONAPIViolation.Severity = requiresFullLinkage ? .error : .warning
+        var listed = 0
+        for resource in pendingResources where !index.flags(of: resource.entry).contains(.reached) {
+            listed += 1
             report(
-                resource.pointer,
+                resource.place.pointer,
                 resource.position,
-                "The included resource \(resource.identity) is not reachable from primary data through relationships (allowed only when sparse fieldsets left the linkage out).",
-                severity: requiresFullLinkage ? .error : .warning
+                "The included resource \(index.identity(of: resource.entry)) is not reachable from primary data through relationships (allowed only when sparse fieldsets left the linkage out).",
+                severity: severity
             )
         }
+        // Those past the list, counted from the index.
+        var unreached = 0
+        index.forEachEntry(containing: .pending) { entry in
+            if !index.flags(of: entry).contains(.reached) { unreached += 1 }
+        }
+        let rest = max(unreached - listed, 0)
+        if severity == .error { omittedErrors += rest } else { omittedWarnings += rest }
     }
 
     /// The Atomic Operations extension's document rules, when it is applied and used.

@@ -6,29 +6,30 @@
 import SluiceJSON
 
 extension DocumentRules {
-    mutating func checkPrimary(_ value: JSONTape.Value, pointer: String) {
+    /// Checks a primary resource object (or, in a request to a relationship endpoint, resource
+    /// linkage); `position` is its index in `data`, `nil` when `data` is the object itself.
+    mutating func checkPrimary(_ value: JSONTape.Value, pointer: String, position: Int?) {
         if request == .relationship {
             _ = checkIdentifier(value, pointer: pointer)
-        } else if let identity = checkResource(value, pointer: pointer) {
-            primary.append(identity)
+        } else {
+            checkResource(value, pointer: pointer, place: .primary(position))
         }
         checkDuplicateNames(in: value, pointer: pointer)
     }
 
-    mutating func checkIncluded(_ value: JSONTape.Value, pointer: String) {
-        if let identity = checkResource(value, pointer: pointer) {
-            included.append((identity, pointer, value.position))
-        }
+    mutating func checkIncluded(_ value: JSONTape.Value, pointer: String, position: Int) {
+        checkResource(value, pointer: pointer, place: .included(position))
         checkDuplicateNames(in: value, pointer: pointer)
     }
 
-    /// Checks one resource object; returns its identity when it has a usable one.
-    mutating func checkResource(_ value: JSONTape.Value, pointer: String) -> ResourceIdentity? {
+    /// Checks one resource object. With a `place` (where it stands in `data` or `included`), its
+    /// identity and linkage also go to the document-wide rules: duplicates, lids, full linkage.
+    mutating func checkResource(_ value: JSONTape.Value, pointer: String, place: IdentityIndex.Place? = nil) {
         guard value.kind == .objectStart else {
             report(pointer, value.position, SpecificationText.expectedResourceObject(value.kind))
-            return nil
+            return
         }
-        guard let members = try? value.members() else { return nil }
+        guard let members = try? value.members() else { return }
         var hasType = false
         var typeName: String?
         var idValue: JSONTape.Value?
@@ -107,6 +108,16 @@ extension DocumentRules {
         let identity = typeName.flatMap { type in
             ResourceIdentity(type: type, id: try? idValue?.string(), lid: try? lidValue?.string())
         }
+        // The resource is filed before its linkage, so that a primary resource's targets are
+        // marked reached as they are read.
+        var entry: IdentityIndex.Entry?
+        if let place, let identity {
+            entry = file(identity, at: place, pointer: pointer, position: value.position)
+            if let typeName, idValue?.kind == .string, let lid = try? lidValue?.string() {
+                // Both present: the lid names the same resource, so file it too.
+                file(alias: ResourceIdentity(type: typeName, lid: lid), of: place)
+            }
+        }
         if let relationships {
             if let members = try? relationships.members() {
                 for member in members {
@@ -121,7 +132,7 @@ extension DocumentRules {
                         )
                     }
                     let targets = checkRelationship(member.value, pointer: path)
-                    if let identity { edges[identity, default: []] += targets }
+                    if let entry { link(entry, to: targets) }
                 }
             } else {
                 report(
@@ -131,23 +142,91 @@ extension DocumentRules {
                 )
             }
         }
-        guard let identity else { return nil }
-        if let first = identities[identity] {
-            let what = identity.isLocal ? "lid" : "id"
-            report(
-                pointer,
-                value.position,
-                "The resource \(identity.type) with \(what) \(identity.key) appears twice, first at \(first); a document holds one resource object per type and \(what)."
-            )
-        } else {
-            identities[identity] = pointer
+    }
+
+    /// Files a resource's identity: reports a duplicate, marks a primary resource reached, and
+    /// keeps an included one that nothing has reached yet for the end. Returns its entry, or
+    /// `nil` when the index is full.
+    private mutating func file(
+        _ identity: ResourceIdentity,
+        at place: IdentityIndex.Place,
+        pointer: String,
+        position: JSONPosition
+    ) -> IdentityIndex.Entry? {
+        let flags: IdentityIndex.Flags = place.isIncluded ? [.resource] : [.resource, .reached]
+        guard let (entry, existed) = insertIdentity(identity, flags: flags, place: place) else { return nil }
+        if existed {
+            let found = identityIndex.flags(of: entry)
+            if found.contains(.resource) {
+                let what = identity.isLocal ? "lid" : "id"
+                report(
+                    pointer,
+                    position,
+                    "The resource \(identity.type) with \(what) \(identity.key) appears twice, first at \(identityIndex.place(of: entry).pointerOrData); a document holds one resource object per type and \(what)."
+                )
+            } else {
+                // Linked to before it appeared.
+                identityIndex.setFlags(found.union(flags), of: entry)
+                identityIndex.setPlace(place, of: entry)
+            }
         }
-        if let typeName, idValue?.kind == .string, let lid = try? lidValue?.string() {
-            // Both present: the lid names the same resource, so register it too.
-            let local = ResourceIdentity(type: typeName, lid: lid)
-            if identities[local] == nil { identities[local] = pointer }
+        if place.isIncluded && !identityIndex.flags(of: entry).contains(.reached) {
+            identityIndex.insertFlags(.pending, of: entry)
+            if pendingResources.count < maximumViolations { pendingResources.append((entry, place, position)) }
         }
-        return identity
+        return entry
+    }
+
+    /// Files the `lid` of a resource that also has an `id`, unless one is filed already.
+    private mutating func file(alias identity: ResourceIdentity, of place: IdentityIndex.Place) {
+        let flags: IdentityIndex.Flags = place.isIncluded ? [.resource] : [.resource, .reached]
+        guard let (entry, existed) = insertIdentity(identity, flags: flags, place: place), existed else { return }
+        let found = identityIndex.flags(of: entry)
+        if !found.contains(.resource) {
+            identityIndex.setFlags(found.union(flags), of: entry)
+            identityIndex.setPlace(place, of: entry)
+        }
+    }
+
+    /// Records that the resource at `source` links to `targets`: reached at once when the source
+    /// is, else kept for the end, when every resource is known.
+    private mutating func link(_ source: IdentityIndex.Entry, to targets: [ResourceIdentity]) {
+        let sourceIsReached = identityIndex.flags(of: source).contains(.reached)
+        for target in targets {
+            guard
+                let (entry, existed) = insertIdentity(
+                    target,
+                    flags: sourceIsReached ? [.reached] : [],
+                    place: .primary(nil)
+                )
+            else { return }
+            if sourceIsReached {
+                if existed { identityIndex.insertFlags(.reached, of: entry) }
+            } else {
+                deferredEdges.append(UInt64(source) << 32 | UInt64(entry))
+                identityIndex.insertFlags(.hasDeferredEdges, of: source)
+            }
+        }
+    }
+
+    /// `IdentityIndex.insert`, reporting once when the index can hold no more.
+    mutating func insertIdentity(
+        _ identity: ResourceIdentity,
+        flags: IdentityIndex.Flags,
+        place: IdentityIndex.Place
+    ) -> (entry: IdentityIndex.Entry, existed: Bool)? {
+        if identityIndexIsFull { return nil }
+        if let inserted = identityIndex.insert(IdentityIndex.Key(identity), flags: flags, place: place) {
+            return inserted
+        }
+        identityIndexIsFull = true
+        report(
+            place.pointerOrData,
+            rootPosition,
+            "The document's resource identities take more than 4 GiB; duplicates, lids and full linkage are not checked from here on.",
+            severity: .warning
+        )
+        return nil
     }
 
     /// A `type` member: a string that follows the member name rules. Returns the type when it is
@@ -278,7 +357,13 @@ extension DocumentRules {
         if let id { return ResourceIdentity(type: type, id: id) }
         if let lid {
             let identity = ResourceIdentity(type: type, lid: lid)
-            linkedLids.append((identity, pointer, value.position))
+            // Judged at the end unless a resource with this lid has been read already.
+            if let (entry, _) = insertIdentity(identity, flags: [], place: .primary(nil)),
+                !identityIndex.flags(of: entry).contains(.resource)
+            {
+                identityIndex.insertFlags(.linkedByLid, of: entry)
+                if linkedLids.count < maximumViolations { linkedLids.append((entry, pointer, value.position)) }
+            }
             return identity
         }
         report(pointer, value.position, "A resource identifier must have an id or a lid member.")

@@ -121,14 +121,27 @@ struct DocumentRules {
     /// the end, since `jsonapi.ext` may come last.
     var unannounced:
         [(name: String, namespace: String, object: SpecificationObject, pointer: String, position: JSONPosition)] = []
-    /// Every resource object's identity, with where it first appeared.
-    var identities: [ResourceIdentity: String] = [:]
-    /// For reachability: primary identities and each resource's linkage targets.
-    var primary: [ResourceIdentity] = []
-    var included: [(identity: ResourceIdentity, pointer: String, position: JSONPosition)] = []
-    var edges: [ResourceIdentity: [ResourceIdentity]] = [:]
-    /// lids referenced from linkage, with where, to check that each names a resource.
-    var linkedLids: [(identity: ResourceIdentity, pointer: String, position: JSONPosition)] = []
+    /// Every resource object's identity and every identity linkage names, compactly, with where
+    /// each resource first appeared and whether primary data reaches it. Made on first use: the
+    /// decoder's rules, which word one object's faults, never need it.
+    lazy var identityIndex = IdentityIndex()
+    /// Set once the index refused an identity (its arena is full): what it could not hold is
+    /// reported once rather than checked.
+    var identityIndexIsFull = false
+    /// Linkage from included resources that primary data had not reached when they were read,
+    /// source entry in the high half, target in the low: followed at the end, in bulk.
+    var deferredEdges: [UInt64] = []
+    /// Where included resources not yet reached when read stood, for the warnings of those still
+    /// unreached at the end (only as many as the report can list; the rest are counted).
+    var pendingResources: [(entry: IdentityIndex.Entry, place: IdentityIndex.Place, position: JSONPosition)] = []
+    /// lids linkage named before any resource had them, with where (as many as the report can
+    /// list; the rest are counted from the index's flags).
+    var linkedLids: [(entry: IdentityIndex.Entry, pointer: String, position: JSONPosition)] = []
+    /// The most violations kept; past it they are counted (see ``JSONAPIValidator/maximumViolations``).
+    let maximumViolations: Int
+    /// Violations found past ``maximumViolations``, by severity.
+    var omittedErrors = 0
+    var omittedWarnings = 0
     /// Reused by ``checkDuplicateNames(in:pointer:)``, so that a resource costs no allocation.
     var duplicateScratch: (keys: [JSONToken], objects: [OpenObject]) = ([], [])
 
@@ -137,6 +150,7 @@ struct DocumentRules {
         strictMembers = validator.strictMembers
         requiresFullLinkage = validator.requiresFullLinkage
         requiresID = validator.request == nil || validator.request == .update
+        maximumViolations = max(validator.maximumViolations, 1)
         appliedNamespaces = Set(validator.appliedExtensions.compactMap(Self.namespace(ofExtension:)))
     }
 
@@ -148,6 +162,7 @@ struct DocumentRules {
         requiresID = false
         appliedNamespaces = []
         requiresFullLinkage = false
+        maximumViolations = .max
     }
 
     /// Whether the document is a request to a resource endpoint (to create or update): its primary
@@ -168,7 +183,7 @@ struct DocumentRules {
         case .jsonapi: rules.checkJSONAPIObject(value, pointer: pointer)
         case .errors: rules.checkErrors(value, pointer: pointer)
         case .identifier: _ = rules.checkIdentifier(value, pointer: pointer)
-        case .resource: _ = rules.checkResource(value, pointer: pointer)
+        case .resource: rules.checkResource(value, pointer: pointer)
         }
         return rules.violations.filter { $0.severity == .error }
     }
@@ -191,6 +206,10 @@ struct DocumentRules {
         _ message: String,
         severity: JSONAPIViolation.Severity = .error
     ) {
+        guard violations.count < maximumViolations else {
+            if severity == .error { omittedErrors += 1 } else { omittedWarnings += 1 }
+            return
+        }
         violations.append(JSONAPIViolation(pointer: pointer, position: position, message: message, severity: severity))
     }
 

@@ -1,9 +1,10 @@
 // Strict validation: every MUST of JSON:API 1.1 that a consumer can check on one document.
 //
 // It reads the document as a stream through the same document reader as the decoder, so a
-// document of any size is checked with memory bounded by its largest resource plus one identity
-// (and its linkage) per resource, which the document-wide rules need: duplicates, lid consistency
-// and reachability of included resources. Every violation is collected, not only the first.
+// document of any size is checked with memory bounded by its largest resource plus one compact
+// identity per resource (`IdentityIndex`), which the document-wide rules need: duplicates, lid
+// consistency and reachability of included resources. Every violation is collected, not only the
+// first, up to `maximumViolations`.
 //
 // The rules for each object live in `DocumentRules` (Validation/DocumentRules.swift and the files beside it), which the decoder also
 // runs on error documents, so that `flatten` and `validate` word the same fault the same way.
@@ -64,6 +65,16 @@ public struct JSONAPIViolation: Sendable, Hashable, CustomStringConvertible {
 /// `namespace:name` belongs to an extension: it is allowed when the extension is applied, that
 /// is, announced in the document's `jsonapi.ext` or named in ``appliedExtensions``. `@`-members
 /// are always allowed.
+///
+/// ## Memory
+///
+/// The document is read as a stream: one resource object (or top-level member) is held whole at a
+/// time, up to ``JSONLimits/maxHeldBytes``. Beside it, the document-wide rules keep each resource
+/// identity once, compactly: about 12 bytes for an identity with a decimal id, plus the id's
+/// length for other ids, and a 4-byte slot in a table at most three-quarters full (some 18 bytes
+/// a resource in all; ten million resources in under 256 MB). Linkage from an included resource
+/// that nothing had reached when it was read is kept until the end, 8 bytes a target; documents
+/// that put primary data first, as servers write them, keep none.
 public struct JSONAPIValidator: Sendable {
     /// Where a request document is sent, which decides what its primary data must be.
     public enum RequestTarget: String, Sendable, Hashable, CaseIterable {
@@ -105,8 +116,15 @@ public struct JSONAPIValidator: Sendable {
     /// (`https://jsonapi.org/ext/atomic` is `atomic`). A bare namespace (`atomic`) is accepted too.
     public var appliedExtensions: [String] = []
 
-    /// Limits on the input.
-    public var limits = JSONLimits()
+    /// Limits on the input. Default: ``JSONLimits/streaming``, whose ``JSONLimits/maxHeldBytes``
+    /// bounds the one resource or top-level member held whole at a time.
+    public var limits = JSONLimits.streaming
+
+    /// The most violations a validation returns. Past it the rest are only counted, and
+    /// a last violation at the root says how many errors and warnings were left out (an error when
+    /// any of them was one), so that a document with millions of faults is reported in bounded
+    /// memory. Default: 10 000.
+    public var maximumViolations = 10_000
 
     /// Creates a validator of responses, or of requests to a resource endpoint.
     public init(isRequestDocument: Bool = false) {
@@ -194,13 +212,17 @@ struct ValidationRun {
             case .primaryResource(let valueIndex):
                 let value = try tape.value(at: valueIndex)
                 rules.primaryStarted(tape[valueIndex])
-                rules.checkPrimary(value, pointer: "/data")
+                rules.checkPrimary(value, pointer: "/data", position: nil)
             case .primaryElement(let valueIndex, let position):
-                rules.checkPrimary(try tape.value(at: valueIndex), pointer: "/data/\(position)")
+                rules.checkPrimary(try tape.value(at: valueIndex), pointer: "/data/\(position)", position: position)
             case .includedCollectionStarted(let valueIndex):
                 rules.memberSeen(.included, pointer: "/included", position: tape[valueIndex].position)
             case .includedElement(let valueIndex, let position):
-                rules.checkIncluded(try tape.value(at: valueIndex), pointer: "/included/\(position)")
+                rules.checkIncluded(
+                    try tape.value(at: valueIndex),
+                    pointer: "/included/\(position)",
+                    position: position
+                )
             case .skippedMember(let keyIndex):
                 // The value's first token follows its key; the rest is released unread.
                 rules.checkOtherTopLevelMember(
