@@ -9,7 +9,7 @@ public struct ImportOptions: Sendable {
     /// Resources per transaction. Larger batches are faster; a killed import loses at most the
     /// batch in progress. Default: 5 000.
     public var batchSize = 5_000
-    /// Limits on the input document. Default: ``JSONLimits/streaming``: one resource is held at
+    /// Limits on the input document. Default: `JSONLimits.streaming`: one resource is held at
     /// a time.
     public var limits = JSONLimits.streaming
     /// How many threads parse the document (see `Parallelism`), besides the one that writes to

@@ -8,7 +8,7 @@ public import SluiceJSON
 /// `data`, included lines wait in a temporary file until primary data is done, so memory stays
 /// constant either way.
 public struct JSONAPIFlattener: Sendable {
-    /// Limits on the input. Default: ``JSONLimits/streaming``: one resource is held at a time.
+    /// Limits on the input. Default: `JSONLimits.streaming`: one resource is held at a time.
     public var limits = JSONLimits.streaming
     /// How many threads read the document (see `Parallelism`). Default: `.automatic`.
     /// The lines and their order are the same for any setting.

@@ -69,7 +69,7 @@ public struct JSONAPIViolation: Sendable, Hashable, CustomStringConvertible {
 /// ## Memory
 ///
 /// The document is read as a stream: one resource object (or top-level member) is held whole at a
-/// time, up to ``JSONLimits/maxHeldBytes``. Beside it, the document-wide rules keep each resource
+/// time, up to `JSONLimits.maxHeldBytes`. Beside it, the document-wide rules keep each resource
 /// identity once, compactly: about 12 bytes for an identity with a decimal id, plus the id's
 /// length for other ids, and a 4-byte slot in a table at most three-quarters full (some 18 bytes
 /// a resource in all; ten million resources in under 256 MB). Linkage from an included resource
@@ -116,7 +116,7 @@ public struct JSONAPIValidator: Sendable {
     /// (`https://jsonapi.org/ext/atomic` is `atomic`). A bare namespace (`atomic`) is accepted too.
     public var appliedExtensions: [String] = []
 
-    /// Limits on the input. Default: ``JSONLimits/streaming``, whose ``JSONLimits/maxHeldBytes``
+    /// Limits on the input. Default: `JSONLimits.streaming`, whose `JSONLimits.maxHeldBytes`
     /// bounds the one resource or top-level member held whole at a time.
     public var limits = JSONLimits.streaming
 
