@@ -94,17 +94,25 @@ extension ModelFamily {
         var articles: [(id: String, views: Int, author: String?, comments: [String], subject: ResourceIdentifier?)] = []
         let chunks = ByteChunks(bytes: bytes, size: 64 * 1024)
         for try await streamed in decoder(threads).resources(from: chunks) {
-            if let article = streamed.resource.as(Article.self) {
-                articles.append(
+            // Each model is read where it lies: only the fields kept are copied.
+            let resource = streamed.resource
+            if let article = resource.withModel(
+                as: Article.self,
+                {
                     (
-                        article.id, article.views, article.author.identifier?.id,
-                        article.comments.identifiers.compactMap(\.id), article.subject.identifier
+                        $0.id, $0.views, $0.author.identifier?.id, $0.comments.identifiers.compactMap(\.id),
+                        $0.subject.identifier
                     )
-                )
-            } else if let person = streamed.resource.as(Person.self) {
-                names[person.id] = person.name.utf8.count
-            } else if let comment = streamed.resource.as(Comment.self) {
-                likes[comment.id] = (comment.likes, comment.author.identifier?.id)
+                }
+            ) {
+                articles.append(article)
+            } else if let (id, nameBytes) = resource.withModel(as: Person.self, { ($0.id, $0.name.utf8.count) }) {
+                names[id] = nameBytes
+            } else if let (id, comment) = resource.withModel(
+                as: Comment.self,
+                { ($0.id, (likes: $0.likes, author: $0.author.identifier?.id)) }
+            ) {
+                likes[id] = comment
             }
         }
         let articleIDs = Set(articles.map(\.id))

@@ -257,8 +257,11 @@ final class DecodeState {
     private var formatters: [String: DateFormatter] = [:]
     /// The slot tables of the generated readers open right now, one block per reader in the
     /// order they opened; blocks are kept and reused by later readers (see `JSONModelReader`).
-    private var slotBlocks: [UnsafeMutablePointer<Int32>] = []
-    private var openSlotBlocks = 0
+    /// Unchecked exclusivity: every object a generated reader reads opens and closes a table, and
+    /// the run-time check of each access cost more than the access; one decode runs on one
+    /// thread and no access overlaps another.
+    @exclusivity(unchecked) private var slotBlocks: [UnsafeMutablePointer<Int32>] = []
+    @exclusivity(unchecked) private var openSlotBlocks = 0
 
     /// How the composite types met so far decode (see `compositeKind(of:)`).
     private var compositeKinds: [(type: ObjectIdentifier, kind: CompositeKind)] = []

@@ -64,16 +64,19 @@ final class DocumentEngine: SplitDocumentReader {
     static let splitMembers: [DocumentReader.Member] = [.data, .included]
 
     let parser: JSONParser
-    private var reader = DocumentReader(skipsOtherMembers: true)
+    // Unchecked exclusivity for the state touched per resource: an engine is driven by one
+    // thread at a time, no access overlaps another, and the run-time checks cost some 150
+    // instructions a resource.
+    @exclusivity(unchecked) private var reader = DocumentReader(skipsOtherMembers: true)
     private let resources: ResourceObjectReader
-    private(set) var summary = DocumentSummary()
+    @exclusivity(unchecked) private(set) var summary = DocumentSummary()
     private var errorObjects: [ErrorObject]?
     /// Where `data` starts, once seen: a document must not hold both it and `errors`.
     private var dataPosition: JSONPosition?
     /// The parallel path's driver, when other threads help (see ParallelBatches.swift in SluiceJSON).
     let splitDriver: ParallelSplitDriver<[Event]>?
     /// The events of the batch whose stand-in is being read.
-    private var standIn: [Event]?
+    @exclusivity(unchecked) private var standIn: [Event]?
     /// How many batches workers decoded: tests check the parallel path ran.
     private(set) var batchesMerged = 0
 

@@ -80,9 +80,9 @@ enum TapeRead {
 extension ResourceIdentifier: JSONTapeDecodable {
     public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         var type: String?
-        id = nil
-        lid = nil
-        meta = nil
+        var id: String?
+        var lid: String?
+        var meta: JSONValue?
         for member in try TapeRead.members(value, type: ResourceIdentifier.self) {
             switch value.tape.withUnsafeText(of: member.keyToken, { ResourceMember(name: $0) }) {
             case .type: type = try TapeRead.string(member.value, path: "type")
@@ -102,7 +102,7 @@ extension ResourceIdentifier: JSONTapeDecodable {
                 )
             )
         }
-        self.type = type
+        self.init(type: type, id: id, lid: lid, meta: meta)
     }
 }
 
@@ -265,17 +265,19 @@ extension RawRelationship: JSONTapeDecodable {
 
 // Inlinable, so that each is specialized for its target in the model's module: unspecialized,
 // making a `ToOne<Target>` looked its metadata up at run time, which cost more than reading the
-// relationship. The reading itself is not generic: it makes a `ToOne<AnyResource>` (or
-// `ToMany`), whose layout is that of every `ToOne` since `Target` only names a type, and hands
-// it over retargeted, as a move. (Made generic, field by field, the parts were copied four
-// times on the way and released twice: a third of reading a relationship.)
+// relationship. The reading itself is not generic: it fills in a `ToOne<AnyResource>` (or
+// `ToMany`), whose layout is that of every `ToOne` since `Target` only names a type, in the
+// caller's own variable, seen through a rebound pointer. (Made generic, field by field, the
+// parts were copied four times on the way; returned and bit-cast to the target, the whole
+// relationship was copied once and released once.)
 @_documentation(visibility: internal)
 extension JSONModelReader {
     /// Reads the required to-one relationship `field`.
     @inlinable
     public func decode<Target>(_ type: ToOne<Target>.Type = ToOne<Target>.self, at field: Int) throws -> ToOne<Target> {
-        if let value = plainMember(field), let plain = plainToOne(value, context: decodingContext) {
-            return plain.retargeted()
+        if let value = plainMember(field) {
+            var relationship = ToOne<Target>(identifier: nil, hasLinkage: false, meta: nil, links: nil)
+            if relationship.readPlain(value, context: decodingContext) { return relationship }
         }
         return try decodeGenerically(type, at: field)
     }
@@ -286,8 +288,9 @@ extension JSONModelReader {
         _ type: ToOne<Target>.Type = ToOne<Target>.self,
         at field: Int
     ) throws -> ToOne<Target>? {
-        if let value = plainMember(field), !value.isNull, let plain = plainToOne(value, context: decodingContext) {
-            return plain.retargeted()
+        if let value = plainMember(field), !value.isNull {
+            var relationship = ToOne<Target>(identifier: nil, hasLinkage: false, meta: nil, links: nil)
+            if relationship.readPlain(value, context: decodingContext) { return relationship }
         }
         return try decodeIfPresentGenerically(type, at: field)
     }
@@ -298,8 +301,9 @@ extension JSONModelReader {
         _ type: ToMany<Target>.Type = ToMany<Target>.self,
         at field: Int
     ) throws -> ToMany<Target> {
-        if let value = plainMember(field), let plain = plainToMany(value, context: decodingContext) {
-            return plain.retargeted()
+        if let value = plainMember(field) {
+            var relationship = ToMany<Target>(identifiers: [], hasLinkage: false, meta: nil, links: nil)
+            if relationship.readPlain(value, context: decodingContext) { return relationship }
         }
         return try decodeGenerically(type, at: field)
     }
@@ -310,71 +314,90 @@ extension JSONModelReader {
         _ type: ToMany<Target>.Type = ToMany<Target>.self,
         at field: Int
     ) throws -> ToMany<Target>? {
-        if let value = plainMember(field), !value.isNull, let plain = plainToMany(value, context: decodingContext) {
-            return plain.retargeted()
+        if let value = plainMember(field), !value.isNull {
+            var relationship = ToMany<Target>(identifiers: [], hasLinkage: false, meta: nil, links: nil)
+            if relationship.readPlain(value, context: decodingContext) { return relationship }
         }
         return try decodeIfPresentGenerically(type, at: field)
     }
 }
 
 extension ToOne {
-    /// The same relationship with another target type: the same bytes, since `Target` is only a name.
+    /// Fills this empty relationship from `value` in its usual shape; `false`, leaving it empty,
+    /// for one the general reader must read or report.
     @inlinable
-    consuming func retargeted<Other>() -> ToOne<Other> {
-        unsafeBitCast(self, to: ToOne<Other>.self)
+    mutating func readPlain(_ value: JSONTape.Value, context: TapeDecodingContext) -> Bool {
+        withUnsafeMutablePointer(to: &self) { relationship in
+            // Safe: `Target` is only a name, so every `ToOne` has the same layout.
+            relationship.withMemoryRebound(to: ToOne<AnyResource>.self, capacity: 1) {
+                readPlainToOne(value, context: context, into: &$0.pointee)
+            }
+        }
     }
 }
 
 extension ToMany {
-    /// The same relationship with another target type (see `ToOne.retargeted()`).
+    /// Fills this empty relationship from `value` (see `ToOne.readPlain(_:context:)`).
     @inlinable
-    consuming func retargeted<Other>() -> ToMany<Other> {
-        unsafeBitCast(self, to: ToMany<Other>.self)
+    mutating func readPlain(_ value: JSONTape.Value, context: TapeDecodingContext) -> Bool {
+        withUnsafeMutablePointer(to: &self) { relationship in
+            relationship.withMemoryRebound(to: ToMany<AnyResource>.self, capacity: 1) {
+                readPlainToMany(value, context: context, into: &$0.pointee)
+            }
+        }
     }
 }
 
-/// A to-one relationship object in its usual shape, or `nil` for one the general reader must
-/// read or report.
+/// Fills `relationship` from a to-one relationship object in its usual shape; `false` for one the
+/// general reader must read or report.
 @usableFromInline
-func plainToOne(_ value: JSONTape.Value, context: TapeDecodingContext) -> ToOne<AnyResource>? {
-    guard let parts = plainRelationship(value, context: context) else { return nil }
-    guard parts.data >= 0 && value.tape[parts.data].kind != .null else {
-        return ToOne(identifier: nil, hasLinkage: parts.data >= 0, meta: parts.meta, links: parts.links)
+func readPlainToOne(
+    _ value: JSONTape.Value,
+    context: TapeDecodingContext,
+    into relationship: inout ToOne<AnyResource>
+) -> Bool {
+    guard let parts = plainRelationship(value, context: context) else { return false }
+    if parts.data >= 0 && value.tape[parts.data].kind != .null {
+        guard let tokens = plainIdentifier(value.tape, at: parts.data) else { return false }
+        relationship.identifier = ResourceIdentifier(value.tape, tokens: tokens)
     }
-    guard let tokens = plainIdentifier(value.tape, at: parts.data) else { return nil }
-    return ToOne(
-        identifier: ResourceIdentifier(value.tape, tokens: tokens),
-        hasLinkage: true,
-        meta: parts.meta,
-        links: parts.links
-    )
+    relationship.hasLinkage = parts.data >= 0
+    relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+    return true
 }
 
-/// A to-many relationship object in its usual shape, or `nil` for one the general reader must
-/// read or report.
+/// Fills `relationship` from a to-many relationship object in its usual shape; `false` for one
+/// the general reader must read or report.
 @usableFromInline
-func plainToMany(_ value: JSONTape.Value, context: TapeDecodingContext) -> ToMany<AnyResource>? {
-    guard let parts = plainRelationship(value, context: context) else { return nil }
+func readPlainToMany(
+    _ value: JSONTape.Value,
+    context: TapeDecodingContext,
+    into relationship: inout ToMany<AnyResource>
+) -> Bool {
+    guard let parts = plainRelationship(value, context: context) else { return false }
     let tape = value.tape
-    var identifiers: [ResourceIdentifier] = []
     if parts.data >= 0 {
         switch tape[parts.data].kind {
         case .null:
             break
         case .arrayStart:
-            guard let after = tape.endOfValue(at: parts.data) else { return nil }
+            guard let after = tape.endOfValue(at: parts.data) else { return false }
+            var identifiers: [ResourceIdentifier] = []
             identifiers.reserveCapacity(Int(tape[parts.data].length))
             var position = parts.data + 1
             while position < after - 1 {
-                guard let tokens = plainIdentifier(tape, at: position) else { return nil }
+                guard let tokens = plainIdentifier(tape, at: position) else { return false }
                 identifiers.append(ResourceIdentifier(tape, tokens: tokens))
                 position = tape.endOfValue(at: position) ?? after
             }
+            relationship.identifiers = identifiers
         default:
-            return nil
+            return false
         }
     }
-    return ToMany(identifiers: identifiers, hasLinkage: parts.data >= 0, meta: parts.meta, links: parts.links)
+    relationship.hasLinkage = parts.data >= 0
+    relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+    return true
 }
 
 /// The members of a relationship object in its usual shape: the tape index of `data`'s value

@@ -96,6 +96,31 @@ public struct AnyResource: Resource {
         return T.self is AnyObject.Type ? storage.anyModel as? T : nil
     }
 
+    /// Calls `body` with the model where it lies, when it is a `T`, and returns what `body`
+    /// returns; `nil` when the model is of another type.
+    ///
+    /// ``as(_:)`` copies the model out, which retains each of its strings, arrays and
+    /// relationships and releases them again when the copy goes; a consumer that keeps a few
+    /// fields of each streamed resource reads them here instead:
+    ///
+    /// ```swift
+    /// for try await streamed in decoder.resources(from: chunks) {
+    ///     if let (id, likes) = streamed.resource.withModel(as: Comment.self, { ($0.id, $0.likes) }) {
+    ///         totals[id] = likes
+    ///     }
+    /// }
+    /// ```
+    @inlinable
+    public func withModel<T: Resource, Result>(as type: T.Type, _ body: (T) throws -> Result) rethrows -> Result? {
+        if storage.modelType == ObjectIdentifier(T.self) {
+            // Safe: only a ModelStorage<T> records T's identifier. Its model is a `let` of a
+            // class the resource keeps alive, so `body` borrows it without a copy.
+            return try body(unsafeDowncast(storage, to: ModelStorage<T>.self).model)
+        }
+        guard let model = self.as(T.self) else { return nil }
+        return try body(model)
+    }
+
     /// Decodes a resource object as a raw resource (no model): what any decoder other than the
     /// document decoder, which picks registered models, can give.
     public init(from decoder: any Decoder) throws {

@@ -15,25 +15,44 @@ public struct ToOne<Target: Resource>: RelationshipProtocol, Hashable {
     public var identifier: ResourceIdentifier?
     /// Whether the relationship object had a `data` member (a `null` one counts).
     public var hasLinkage: Bool
+    /// `meta` and `links`, boxed because few relationships have them (see
+    /// `RareRelationshipMembers`).
+    @usableFromInline var rare: RareRelationshipMembers?
+
     /// The relationship's `meta`.
-    public var meta: JSONValue?
+    public var meta: JSONValue? {
+        get { rare?.meta }
+        set { rare = RareRelationshipMembers.make(meta: newValue, links: links) }
+    }
+
     /// The relationship's `links` (`self`, `related`, ...).
-    public var links: Links?
+    public var links: Links? {
+        get { rare?.links }
+        set { rare = RareRelationshipMembers.make(meta: meta, links: newValue) }
+    }
 
     /// Creates a to-one relationship.
     public init(identifier: ResourceIdentifier?, meta: JSONValue? = nil, links: Links? = nil) {
-        self.identifier = identifier
-        self.hasLinkage = true
-        self.meta = meta
-        self.links = links
+        self.init(identifier: identifier, hasLinkage: true, meta: meta, links: links)
     }
 
-    @usableFromInline
+    @inlinable
     init(identifier: ResourceIdentifier?, hasLinkage: Bool, meta: JSONValue?, links: Links?) {
         self.identifier = identifier
         self.hasLinkage = hasLinkage
-        self.meta = meta
-        self.links = links
+        self.rare = RareRelationshipMembers.make(meta: meta, links: links)
+    }
+
+    public static func == (left: ToOne, right: ToOne) -> Bool {
+        left.identifier == right.identifier && left.hasLinkage == right.hasLinkage
+            && RareRelationshipMembers.equal(left.rare, right.rare)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier)
+        hasher.combine(hasLinkage)
+        hasher.combine(meta)
+        hasher.combine(links)
     }
 
     /// A relationship to the resource of type `Target` with `id`.
@@ -43,10 +62,12 @@ public struct ToOne<Target: Resource>: RelationshipProtocol, Hashable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: RelationshipKeys.self)
-        hasLinkage = container.contains(.data)
-        identifier = try container.decodeIfPresent(ResourceIdentifier.self, forKey: .data)
-        meta = try container.decodeIfPresent(JSONValue.self, forKey: .meta)
-        links = try container.decodeIfPresent(Links.self, forKey: .links)
+        self.init(
+            identifier: try container.decodeIfPresent(ResourceIdentifier.self, forKey: .data),
+            hasLinkage: container.contains(.data),
+            meta: try container.decodeIfPresent(JSONValue.self, forKey: .meta),
+            links: try container.decodeIfPresent(Links.self, forKey: .links)
+        )
     }
 }
 
@@ -57,25 +78,43 @@ public struct ToMany<Target: Resource>: RelationshipProtocol, Hashable {
     public var identifiers: [ResourceIdentifier]
     /// Whether the relationship object had a `data` member.
     public var hasLinkage: Bool
+    /// `meta` and `links`, boxed as in ``ToOne``.
+    @usableFromInline var rare: RareRelationshipMembers?
+
     /// The relationship's `meta`.
-    public var meta: JSONValue?
+    public var meta: JSONValue? {
+        get { rare?.meta }
+        set { rare = RareRelationshipMembers.make(meta: newValue, links: links) }
+    }
+
     /// The relationship's `links`.
-    public var links: Links?
+    public var links: Links? {
+        get { rare?.links }
+        set { rare = RareRelationshipMembers.make(meta: meta, links: newValue) }
+    }
 
     /// Creates a to-many relationship.
     public init(identifiers: [ResourceIdentifier], meta: JSONValue? = nil, links: Links? = nil) {
-        self.identifiers = identifiers
-        self.hasLinkage = true
-        self.meta = meta
-        self.links = links
+        self.init(identifiers: identifiers, hasLinkage: true, meta: meta, links: links)
     }
 
-    @usableFromInline
+    @inlinable
     init(identifiers: [ResourceIdentifier], hasLinkage: Bool, meta: JSONValue?, links: Links?) {
         self.identifiers = identifiers
         self.hasLinkage = hasLinkage
-        self.meta = meta
-        self.links = links
+        self.rare = RareRelationshipMembers.make(meta: meta, links: links)
+    }
+
+    public static func == (left: ToMany, right: ToMany) -> Bool {
+        left.identifiers == right.identifiers && left.hasLinkage == right.hasLinkage
+            && RareRelationshipMembers.equal(left.rare, right.rare)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifiers)
+        hasher.combine(hasLinkage)
+        hasher.combine(meta)
+        hasher.combine(links)
     }
 
     /// A relationship to the resources of type `Target` with these ids.
@@ -85,10 +124,12 @@ public struct ToMany<Target: Resource>: RelationshipProtocol, Hashable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: RelationshipKeys.self)
-        hasLinkage = container.contains(.data)
-        identifiers = try container.decodeIfPresent([ResourceIdentifier].self, forKey: .data) ?? []
-        meta = try container.decodeIfPresent(JSONValue.self, forKey: .meta)
-        links = try container.decodeIfPresent(Links.self, forKey: .links)
+        self.init(
+            identifiers: try container.decodeIfPresent([ResourceIdentifier].self, forKey: .data) ?? [],
+            hasLinkage: container.contains(.data),
+            meta: try container.decodeIfPresent(JSONValue.self, forKey: .meta),
+            links: try container.decodeIfPresent(Links.self, forKey: .links)
+        )
     }
 }
 
@@ -98,4 +139,28 @@ public protocol RelationshipProtocol: Decodable, Sendable {}
 
 enum RelationshipKeys: String, CodingKey {
     case data, meta, links
+}
+
+/// A relationship's `meta` and `links`, which most relationships lack: boxed, so that a
+/// relationship is its linkage plus one reference, and copying one (every copy of a model copies
+/// its relationships) touches no enum payload. Immutable: a change makes a new box.
+@usableFromInline
+final class RareRelationshipMembers: Sendable {
+    let meta: JSONValue?
+    let links: Links?
+
+    private init(meta: JSONValue?, links: Links?) {
+        self.meta = meta
+        self.links = links
+    }
+
+    /// A box for the members, or `nil` when both are absent.
+    @usableFromInline
+    static func make(meta: JSONValue?, links: Links?) -> RareRelationshipMembers? {
+        meta == nil && links == nil ? nil : RareRelationshipMembers(meta: meta, links: links)
+    }
+
+    static func equal(_ left: RareRelationshipMembers?, _ right: RareRelationshipMembers?) -> Bool {
+        left === right || (left?.meta == right?.meta && left?.links == right?.links)
+    }
 }

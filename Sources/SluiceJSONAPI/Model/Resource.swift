@@ -75,19 +75,85 @@ public struct ResourceIdentifier: Hashable, Sendable, Codable, JSONEncodingFixed
     public var type: String
     /// The resource's `id`, if it has one.
     public var id: String?
+    /// `lid` and `meta`, which few identifiers have, boxed: an identifier is then two strings and
+    /// one reference (40 bytes, not 65), so that the copies and destroys of relationships, of
+    /// which a document holds several per resource, touch three fields instead of an enum's
+    /// payload and two more strings.
+    @usableFromInline var rare: RareIdentifierMembers?
+
     /// The resource's local identifier, if it has one.
-    public var lid: String?
+    public var lid: String? {
+        get { rare?.lid }
+        set { rare = RareIdentifierMembers.make(lid: newValue, meta: meta) }
+    }
+
     /// Non-standard information about the identifier.
-    public var meta: JSONValue?
+    public var meta: JSONValue? {
+        get { rare?.meta }
+        set { rare = RareIdentifierMembers.make(lid: lid, meta: newValue) }
+    }
 
     /// Creates an identifier.
+    @inlinable
     public init(type: String, id: String? = nil, lid: String? = nil, meta: JSONValue? = nil) {
         self.type = type
         self.id = id
-        self.lid = lid
-        self.meta = meta
+        self.rare = RareIdentifierMembers.make(lid: lid, meta: meta)
+    }
+
+    public static func == (left: ResourceIdentifier, right: ResourceIdentifier) -> Bool {
+        left.type == right.type && left.id == right.id
+            && (left.rare === right.rare || (left.lid == right.lid && left.meta == right.meta))
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(id)
+        hasher.combine(lid)
+        hasher.combine(meta)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type, id, lid, meta
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            type: try container.decode(String.self, forKey: .type),
+            id: try container.decodeIfPresent(String.self, forKey: .id),
+            lid: try container.decodeIfPresent(String.self, forKey: .lid),
+            meta: try container.decodeIfPresent(JSONValue.self, forKey: .meta)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        try container.encodeIfPresent(id, forKey: .id)
+        try container.encodeIfPresent(lid, forKey: .lid)
+        try container.encodeIfPresent(meta, forKey: .meta)
     }
 
     /// The identity used to find the resource in a document: by `id`, else by `lid`.
     public var identity: ResourceIdentity? { ResourceIdentity(type: type, id: id, lid: lid) }
+}
+
+/// An identifier's `lid` and `meta` (see ``ResourceIdentifier``). Immutable: a change makes a new
+/// box, so identifiers that share one stay values.
+@usableFromInline
+final class RareIdentifierMembers: Sendable {
+    let lid: String?
+    let meta: JSONValue?
+
+    private init(lid: String?, meta: JSONValue?) {
+        self.lid = lid
+        self.meta = meta
+    }
+
+    /// A box for the members, or `nil` when both are absent.
+    @usableFromInline
+    static func make(lid: String?, meta: JSONValue?) -> RareIdentifierMembers? {
+        lid == nil && meta == nil ? nil : RareIdentifierMembers(lid: lid, meta: meta)
+    }
 }
