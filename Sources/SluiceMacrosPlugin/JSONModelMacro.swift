@@ -73,9 +73,11 @@ struct Model {
         var name: String
         /// The JSON member it is read from.
         var member: String
-        /// Whether it is optional (read with `decodeIfPresent`, as Codable does). Its type is not
-        /// needed: the read infers it from the property, where the property declares it.
+        /// Whether it is optional (read with `decodeIfPresent`, as Codable does).
         var isOptional: Bool
+        /// The declared type, as written; `nil` when the property has none (its initial value
+        /// gives it).
+        var type: String? = nil
     }
 
     var isClass: Bool
@@ -224,7 +226,14 @@ struct Model {
                 return problem(node, "'\(name)' and '\(other)' are both read from the member \"\(member)\".")
             }
             seen[member] = name
-            properties.append(Property(name: name, member: member, isOptional: type.map(Self.isOptional) ?? false))
+            properties.append(
+                Property(
+                    name: name,
+                    member: member,
+                    isOptional: type.map(Self.isOptional) ?? false,
+                    type: type?.trimmedDescription
+                )
+            )
         }
         var written: [Property] = []
         if let codingKeys {
@@ -275,11 +284,21 @@ struct Model {
         lines.append(
             "    \(access)init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {"
         )
-        for (index, property) in properties.enumerated() {
+        // Every property is read before any is assigned, in one tuple assignment: assigned
+        // between throwing reads, the half-made model was copied whole (and the original
+        // released) to be returned. The tuple on the left gives each read its type.
+        if properties.count == 1, let property = properties.first {
             let read = property.isOptional ? "decodeIfPresent" : "decode"
-            lines.append(
-                "        self.\(Self.escaped(property.name)) = try jsonModelReader.\(read)(at: \(index))"
-            )
+            lines.append("        self.\(Self.escaped(property.name)) = try jsonModelReader.\(read)(at: 0)")
+        } else if !properties.isEmpty {
+            let targets = properties.map { "self.\(Self.escaped($0.name))" }.joined(separator: ", ")
+            lines.append("        (\(targets)) = (")
+            for (index, property) in properties.enumerated() {
+                let read = property.isOptional ? "decodeIfPresent" : "decode"
+                let separator = index == properties.count - 1 ? "" : ","
+                lines.append("            try jsonModelReader.\(read)(at: \(index))\(separator)")
+            }
+            lines.append("        )")
         }
         lines.append("        jsonModelReader.finish(self)")
         lines.append("    }")

@@ -59,8 +59,10 @@ struct MacroExpansionTests {
                     public static let jsonModelMembers = SluiceJSON.JSONModelMembers(["id", "text"])
 
                     public init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
-                        self.id = try jsonModelReader.decode(at: 0)
-                        self.text = try jsonModelReader.decodeIfPresent(at: 1)
+                        (self.id, self.text) = (
+                            try jsonModelReader.decode(at: 0),
+                            try jsonModelReader.decodeIfPresent(at: 1)
+                        )
                         jsonModelReader.finish(self)
                     }
                 }
@@ -111,8 +113,10 @@ struct MacroExpansionTests {
                     }
 
                     init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
-                        self.screenName = try jsonModelReader.decode(at: 0)
-                        self.followers = try jsonModelReader.decodeIfPresent(at: 1)
+                        (self.screenName, self.followers) = (
+                            try jsonModelReader.decode(at: 0),
+                            try jsonModelReader.decodeIfPresent(at: 1)
+                        )
                         jsonModelReader.finish(self)
                     }
                 }
@@ -171,9 +175,11 @@ struct MacroExpansionTests {
                     static let jsonModelMembers = SluiceJSON.JSONModelMembers(["userID", "a\\"b\\\\c", "zeta"])
 
                     init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
-                        self.userID = try jsonModelReader.decode(at: 0)
-                        self.quoted = try jsonModelReader.decode(at: 1)
-                        self.zeta = try jsonModelReader.decode(at: 2)
+                        (self.userID, self.quoted, self.zeta) = (
+                            try jsonModelReader.decode(at: 0),
+                            try jsonModelReader.decode(at: 1),
+                            try jsonModelReader.decode(at: 2)
+                        )
                         jsonModelReader.finish(self)
                     }
                 }

@@ -127,7 +127,8 @@ public final class JSONModelMembers: Sendable {
     }
 
     /// What ``index(of:mode:)`` answers for a member that stands for more than one property.
-    package static let ambiguousMember = -2
+    /// (Computed: a stored static is read through a once-guard on every use.)
+    package static var ambiguousMember: Int { -2 }
 
     private func strategyIndex(of name: UnsafeRawBufferPointer, mode: GeneratedKeyMode) -> Int {
         if ambiguous[Int(mode.rawValue)] { return Self.ambiguousMember }
@@ -304,14 +305,14 @@ public struct JSONModelReader: ~Copyable {
     /// more is read by the general path (same results, without the generated reader's speed).
     public static let maximumProperties = 64
 
-    private let value: JSONTape.Value
+    @usableFromInline let value: JSONTape.Value
     private let context: TapeDecodingContext
     package let members: JSONModelMembers
     /// For each property, where its member's value stands, counted in tokens from the object's
     /// start, or -1 when the object has none. Relative, because tape indices are absolute and
     /// keep growing over a long stream (past 2^31 tokens, some 15 GB of input), while an
     /// object's own extent fits 32 bits (an object that does not takes the general path).
-    private let slots: UnsafeMutablePointer<Int32>
+    @usableFromInline let slots: UnsafeMutablePointer<Int32>
     /// Where pending parent links stood when this object began (see `Decoder.linkToParent`).
     private let pendingMark: Int
     /// Whether this object is read by the general path: an option needs it, or a key repeats.
@@ -393,19 +394,26 @@ public struct JSONModelReader: ~Copyable {
     }
 
     /// Whether property `field` has a member filed.
+    @inlinable
     package func hasMember(_ field: Int) -> Bool { slots[field] >= 0 }
 
-    /// Files the value at tape index `valueIndex` under property `field`.
+    /// Files the value at tape index `valueIndex` under property `field`. (Inlinable: another
+    /// library's reader files every member of every object through it.)
+    @inlinable
     package mutating func file(_ field: Int, at valueIndex: Int) {
         guard let offset = Int32(exactly: valueIndex - value.index), offset > 0 else {
-            needsGeneralPath = true
+            needGeneralPath()
             return
         }
         slots[field] = offset
     }
 
     /// Sends the object to the general path (a member repeats, or a name is ambiguous).
-    package mutating func needGeneralPath() { needsGeneralPath = true }
+    @inlinable
+    package mutating func needGeneralPath() { setNeedsGeneralPath() }
+
+    @usableFromInline
+    mutating func setNeedsGeneralPath() { needsGeneralPath = true }
 
     /// The member value filed for property `field`, for another library's reader of a type it
     /// knows (JSON:API relationships); `nil` when there is none, or when converters or uniquing
@@ -747,6 +755,7 @@ public struct JSONModelReader: ~Copyable {
     @inline(__always)
     private func readScalarArray<S: Decodable>(from member: JSONTape.Value, field: Int) throws -> [S] {
         if context.hasTypeHooks { return try read([S].self, from: member, field: field) }
+        if let plain = plainScalarArray(member, as: S.self) { return plain }
         do {
             return try [S].read(
                 from: TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
@@ -755,6 +764,40 @@ public struct JSONModelReader: ~Copyable {
             abandon()
             throw error
         }
+    }
+
+    /// The array `member` read straight from the tape, when `S` is a scalar or an optional scalar
+    /// and every element reads without a fault; `nil` for the general path to read, which gives
+    /// the same value or the error. Why: the general path's array read is generic code that
+    /// works out the element type at run time and makes a decoder for the array, over a
+    /// thousand instructions for `["a", "b"]`; here the type is known where the call is
+    /// specialized, and the comparisons of `S` fold away.
+    @inline(__always)
+    private func plainScalarArray<S>(_ member: JSONTape.Value, as type: S.Type) -> [S]? {
+        guard member.kind == .arrayStart else { return nil }
+        let context = self.context
+        // The casts back to `[S]` are no-ops: each is reached only where `[E]` or `[E?]` is `[S]`.
+        func read<E>(_ scalar: TapeScalar, _ element: E.Type) -> [S]? {
+            let array = try? member.mapElementsSpecialized { element, _ throws(JSONError) -> E in
+                try TapeDecoder.readScalar(scalar, from: element, context: context, as: E.self)
+            }
+            return array.map { unsafeBitCast($0, to: [S].self) }
+        }
+        func readOptional<E>(_ scalar: TapeScalar, _ element: E.Type) -> [S]? {
+            let array = try? member.mapElementsSpecialized { element, _ throws(JSONError) -> E? in
+                element.isNull ? nil : try TapeDecoder.readScalar(scalar, from: element, context: context, as: E.self)
+            }
+            return array.map { unsafeBitCast($0, to: [S].self) }
+        }
+        if S.self == String.self { return read(.string, String.self) }
+        if S.self == Int.self { return read(.int, Int.self) }
+        if S.self == Double.self { return read(.double, Double.self) }
+        if S.self == Bool.self { return read(.bool, Bool.self) }
+        if S.self == String?.self { return readOptional(.string, String.self) }
+        if S.self == Int?.self { return readOptional(.int, Int.self) }
+        if S.self == Double?.self { return readOptional(.double, Double.self) }
+        if S.self == Bool?.self { return readOptional(.bool, Bool.self) }
+        return nil
     }
 
     @inline(__always)
@@ -791,13 +834,30 @@ public struct JSONModelReader: ~Copyable {
     }
 
     /// Ends the object: hands `model` to the values decoded inside it that asked for their parent.
+    ///
+    /// Inlinable, with the model touched only when a child waits: a call of a generic function
+    /// from the model's initializer copied the whole model (every string and relationship
+    /// retained, then released) to hand it over, for every object read.
+    @inlinable
     public func finish<T>(_ model: T) {
-        guard !needsGeneralPath, missingMemberError == nil else { return }
+        if endObject() { attachWaitingChildren(to: model) }
+    }
+
+    /// The part of ``finish(_:)`` that needs no model: closes the object's nesting, and tells
+    /// whether a child decoded inside it waits for it as its parent.
+    @usableFromInline
+    func endObject() -> Bool {
+        guard !needsGeneralPath, missingMemberError == nil else { return false }
         let state = context.state
         state.nesting -= 1
-        if state.pendingChildren.count > pendingMark {
-            state.attachChildren(since: pendingMark, to: model, depth: state.nesting + 1)
-        }
+        return state.pendingChildren.count > pendingMark
+    }
+
+    /// Hands `model` to the children waiting for it (after ``endObject()`` said some do).
+    @usableFromInline
+    func attachWaitingChildren<T>(to model: T) {
+        let state = context.state
+        state.attachChildren(since: pendingMark, to: model, depth: state.nesting + 1)
     }
 
     /// Undoes what `init` began, for an object whose reading failed.

@@ -999,6 +999,26 @@ extension JSONTape.Value {
     /// decoders' fast paths share.
     ///
     /// - Precondition: the value is an array.
+    /// `mapElements` for callers specialized for `E`: the array grows by `reserveCapacity` and
+    /// `append`, which a specialized caller compiles with `[E]`'s storage type known. (The
+    /// uninitialized-capacity initializer `mapElements` uses calls into the standard library,
+    /// which looks the storage type up at run time: some 800 instructions an array, more than
+    /// reading `[true, false, null]`.)
+    @inline(__always)
+    func mapElementsSpecialized<E>(_ transform: (JSONTape.Value, Int) throws -> E) rethrows -> [E] {
+        precondition(kind == .arrayStart, "mapElements needs an array")
+        let count = self.count
+        var elements: [E] = []
+        elements.reserveCapacity(count)
+        var cursor = index + 1
+        while elements.count < count {
+            let end = tape.endOfValue(at: cursor) ?? endIndex - 1
+            elements.append(try transform(JSONTape.Value(tape: tape, index: cursor, endIndex: end), elements.count))
+            cursor = end
+        }
+        return elements
+    }
+
     func mapElements<E>(_ transform: (JSONTape.Value, Int) throws -> E) rethrows -> [E] {
         precondition(kind == .arrayStart, "mapElements needs an array")
         let count = self.count

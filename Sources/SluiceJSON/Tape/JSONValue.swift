@@ -99,8 +99,14 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     /// Creates an object from members in order.
     public init(_ members: [(String, JSONValue)] = []) {
-        keys = members.map(\.0)
-        values = members.map(\.1)
+        keys = members.map { $0.0 }
+        values = members.map { $0.1 }
+    }
+
+    /// The object of `keys[i]: values[i]`, for readers that build the two arrays themselves.
+    init(keys: [String], values: [JSONValue]) {
+        self.keys = keys
+        self.values = values
     }
 
     /// The number of members.
@@ -162,10 +168,17 @@ extension JSONTape.Value {
             for element in try self.elements() { elements.append(try element.jsonValue()) }
             return .array(elements)
         case .objectStart:
-            var members: [(String, JSONValue)] = []
-            members.reserveCapacity(count)
-            for member in try self.members() { members.append((member.key, try member.value.jsonValue())) }
-            return .object(JSONObject(members))
+            // The object's two arrays built directly: through an array of pairs, each object cost
+            // a third allocation and two more passes.
+            var keys: [String] = []
+            var values: [JSONValue] = []
+            keys.reserveCapacity(count)
+            values.reserveCapacity(count)
+            for member in try self.members() {
+                keys.append(member.key)
+                values.append(try member.value.jsonValue())
+            }
+            return .object(JSONObject(keys: keys, values: values))
         case .key, .objectEnd, .arrayEnd:
             preconditionFailure("Internal inconsistency: a JSONTape.Value never starts at a key or an end")
         }
