@@ -172,6 +172,14 @@ let package = Package(
             exclude: ["Resources"],
             swiftSettings: strictSettings
         ),
+        // The models `sluice models` writes, checked in as it writes them (Generated/), compiled
+        // with the macro and decoding the samples they came from.
+        .testTarget(
+            name: "SluiceModelsTests",
+            dependencies: ["SluiceMacros", "SluiceJSONAPI"],
+            exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "SluiceCLITests",
             dependencies: [

@@ -25,7 +25,7 @@ struct Sluice: AsyncParsableCommand {
               sluice generate --articles 1000 | sluice flatten -
               sluice bench export.json
             """,
-        subcommands: [Import.self, Fetch.self, Validate.self, Flatten.self, Generate.self, Bench.self]
+        subcommands: [Import.self, Fetch.self, Validate.self, Flatten.self, Models.self, Generate.self, Bench.self]
     )
 
     /// Runs the command, with usage errors exiting 2 (argument parser's default is 64) so that

@@ -12,7 +12,7 @@ package import Foundation
 /// 30 February becoming 1 March).
 package enum JSONDateText {
     /// Whether an ISO 8601 date-time may, or must, have a fraction of a second.
-    enum FractionalSeconds {
+    package enum FractionalSeconds {
         case forbidden
         case optional
         case required
@@ -31,7 +31,7 @@ package enum JSONDateText {
     /// so `.123456` keeps its microseconds; digits after the 19th are checked but cannot change the result.
     /// A leap second (`:60`) is accepted only when the time is 23:59 in UTC, the only minute that can have
     /// one, and reads as the first second of the next minute, since a `Date` has no leap seconds.
-    static func iso8601(_ text: UnsafeRawBufferPointer, fractionalSeconds: FractionalSeconds) -> Date? {
+    package static func iso8601(_ text: UnsafeRawBufferPointer, fractionalSeconds: FractionalSeconds) -> Date? {
         var cursor = Cursor(text: text)
         guard let year = cursor.digits(4), cursor.skip(ASCII.minus),
             let month = cursor.digits(2), cursor.skip(ASCII.minus),
@@ -61,7 +61,7 @@ package enum JSONDateText {
     /// `Z` or a numeric `±HHMM`, and the day may have one digit, as emails and older servers write them.
     /// The weekday must be the true weekday of the date: it is redundant, so a weekday that disagrees means
     /// the text was corrupted or built by hand, and guessing which field is wrong would hide that.
-    static func rfc1123(_ text: UnsafeRawBufferPointer) -> Date? {
+    package static func rfc1123(_ text: UnsafeRawBufferPointer) -> Date? {
         var cursor = Cursor(text: text)
         guard let weekday = cursor.name(in: Names.shortWeekdays), cursor.skip(ASCII.comma), cursor.skip(ASCII.space),
             let day = cursor.oneOrTwoDigits(), cursor.skip(ASCII.space),
@@ -79,7 +79,7 @@ package enum JSONDateText {
     /// is the most recent past year with the same last two digits; "the future" is counted from
     /// `currentYear`, which is the current UTC year when nil (it is a parameter so tests can fix it).
     /// The zone is always `GMT` in this format. The weekday is checked against the date, as in `rfc1123`.
-    static func rfc850(_ text: UnsafeRawBufferPointer, currentYear: Int? = nil) -> Date? {
+    package static func rfc850(_ text: UnsafeRawBufferPointer, currentYear: Int? = nil) -> Date? {
         var cursor = Cursor(text: text)
         guard let weekday = cursor.name(in: Names.longWeekdays), cursor.skip(ASCII.comma), cursor.skip(ASCII.space),
             let day = cursor.oneOrTwoDigits(), cursor.skip(ASCII.minus),
@@ -97,7 +97,7 @@ package enum JSONDateText {
     ///
     /// The day is two characters wide, padded with a space or, as some writers do, a zero. The weekday is
     /// checked against the date, as in `rfc1123`.
-    static func asctime(_ text: UnsafeRawBufferPointer) -> Date? {
+    package static func asctime(_ text: UnsafeRawBufferPointer) -> Date? {
         var cursor = Cursor(text: text)
         guard let weekday = cursor.name(in: Names.shortWeekdays), cursor.skip(ASCII.space),
             let month = cursor.name(in: Names.months), cursor.skip(ASCII.space)

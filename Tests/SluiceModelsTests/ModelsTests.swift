@@ -1,0 +1,186 @@
+import Foundation
+import SluiceJSON
+import Testing
+
+@testable import SluiceJSONAPI
+
+/// The models `sluice models` writes: the files in Generated/ are its output for the samples
+/// (checked here byte for byte), compiled with `@JSONModel` in this target, and they decode the
+/// samples they came from.
+@Suite("Models written from samples")
+struct ModelsTests {
+    static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let blog = here.appendingPathComponent("Fixtures/blog.json").path
+    static let corpora =
+        ProcessInfo.processInfo.environment["SLUICE_CORPORA"]
+        ?? here.appendingPathComponent("../../../shared/corpora").standardized.path
+
+    static func written(from path: String, rootName: String?) throws -> GeneratedModels {
+        let sampler = ModelSampler()
+        try sampler.read(try FileChunkReader(path: path))
+        return sampler.models(rootName: rootName)
+    }
+
+    @Test(
+        "the checked-in models are what the generator writes for their samples",
+        arguments: [
+            ("blog", "BlogModels.swift"), ("twitter", "TwitterModels.swift"),
+            ("citm_catalog", "CitmCatalogModels.swift"), ("canada", "CanadaModels.swift"),
+        ]
+    )
+    func checkedInAsWritten(sample: String, file: String) throws {
+        let path = sample == "blog" ? Self.blog : "\(Self.corpora)/\(sample).json"
+        let written = try Self.written(from: path, rootName: sample)
+        let checkedIn = try String(contentsOf: Self.here.appendingPathComponent("Generated/\(file)"), encoding: .utf8)
+        #expect(written.source == checkedIn)
+    }
+
+    @Test("a JSON:API sample: kebab keys, two date formats, keywords, nested objects, polymorphic and optional links")
+    func jsonAPISampleDecodes() throws {
+        let models = try Self.written(from: Self.blog, rootName: nil)
+        guard case .convertFromKebabCase = models.keyStrategy else {
+            Issue.record("the kebab-case keys were not detected")
+            return
+        }
+        #expect(
+            models.usage == [
+                "let decoder = JSONAPIDecoder(registry: [BlogPost.self, Author.self, Tag.self])",
+                "decoder.keyDecodingStrategy = .convertFromKebabCase",
+                "decoder.dateDecodingStrategy = .anyOf([.iso8601, .rfc1123])",
+                "let document = try decoder.decode([Linked<BlogPost>].self, from: data)",
+            ]
+        )
+        #expect(
+            models.files.map(\.name) == [
+                "BlogPost.swift", "Author.swift", "Tag.swift", "Stats.swift", "FirstShare.swift",
+            ]
+        )
+
+        // As the usage says.
+        let decoder = JSONAPIDecoder(registry: [BlogPost.self, Author.self, Tag.self])
+        decoder.keyDecodingStrategy = .convertFromKebabCase
+        decoder.dateDecodingStrategy = .anyOf([.iso8601, .rfc1123])
+        let document = try decoder.decode(
+            [Linked<BlogPost>].self,
+            from: try Data(contentsOf: URL(fileURLWithPath: Self.blog))
+        )
+        let posts = document.data.map(\.model)
+        #expect(posts.map { $0.id } == ["1", "2"])
+        #expect(posts.map { $0.`default` } == [true, false])
+        #expect(posts.map { $0.`class` } == ["news", "tech"])
+        #expect(posts.map { $0._2faEnabled } == [false, true])
+        #expect(posts.map { $0.bigNumber } == [5_000_000_000, 1])
+        #expect(posts.map { $0.rating } == [4, 4.5])
+        #expect(document.data[0].author?.name == "Ada")
+        #expect(posts[0].publishedAt == Date(timeIntervalSince1970: 1_709_209_800))
+        #expect(posts[0].canonicalUrl == URL(string: "https://example.com/posts/1"))
+        #expect(posts[0].stats.firstShare?.network == "mastodon")
+        #expect(posts[1].stats.firstShare == nil)
+        #expect(posts[0].extra == JSONValue.string("x"))
+        #expect(posts[1].extra == JSONValue.number("3"))
+        #expect(posts.map { $0.author.identifier?.id } == ["9", "10"])
+        #expect(posts.map { $0.subject.identifier?.type } == ["authors", "blog-posts"])
+        #expect(posts[0].topics.identifiers.map { $0.id } == ["t1", "t2"])
+        #expect(posts[1].editor == nil)
+        let authors = document.included.compactMap { $0.as(Author.self) }
+        #expect(authors.map { $0.name } == ["Ada", "Grace"])
+        #expect(authors.map { $0.bio } == [nil, "Admiral"])
+        #expect(authors[0].joined == Date(timeIntervalSince1970: 784_111_777))
+
+        // Every attribute the flattened document holds reads the same through the models.
+        var lines: [JSONObject] = []
+        try JSONAPIFlattener().flatten(try FileChunkReader(path: Self.blog)) { line in
+            let tape = try JSONParser.parse(line)
+            if case .object(let object) = try tape.value(at: tape.startIndex).jsonValue() { lines.append(object) }
+        }
+        #expect(lines.count == 4)
+        for (post, line) in zip(posts, lines) {
+            guard case .object(let attributes)? = line["attributes"] else {
+                Issue.record("no attributes in \(line)")
+                continue
+            }
+            #expect(attributes["title"] == JSONValue.string(post.title))
+            #expect(attributes["view-count"] == JSONValue.number(String(post.viewCount)))
+            #expect(attributes["labels"] == JSONValue.array(post.labels.map { JSONValue.string($0) }))
+        }
+    }
+
+    @Test("models written for the corpora decode them")
+    func corporaDecode() throws {
+        let twitter = try Data(contentsOf: URL(fileURLWithPath: "\(Self.corpora)/twitter.json"))
+        let snake = StreamingJSONDecoder()
+        snake.keyDecodingStrategy = .convertFromSnakeCase
+        let timeline = try snake.decode(Twitter.self, from: twitter)
+        #expect(timeline.statuses.count == 100)
+        #expect(timeline.statuses.allSatisfy { !$0.idStr.isEmpty })
+        #expect(timeline.statuses[0].user.profileImageUrl.scheme == "http")
+
+        let citm = try snake.decode(
+            CitmCatalog.self,
+            from: try Data(contentsOf: URL(fileURLWithPath: "\(Self.corpora)/citm_catalog.json"))
+        )
+        #expect(citm.events.count == 184)
+        #expect(citm.performances.count == 243)
+        #expect(citm.topicSubTopics.values.allSatisfy { !$0.isEmpty })
+
+        let canada = try StreamingJSONDecoder().decode(
+            Canada.self,
+            from: try Data(contentsOf: URL(fileURLWithPath: "\(Self.corpora)/canada.json"))
+        )
+        #expect(canada.features.count == 1)
+        #expect(canada.features[0].geometry.coordinates.count == 480)
+    }
+
+    @Test("--sample: at most so many resources per type are counted, the rest still read")
+    func sampleLimit() throws {
+        let sampler = ModelSampler()
+        sampler.maximumPerType = 1
+        try sampler.read(try FileChunkReader(path: Self.blog))
+        let source = sampler.models().source
+        #expect(source.contains("2 resource types, 2 resources read"))
+        #expect(source.contains("    /// Present in 1 of 1.\n    var title: String"))
+        // One post had no editor: with only the first read, the relationship is always there.
+        #expect(source.contains("    var editor: ToOne<AnyResource>?"))
+        #expect(source.contains("    var bio: String?") == false)
+    }
+
+    @Test("plain JSON: a root array's elements, numeric keys as maps, mixed values as JSONValue")
+    func plainJSON() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plain-\(UUID()).json").path
+        let json =
+            #"[{"id": 1, "scores": {"2023": 4, "2024": 5}, "tag": "a", "seen": "2024-01-01T00:00:00Z"},"#
+            + #" {"id": 2, "scores": {}, "tag": 7, "seen": "2024-01-02T00:00:00Z", "note": null}]"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let models = try Self.written(from: path, rootName: "visits")
+        #expect(models.usage.last == "let value = try decoder.decode([Visit].self, from: data)")
+        #expect(models.source.contains("struct Visit: Codable {"))
+        #expect(models.source.contains("    var scores: [String: Int]"))
+        #expect(models.source.contains("    var tag: JSONValue"))
+        #expect(models.source.contains("    var seen: Date"))
+        #expect(
+            models.source.contains(
+                "    /// Present in 1 of 2, always null: its type is unknown.\n    var note: JSONValue?"
+            )
+        )
+    }
+
+    @Test("names: words in camel case, singular types, keywords escaped, others made identifiers")
+    func names() {
+        #expect(SwiftModelWriter.typeName("blog-posts", singular: true) == "BlogPost")
+        #expect(SwiftModelWriter.typeName("people", singular: true) == "Person")
+        #expect(SwiftModelWriter.typeName("categories", singular: true) == "Category")
+        #expect(SwiftModelWriter.typeName("statuses", singular: true) == "Status")
+        #expect(SwiftModelWriter.typeName("2fa-codes", singular: true) == "T2faCode")
+    }
+
+    @Test("a sample that is not JSON is refused with its position")
+    func badSample() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-sample-\(UUID()).json").path
+        try Data(#"{"data": [{"type": "a", "id": "1",}]}"#.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = try #require(throws: JSONError.self) { try ModelSampler().read(try FileChunkReader(path: path)) }
+        #expect(error.position.column == 35)
+        #expect(error.message.contains("Trailing comma"))
+    }
+}
