@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SluiceHTTP
 import SluiceJSON
 import SluiceJSONAPI
 
@@ -33,11 +34,12 @@ struct Models: AsyncParsableCommand {
             Examples:
               sluice models response.json > Models.swift
               sluice models --sample 1000 export.json page2.json --output Sources/API/Models
+              sluice models "https://example.com/api/articles?include=author" > Models.swift
               curl -s https://example.com/api/articles | sluice models -
             """
     )
 
-    @Argument(help: "The samples to read. Give - to read standard input.")
+    @Argument(help: "The samples to read: files, http or https URLs of JSON:API documents, or - for standard input.")
     var files: [String]
 
     @Option(help: "Read at most this many resources per type (or elements of a root array) from each sample.")
@@ -58,6 +60,10 @@ struct Models: AsyncParsableCommand {
         sampler.maximumPerType = sample
         var report = FaultReport()
         for path in files {
+            if HTTPSource.isURL(path) {
+                try await read(url: path, into: sampler)
+                continue
+            }
             do {
                 try sampler.read(try FileChunkReader(path: path))
             } catch {
@@ -87,6 +93,29 @@ struct Models: AsyncParsableCommand {
             "Wrote \(models.files.count) files to \(output). Decode with:\n"
                 + models.usage.map { "    " + $0 + "\n" }.joined()
         )
+    }
+
+    /// The resources of the JSON:API document at `url` (one page), as a sample.
+    private func read(url: String, into sampler: ModelSampler) async throws {
+        let source = try HTTPSource(
+            url: url,
+            include: nil,
+            headers: [],
+            timeout: 30,
+            readTimeout: 60,
+            maxBodyBytes: nil
+        )
+        try await source.using { source in
+            var resources = source.client.resources(at: source.start, maximumPages: 1).makeAsyncIterator()
+            do {
+                while let streamed = try await resources.next() {
+                    if let raw = streamed.resource.raw { sampler.add(raw) }
+                }
+            } catch {
+                throw ExitCode(source.report(error))
+            }
+        }
+        sampler.finishSample()
     }
 
     /// A root type name from a sample's file name: `twitter.json` gives `Twitter`.

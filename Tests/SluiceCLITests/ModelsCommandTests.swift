@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTestServer
 import Testing
 
 /// `sluice models` from the command line: standard output, a file per type, standard input, and
@@ -40,6 +41,20 @@ struct ModelsCommandTests {
         #expect(person.hasPrefix("import Foundation\nimport SluiceJSONAPI\nimport SluiceMacros\n\n@JSONModel\n"))
         #expect(person.contains("    var firstName: String"))
         #expect(run.standardOutput.contains("Wrote 2 files to \(directory.path). Decode with:"))
+    }
+
+    @Test("a URL: the resources of its first page, over real HTTP on loopback")
+    func url() async throws {
+        try await JSONAPITestServer.with(chunkSize: 97) { server in
+            let url = server.url("/page/articles?page%5Bsize%5D=10&include=author").absoluteString
+            let run = try await FetchCommandTests.run(["models", url])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardOutput.contains("from 1 sample: 2 resource types"))
+            #expect(run.standardOutput.contains("struct Article: Resource, Codable {"))
+            #expect(run.standardOutput.contains("    var author: ToOne<Person>"))
+            #expect(run.standardOutput.contains("    var words: Int"))
+            #expect(server.log.requests.count == 1)
+        }
     }
 
     @Test(
