@@ -25,7 +25,8 @@ struct Models: AsyncParsableCommand {
             decoder, its registry and its strategies.
 
             Samples are read as streams, one resource at a time, keeping only counts per type and \
-            member, so a sample of any size is read in little memory. Several samples add up.
+            member, so a sample of any size is read in little memory; a JSON:API document's resources \
+            are decoded on --jobs threads, with the same models for any number. Several samples add up.
 
             Faults are printed as FILE:LINE:COLUMN: [POINTER: ]message, as sluice validate prints them; \
             the exit code is 0 on success, 1 when a sample is not JSON or passes a limit, and 2 when a \
@@ -51,6 +52,8 @@ struct Models: AsyncParsableCommand {
     @Option(help: "The type name of a plain JSON root. Default: from the first sample's file name.")
     var name: String?
 
+    @OptionGroup var jobs: JobsOption
+
     func validate() throws {
         if let sample, sample < 1 { throw ValidationError("--sample must be at least 1.") }
     }
@@ -65,7 +68,7 @@ struct Models: AsyncParsableCommand {
                 continue
             }
             do {
-                try sampler.read(try FileChunkReader(path: path))
+                try sampler.read(fileAt: path, parallelism: jobs.parallelism)
             } catch {
                 try report.add(error, in: Input.displayName(of: path))
             }

@@ -131,6 +131,30 @@ struct ModelsTests {
         #expect(canada.features[0].geometry.coordinates.count == 480)
     }
 
+    @Test("on several threads, the same models as on one", arguments: [false, true])
+    func parallel(includedFirst: Bool) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parallel-\(UUID()).json").path
+        var bytes: [UInt8] = []
+        SampleDocumentGenerator(articles: 3_000, includedFirst: includedFirst, seed: 3).write {
+            bytes.append(contentsOf: $0)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var sources: [String] = []
+        for threads in [1, 2, 3] {
+            let sampler = ModelSampler()
+            try sampler.read(fileAt: path, parallelism: .workers(threads))
+            sources.append(sampler.models().source)
+        }
+        #expect(sources[0].contains("3 resource types"))
+        #expect(sources[1] == sources[0])
+        #expect(sources[2] == sources[0])
+        // And on one thread through the stream reader, which plain JSON takes.
+        let streamed = ModelSampler()
+        try streamed.read(try FileChunkReader(path: path))
+        #expect(streamed.models().source == sources[0])
+    }
+
     @Test("--sample: at most so many resources per type are counted, the rest still read")
     func sampleLimit() throws {
         let sampler = ModelSampler()

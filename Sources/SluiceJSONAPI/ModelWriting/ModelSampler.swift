@@ -67,6 +67,31 @@ public final class ModelSampler {
         samples += 1
     }
 
+    /// Reads the file at `path` (`-`: standard input) to its end. A JSON:API document's resources
+    /// are decoded on `parallelism` threads, the parallel path of `JSONAPIDecoder`; what is
+    /// learned is the same for any number. Anything else (plain JSON, a document whose resources
+    /// lack a `type`, a fault, standard input) is read on this thread by ``read(_:)``, which
+    /// reports the fault.
+    public func read(fileAt path: String, parallelism: Parallelism) throws {
+        if path != "-" && parallelism.threadCount > 1 {
+            let attempt = ModelSampler()
+            attempt.maximumPerType = maximumPerType
+            attempt.limits = limits
+            let decoder = JSONAPIDecoder()
+            decoder.parallelism = parallelism
+            decoder.limits = limits
+            let summary = try? decoder.forEachResource(in: try FileChunkReader(path: path)) { streamed in
+                if let raw = streamed.resource.raw { attempt.add(raw) }
+            }
+            if let summary, summary.primaryCount + summary.includedCount > 0, !attempt.resources.isEmpty {
+                for resource in attempt.resources { resourceShape(resource.type).absorb(resource) }
+                samples += 1
+                return
+            }
+        }
+        try read(try FileChunkReader(path: path))
+    }
+
     /// Adds one resource decoded elsewhere (a page of `JSONAPIClient`'s, say) as a sample of its
     /// type: counted as ``read(_:)`` counts the resources of a document.
     public func add(_ resource: RawResource) {

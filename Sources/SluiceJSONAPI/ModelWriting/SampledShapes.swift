@@ -249,6 +249,15 @@ final class RelationshipShape {
         }
     }
 
+    /// Adds the counts of `other`, the same relationship in another sample.
+    func absorb(_ other: RelationshipShape) {
+        count += other.count
+        empty += other.empty
+        toOne += other.toOne
+        toMany += other.toMany
+        for target in other.targets where !targets.contains(target) && targets.count < 64 { targets.append(target) }
+    }
+
     private func note(_ identifier: JSONObject) {
         guard case .string(let type)? = identifier["type"], !targets.contains(type), targets.count < 64 else { return }
         targets.append(type)
@@ -268,6 +277,23 @@ final class ResourceShape {
 
     init(type: String) {
         self.type = type
+    }
+
+    /// Adds the counts of `other`, the same type in another sample.
+    func absorb(_ other: ResourceShape) {
+        count += other.count
+        withID += other.withID
+        attributes.absorb(other.attributes)
+        for relationship in other.relationships {
+            if let position = positions[relationship.name] {
+                relationships[position].shape.absorb(relationship.shape)
+            } else if relationships.count < ObjectShape.maximumMembers {
+                positions[relationship.name] = relationships.count
+                let shape = RelationshipShape()
+                shape.absorb(relationship.shape)
+                relationships.append((relationship.name, shape))
+            }
+        }
     }
 
     /// Adds a resource object.
