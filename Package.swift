@@ -180,6 +180,13 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
+        // The same for the documents `sluice generate` writes, in a module of their own: their
+        // `Metadata` would meet twitter.json's.
+        .testTarget(
+            name: "SluiceGeneratedModelsTests",
+            dependencies: ["SluiceMacros", "SluiceJSONAPI"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "SluiceCLITests",
             dependencies: [
