@@ -16,6 +16,8 @@ import PostgresNIO
 /// - `sslmode` (also `PGSSLMODE`): `disable`; `prefer` (the default: TLS when the server offers it,
 ///   without checking its certificate); `require` (TLS, certificate not checked); `verify-ca` (TLS,
 ///   certificate checked against the system's trust roots); `verify-full` (the host name too).
+/// - `connect_timeout` (also `PGCONNECT_TIMEOUT`): seconds to wait for the connection; 30 when
+///   absent.
 public struct PostgresTarget: Sendable, CustomStringConvertible {
     /// How the connection uses TLS (`sslmode`).
     public enum TLSMode: String, Sendable {
@@ -43,6 +45,9 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
     public var database: String
     /// How the connection uses TLS.
     public var tls: TLSMode
+    /// How long to wait for the connection (`connect_timeout`). Default: 30 seconds, since a
+    /// loaded server or a busy machine can take longer than a few seconds to accept.
+    public var connectTimeout: Duration = .seconds(30)
 
     /// A URL that cannot be read as a PostgreSQL target.
     public struct InvalidURL: Error, CustomStringConvertible, Sendable {
@@ -67,6 +72,15 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
         password = components.percentEncodedPassword.flatMap { $0.removingPercentEncoding } ?? environment["PGPASSWORD"]
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         database = path.isEmpty ? username : path
+        let timeout =
+            components.queryItems?.first(where: { $0.name == "connect_timeout" })?.value
+            ?? environment["PGCONNECT_TIMEOUT"]
+        if let timeout {
+            guard let seconds = Int(timeout), seconds > 0 else {
+                throw InvalidURL(reason: "connect_timeout must be a whole number of seconds above 0, not \(timeout)")
+            }
+            connectTimeout = .seconds(seconds)
+        }
         let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? environment["PGSSLMODE"]
         switch mode {
         case nil, "prefer", "allow": tls = .prefer
@@ -112,7 +126,7 @@ public struct PostgresTarget: Sendable, CustomStringConvertible {
             database: database,
             tls: tlsSetting
         )
-        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.connectTimeout = .init(connectTimeout)
         return configuration
     }
 }
