@@ -124,11 +124,13 @@ struct ConcurrentPostgresImportTests {
         let victim = try Self.start(documents[2], into: concurrent)
         kill(victim.processIdentifier, SIGSTOP)
         // Run it in slices until it has committed a few batches and stands between two (no
-        // transaction open): stopped there, it holds nothing another import could wait for.
+        // transaction open): stopped there, it holds nothing another import could wait for. Short
+        // slices: a fast import commits several batches in a long one, and can finish before a
+        // slice happens to end between two.
         let watcher = try await PostgresImporter.connect(to: try PostgresTarget(url: concurrent))
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline, victim.isRunning {
-            ImportCommandTests.runSlice(of: victim)
+            ImportCommandTests.runSlice(of: victim, microseconds: 4_000)
             let committed = try? await watcher.rows(
                 "SELECT COALESCE(MAX(resources), 0) FROM documents WHERE source LIKE '%/b.json'"
             )

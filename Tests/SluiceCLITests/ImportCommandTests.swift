@@ -418,9 +418,9 @@ struct ImportCommandTests {
     /// what it committed while it stands still. However loaded the machine, the look then sees
     /// the import mid-way: when it ran freely, a look that came through late (the suite's other
     /// tests share the threads and cores) once found the import finished.
-    static func runSlice(of process: Process) {
+    static func runSlice(of process: Process, microseconds: UInt32 = 20_000) {
         kill(process.processIdentifier, SIGCONT)
-        usleep(20_000)
+        usleep(microseconds)
         kill(process.processIdentifier, SIGSTOP)
     }
 
