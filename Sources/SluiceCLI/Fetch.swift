@@ -51,10 +51,10 @@ struct Fetch: AsyncParsableCommand {
     var headers: [String] = []
 
     @Option(help: "Seconds to wait for a response head.")
-    var timeout: Double = 30
+    var timeout = HTTPSource.defaultTimeout
 
     @Option(help: "Seconds of silence in a body after which it fails.")
-    var readTimeout: Double = 60
+    var readTimeout = HTTPSource.defaultReadTimeout
 
     @Option(help: "The largest body read, in bytes (per page).")
     var maxBodyBytes: Int = 256 * 1024 * 1024
@@ -132,6 +132,11 @@ struct HTTPSource {
         }
     }
 
+    /// Seconds to wait for a connection and a response head, and for each part of a body: what
+    /// `fetch --timeout` and `--read-timeout` default to, and what `import` and `models` use.
+    static let defaultTimeout: Double = 30
+    static let defaultReadTimeout: Double = 60
+
     static func isURL(_ text: String) -> Bool {
         let lower = text.lowercased()
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
@@ -140,10 +145,10 @@ struct HTTPSource {
     init(
         url text: String,
         include: String?,
-        headers: [String],
-        timeout: Double,
-        readTimeout: Double,
-        maxBodyBytes: Int?
+        headers: [String] = [],
+        timeout: Double = defaultTimeout,
+        readTimeout: Double = defaultReadTimeout,
+        maxBodyBytes: Int? = nil
     ) throws {
         guard var components = URLComponents(string: text), let base = components.url else {
             throw ValidationError("The URL is not valid.")

@@ -266,14 +266,7 @@ extension Import {
     /// is followed. One page is in flight at a time, so memory stays that of one import.
     func importURL() async throws {
         try HTTPSource.checkHeaders(headers)
-        let source = try HTTPSource(
-            url: file,
-            include: nil,
-            headers: headers,
-            timeout: 30,
-            readTimeout: 60,
-            maxBodyBytes: nil
-        )
+        let source = try HTTPSource(url: file, include: nil, headers: headers)
         try await source.using { source in
             try await withTarget { target in try await importPages(from: source, into: target) }
         }

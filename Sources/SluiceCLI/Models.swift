@@ -100,14 +100,7 @@ struct Models: AsyncParsableCommand {
 
     /// The resources of the JSON:API document at `url` (one page), as a sample.
     private func read(url: String, into sampler: ModelSampler) async throws {
-        let source = try HTTPSource(
-            url: url,
-            include: nil,
-            headers: [],
-            timeout: 30,
-            readTimeout: 60,
-            maxBodyBytes: nil
-        )
+        let source = try HTTPSource(url: url, include: nil)
         try await source.using { source in
             var resources = source.client.resources(at: source.start, maximumPages: 1).makeAsyncIterator()
             do {

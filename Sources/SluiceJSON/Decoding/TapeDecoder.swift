@@ -994,12 +994,7 @@ extension TapeDecoder {
 }
 
 extension JSONTape.Value {
-    /// The elements of this array, each turned into an `E` by `transform` (given the element and
-    /// its index), in an array built in place: the one walk over an array's tokens that the
-    /// decoders' fast paths share.
-    ///
-    /// - Precondition: the value is an array.
-    /// `mapElements` for callers specialized for `E`: the array grows by `reserveCapacity` and
+    /// ``mapElements(_:)`` for callers specialized for `E`: the array grows by `reserveCapacity` and
     /// `append`, which a specialized caller compiles with `[E]`'s storage type known. (The
     /// uninitialized-capacity initializer `mapElements` uses calls into the standard library,
     /// which looks the storage type up at run time: some 800 instructions an array, more than
@@ -1019,6 +1014,11 @@ extension JSONTape.Value {
         return elements
     }
 
+    /// The elements of this array, each turned into an `E` by `transform` (given the element and
+    /// its index), in an array built in place: the walk over an array's tokens that the decoders'
+    /// generic fast paths share, where `[E]`'s metadata is looked up once per array.
+    ///
+    /// - Precondition: the value is an array.
     func mapElements<E>(_ transform: (JSONTape.Value, Int) throws -> E) rethrows -> [E] {
         precondition(kind == .arrayStart, "mapElements needs an array")
         let count = self.count

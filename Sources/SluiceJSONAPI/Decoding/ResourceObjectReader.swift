@@ -32,9 +32,9 @@ final class ResourceObjectReader {
     private var encodedSizeHint = 256
     /// Reused for every resource a model decodes (see `ResourceFields`).
     private let fields = ResourceFields()
-    /// Per registered type, the member names its last resource had (see `FieldOrder`); made
-    /// when the type's first resource is read.
-    private var fieldOrders: [FieldOrder?] = []
+    /// Per registered type, the member names its last resource had (see `FieldOrder`); made when
+    /// the type's first resource is read, so that a decode pays only for the types it meets.
+    private var fieldOrders: [FieldOrder?]
 
     init(
         registry: ResourceRegistry,
@@ -44,6 +44,7 @@ final class ResourceObjectReader {
         rawEncoding: RawResourceEncoding?
     ) {
         self.registry = registry
+        fieldOrders = Array(repeating: nil, count: registry.count)
         self.context = TapeDecodingContext(options: options)
         self.specContext = context.withDefaultKeys
         self.rejectsUnknownTypes = rejectsUnknownTypes
@@ -279,10 +280,9 @@ final class ResourceObjectReader {
         return reader
     }
 
-    /// The member order of the registered type at `index`, made on first use.
+    /// The member order of the registered type at `index`.
     private func fieldOrder(forType index: Int) -> FieldOrder {
-        if index < fieldOrders.count, let order = fieldOrders[index] { return order }
-        if fieldOrders.count <= index { fieldOrders += Array(repeating: nil, count: index + 1 - fieldOrders.count) }
+        if let order = fieldOrders[index] { return order }
         let order = FieldOrder()
         fieldOrders[index] = order
         return order

@@ -152,7 +152,6 @@ final class ResourceFields {
     }
 }
 
-/// The members a resource object may have.
 /// The members of a resource object, and `data`: the validator's lists of what a resource
 /// object, an identifier and a relationship object may hold are made from their names, and a test
 /// checks `init(name:)` against them. No `String` raw values: comparing cases would then compare

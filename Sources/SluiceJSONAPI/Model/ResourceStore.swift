@@ -242,42 +242,12 @@ private struct TypeResources {
         for index in hashes.indices { place(index, hash: hashes[index]) }
     }
 
-    /// A hash of the key's UTF-8 bytes, eight at a time. Not Swift's `Hasher`: that is seeded per
-    /// process (fine) but runs SipHash over a normalized form of the String, which costs several
-    /// times more for the short ids that documents are made of. Collisions cost a comparison, not
-    /// correctness, and the table is private to one store.
+    /// A hash of the key's UTF-8 bytes (see `ByteHash`), seeded apart for ids and lids.
     private static func hash(_ key: String, isLocal: Bool) -> UInt64 {
         var key = key
-        return key.withUTF8 { bytes -> UInt64 in
-            var hash: UInt64 = isLocal ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D
-            var offset = 0
-            let count = bytes.count
-            while offset + 8 <= count {
-                hash = Self.mix(
-                    hash ^ UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                )
-                offset += 8
-            }
-            if offset < count {
-                var tail: UInt64 = 0
-                var shift: UInt64 = 0
-                while offset < count {
-                    tail |= UInt64(bytes[offset]) << shift
-                    shift += 8
-                    offset += 1
-                }
-                hash = Self.mix(hash ^ tail)
-            }
-            return Self.mix(hash ^ UInt64(count))
+        return key.withUTF8 { bytes in
+            ByteHash.hash(UnsafeRawBufferPointer(bytes), seed: isLocal ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D)
         }
-    }
-
-    @inline(__always)
-    private static func mix(_ value: UInt64) -> UInt64 {
-        var value = value &* 0xBF58_476D_1CE4_E5B9
-        value ^= value >> 31
-        value = value &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 29)
     }
 }
 

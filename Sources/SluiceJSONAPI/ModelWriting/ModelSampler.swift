@@ -95,29 +95,8 @@ public final class ModelSampler {
     /// Adds one resource decoded elsewhere (a page of `JSONAPIClient`'s, say) as a sample of its
     /// type: counted as ``read(_:)`` counts the resources of a document.
     public func add(_ resource: RawResource) {
-        var object: [(String, JSONValue)] = [("type", .string(resource.type))]
-        if let id = resource.id { object.append(("id", .string(id))) }
-        object.append(("attributes", .object(resource.attributes)))
-        var relationships: [(String, JSONValue)] = []
-        for (name, relationship) in zip(resource.relationshipNames, resource.relationshipValues) {
-            func identifier(_ identifier: ResourceIdentifier) -> JSONValue {
-                .object(
-                    JSONObject([
-                        ("type", .string(identifier.type)), ("id", identifier.id.map(JSONValue.string) ?? .null),
-                    ])
-                )
-            }
-            switch relationship.data {
-            case nil: relationships.append((name, .object(JSONObject())))
-            case .null?: relationships.append((name, .object(JSONObject([("data", .null)]))))
-            case .one(let target)?: relationships.append((name, .object(JSONObject([("data", identifier(target))]))))
-            case .many(let targets)?:
-                relationships.append((name, .object(JSONObject([("data", .array(targets.map(identifier)))]))))
-            }
-        }
-        object.append(("relationships", .object(JSONObject(relationships))))
         let shape = resourceShape(resource.type)
-        if counts(shape.count) { shape.observe(JSONObject(object)) }
+        if counts(shape.count) { shape.observe(resource) }
     }
 
     /// Counts a sample read through ``add(_:)``.

@@ -117,7 +117,8 @@ final class ValueShape {
         }
         if allURLs {
             // Absolute: a scheme and an authority (`https://host/...`), as links are written.
-            allURLs = text.contains("://") && URL(string: text)?.scheme != nil && URL(string: text)?.host != nil
+            let url = text.contains("://") ? URL(string: text) : nil
+            allURLs = url?.scheme != nil && url?.host != nil
         }
     }
 
@@ -249,18 +250,40 @@ final class RelationshipShape {
         }
     }
 
+    /// Adds a relationship a decoder has read (`ModelSampler.add(_:)`), counted as the same
+    /// relationship object read from a document is.
+    func observe(_ relationship: RawRelationship) {
+        count += 1
+        switch relationship.data {
+        case nil:
+            empty += 1
+        case .null?:
+            empty += 1
+            toOne += 1
+        case .one(let identifier)?:
+            toOne += 1
+            note(type: identifier.type)
+        case .many(let identifiers)?:
+            toMany += 1
+            for identifier in identifiers { note(type: identifier.type) }
+        }
+    }
+
     /// Adds the counts of `other`, the same relationship in another sample.
     func absorb(_ other: RelationshipShape) {
         count += other.count
         empty += other.empty
         toOne += other.toOne
         toMany += other.toMany
-        for target in other.targets where !targets.contains(target) && targets.count < 64 { targets.append(target) }
+        for target in other.targets { note(type: target) }
     }
 
     private func note(_ identifier: JSONObject) {
-        guard case .string(let type)? = identifier["type"], !targets.contains(type), targets.count < 64 else { return }
-        targets.append(type)
+        if case .string(let type)? = identifier["type"] { note(type: type) }
+    }
+
+    private func note(type: String) {
+        if !targets.contains(type) && targets.count < 64 { targets.append(type) }
     }
 }
 
@@ -285,33 +308,37 @@ final class ResourceShape {
         withID += other.withID
         attributes.absorb(other.attributes)
         for relationship in other.relationships {
-            if let position = positions[relationship.name] {
-                relationships[position].shape.absorb(relationship.shape)
-            } else if relationships.count < ObjectShape.maximumMembers {
-                positions[relationship.name] = relationships.count
-                let shape = RelationshipShape()
-                shape.absorb(relationship.shape)
-                relationships.append((relationship.name, shape))
-            }
+            self.relationship(named: relationship.name)?.absorb(relationship.shape)
         }
     }
 
-    /// Adds a resource object.
+    /// Adds a resource object read from a document.
     func observe(_ resource: JSONObject) {
         count += 1
         if case .string? = resource["id"] { withID += 1 }
         if case .object(let attributes)? = resource["attributes"] { self.attributes.observe(attributes) }
         if case .object(let relationships)? = resource["relationships"] {
-            for (name, relationship) in relationships {
-                if let position = positions[name] {
-                    self.relationships[position].shape.observe(relationship)
-                } else if self.relationships.count < ObjectShape.maximumMembers {
-                    positions[name] = self.relationships.count
-                    let shape = RelationshipShape()
-                    shape.observe(relationship)
-                    self.relationships.append((name, shape))
-                }
-            }
+            for (name, relationship) in relationships { self.relationship(named: name)?.observe(relationship) }
         }
+    }
+
+    /// Adds a resource a decoder has read (`ModelSampler.add(_:)`).
+    func observe(_ resource: RawResource) {
+        count += 1
+        if resource.id != nil { withID += 1 }
+        attributes.observe(resource.attributes)
+        for (name, relationship) in zip(resource.relationshipNames, resource.relationshipValues) {
+            self.relationship(named: name)?.observe(relationship)
+        }
+    }
+
+    /// The relationship `name`, made when first met; `nil` past `ObjectShape.maximumMembers`.
+    private func relationship(named name: String) -> RelationshipShape? {
+        if let position = positions[name] { return relationships[position].shape }
+        guard relationships.count < ObjectShape.maximumMembers else { return nil }
+        positions[name] = relationships.count
+        let shape = RelationshipShape()
+        relationships.append((name, shape))
+        return shape
     }
 }

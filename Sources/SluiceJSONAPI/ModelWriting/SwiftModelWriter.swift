@@ -9,13 +9,21 @@ public import SluiceJSON
 public struct GeneratedModels: Sendable {
     /// Everything in one Swift file.
     public let source: String
-    /// A file per type: its name (`Article.swift`) and its contents, each with its imports.
-    public let files: [(name: String, contents: String)]
+    /// A file per type, each with its imports.
+    public let files: [File]
     /// How to decode the sample with the models: the decoder, its registry and strategies, as the
     /// comment at the top of ``source`` says it.
     public let usage: [String]
     /// The key strategy the member names call for.
     public let keyStrategy: JSONKeyStrategy
+
+    /// One Swift file of ``GeneratedModels/files``.
+    public struct File: Sendable, Hashable {
+        /// Its name: the type's, `Article.swift`.
+        public let name: String
+        /// The Swift source.
+        public let contents: String
+    }
 }
 
 extension ModelSampler {
@@ -91,22 +99,21 @@ struct SwiftModelWriter {
         return .useDefaultKeys
     }
 
-    /// `key` as the strategy hands it to the model: Foundation's conversion, the first word in
-    /// lower case and each later one capitalized, separators at either end kept.
+    /// `key` as the strategy hands it to the model: Foundation's conversion, as the decoders
+    /// match it (`JSONKeyStrategy.withCamelCaseConversion`).
     func converted(_ key: String) -> String {
-        let separator: Character
+        let separator: UInt8
         switch strategy {
-        case .convertFromSnakeCase: separator = "_"
-        case .convertFromKebabCase: separator = "-"
+        case .convertFromSnakeCase: separator = UInt8(ascii: "_")
+        case .convertFromKebabCase: separator = UInt8(ascii: "-")
         default: return key
         }
-        guard let first = key.firstIndex(where: { $0 != separator }) else { return key }
-        guard let last = key.lastIndex(where: { $0 != separator }) else { return key }
-        let words = key[first...last].split(separator: separator)
-        guard words.count > 1 else { return key }
-        let joined = words.enumerated().map { index, word in index == 0 ? word.lowercased() : word.capitalized }
-            .joined()
-        return String(key[..<first]) + joined + String(key[key.index(after: last)...])
+        var bytes = key
+        return bytes.withUTF8 { name in
+            JSONKeyStrategy.withCamelCaseConversion(of: UnsafeRawBufferPointer(name), separator: separator) {
+                $0.map { String(decoding: $0, as: UTF8.self) } ?? key
+            }
+        }
     }
 
     // MARK: Writing
@@ -118,13 +125,13 @@ struct SwiftModelWriter {
         } else if sampler.rootElements.count > 0 {
             let name = rootName.map { Self.typeName($0, singular: true) } ?? "Element"
             rootType =
-                "[\(swiftType(sampler.rootElements, suggestedName: name, total: sampler.rootElements.count).type)]"
+                "[\(swiftType(sampler.rootElements, suggestedName: name, total: sampler.rootElements.count).spelled)]"
         } else if sampler.rootObject.count > 0 {
             let name = uniqueName(rootName.map { Self.typeName($0, singular: false) } ?? "Root")
             writeObject(sampler.rootObject, named: name)
             rootType = name
         } else if sampler.rootScalars.count > 0 {
-            rootType = swiftType(sampler.rootScalars, suggestedName: "Root", total: sampler.rootScalars.count).type
+            rootType = swiftType(sampler.rootScalars, suggestedName: "Root", total: sampler.rootScalars.count).spelled
         }
     }
 
@@ -162,20 +169,7 @@ struct SwiftModelWriter {
             )
             var taken: Set<String> = ["id", "type", "resourceType"]
             for member in resource.attributes.members {
-                let (name, key) = propertyName(for: member.name, taken: &taken)
-                let (type, optional) = swiftType(
-                    member.shape,
-                    suggestedName: Self.typeName(member.name, singular: false),
-                    total: total
-                )
-                model.properties.append(
-                    Property(
-                        name: name,
-                        codingKey: key,
-                        type: optional && !type.hasSuffix("?") ? type + "?" : type,
-                        comment: presence(member.shape.count - member.shape.nulls, nulls: member.shape.nulls, of: total)
-                    )
-                )
+                model.properties.append(property(member.name, member.shape, of: total, taken: &taken))
             }
             for relationship in resource.relationships {
                 let shape = relationship.shape
@@ -222,73 +216,77 @@ struct SwiftModelWriter {
         var model = Model(name: name)
         var taken: Set<String> = []
         for member in object.members {
-            let (property, key) = propertyName(for: member.name, taken: &taken)
-            let (type, optional) = swiftType(
-                member.shape,
-                suggestedName: Self.typeName(member.name, singular: false),
-                total: object.count
-            )
-            model.properties.append(
-                Property(
-                    name: property,
-                    codingKey: key,
-                    type: optional && !type.hasSuffix("?") ? type + "?" : type,
-                    comment: presence(
-                        member.shape.count - member.shape.nulls,
-                        nulls: member.shape.nulls,
-                        of: object.count
-                    )
-                )
-            )
+            model.properties.append(property(member.name, member.shape, of: object.count, taken: &taken))
         }
         models[index] = model
     }
 
-    private func presence(_ present: Int, nulls: Int, of total: Int) -> String {
-        if present == 0 && nulls > 0 { return "Present in \(nulls) of \(total), always null: its type is unknown." }
-        return "Present in \(present + nulls) of \(total)" + (nulls > 0 ? ", null in \(nulls)." : ".")
+    /// The property for the member `name` of `total` objects, whose values `shape` counted.
+    private mutating func property(
+        _ name: String,
+        _ shape: ValueShape,
+        of total: Int,
+        taken: inout Set<String>
+    ) -> Property {
+        let (property, key) = propertyName(for: name, taken: &taken)
+        let type = swiftType(shape, suggestedName: Self.typeName(name, singular: false), total: total)
+        let comment =
+            shape.count > 0 && shape.nulls == shape.count
+            ? "Present in \(shape.count) of \(total), always null: its type is unknown."
+            : "Present in \(shape.count) of \(total)" + (shape.nulls > 0 ? ", null in \(shape.nulls)." : ".")
+        return Property(name: property, codingKey: key, type: type.spelled, comment: comment)
     }
 
-    /// The Swift type for the values of `shape`, and whether it must be optional because some of
-    /// the `total` objects lack it or hold `null`.
-    private mutating func swiftType(
-        _ shape: ValueShape,
-        suggestedName: String,
-        total: Int
-    ) -> (type: String, optional: Bool) {
+    /// A property's type: its name, and whether some objects lack the member or hold `null`.
+    struct SwiftType {
+        var type: String
+        var optional: Bool
+
+        init(_ type: String, _ optional: Bool) {
+            self.type = type
+            self.optional = optional
+        }
+
+        /// As declared: `String`, `String?`; `JSONValue?` stays one optional.
+        var spelled: String { optional && !type.hasSuffix("?") ? type + "?" : type }
+    }
+
+    /// The Swift type for the values of `shape`, optional when some of the `total` objects lack
+    /// it or hold `null`.
+    private mutating func swiftType(_ shape: ValueShape, suggestedName: String, total: Int) -> SwiftType {
         let optional = shape.nulls > 0 || shape.count < total
         let kinds = shape.kinds
-        guard kinds.count == 1, let kind = kinds.first else { return ("JSONValue", optional) }
+        guard kinds.count == 1, let kind = kinds.first else { return SwiftType("JSONValue", optional) }
         switch kind {
         case .bool:
-            return ("Bool", optional)
+            return SwiftType("Bool", optional)
         case .number:
-            if shape.fractions > 0 { return ("Double", optional) }
-            return (shape.largeIntegers > 0 ? "Int64" : "Int", optional)
+            if shape.fractions > 0 { return SwiftType("Double", optional) }
+            return SwiftType(shape.largeIntegers > 0 ? "Int64" : "Int", optional)
         case .string:
             if let format = Self.dateFormatNames.first(where: { shape.dateFormats.contains($0.format) }) {
                 if !dateFormats.contains(format.name) { dateFormats.append(format.name) }
-                return ("Date", optional)
+                return SwiftType("Date", optional)
             }
-            return (shape.allURLs ? "URL" : "String", optional)
+            return SwiftType(shape.allURLs ? "URL" : "String", optional)
         case .array:
             let element = swiftType(
                 shape.elements,
                 suggestedName: Self.singular(suggestedName),
                 total: shape.elements.count
             )
-            guard shape.elements.count > 0 else { return ("[JSONValue]", optional) }
-            return ("[\(element.optional ? element.type + "?" : element.type)]", optional)
+            guard shape.elements.count > 0 else { return SwiftType("[JSONValue]", optional) }
+            return SwiftType("[\(element.spelled)]", optional)
         case .object:
-            if shape.object.members.isEmpty { return ("[String: JSONValue]", optional) }
+            if shape.object.members.isEmpty { return SwiftType("[String: JSONValue]", optional) }
             if shape.object.looksLikeMap {
                 let values = shape.object.mergedValues
                 let value = swiftType(values, suggestedName: Self.singular(suggestedName), total: values.count)
-                return ("[String: \(value.optional ? value.type + "?" : value.type)]", optional)
+                return SwiftType("[String: \(value.spelled)]", optional)
             }
             let name = uniqueName(suggestedName)
             writeObject(shape.object, named: name)
-            return (name, optional)
+            return SwiftType(name, optional)
         }
     }
 
@@ -302,19 +300,20 @@ struct SwiftModelWriter {
     /// conversion of the key is not that name.
     private func propertyName(for key: String, taken: inout Set<String>) -> (name: String, codingKey: String?) {
         let converted = converted(key)
-        var name = Self.identifier(from: converted, upperFirst: false)
+        var name = Self.identifier(from: converted)
         while taken.contains(name) { name += "_" }
         taken.insert(name)
         let plain = name.hasPrefix("`") ? String(name.dropFirst().dropLast()) : name
         return (name, plain == converted ? nil : converted)
     }
 
+    /// `name`, or `NameModel` for a name the models' own types use, numbered from 2 when taken.
     private mutating func uniqueName(_ name: String) -> String {
-        var candidate = name
+        let base = Self.reservedTypeNames.contains(name) ? name + "Model" : name
+        var candidate = base
         var number = 2
-        while names.contains(candidate) || Self.reservedTypeNames.contains(candidate) {
-            candidate = Self.reservedTypeNames.contains(name) && number == 2 ? name + "Model" : name + String(number)
-            if !names.contains(candidate) && !Self.reservedTypeNames.contains(candidate) { break }
+        while names.contains(candidate) {
+            candidate = base + String(number)
             number += 1
         }
         names.insert(candidate)
@@ -374,7 +373,7 @@ struct SwiftModelWriter {
 
     /// A Swift identifier for `text`: kept when it is one, escaped with backticks when it is a
     /// keyword, else made of its letters and digits (in camel case, `_` before a leading digit).
-    static func identifier(from text: String, upperFirst: Bool) -> String {
+    static func identifier(from text: String) -> String {
         let isIdentifier =
             !text.isEmpty && text.allSatisfy { ($0.isLetter || $0.isNumber || $0 == "_") && $0.isASCII }
             && !(text.first?.isNumber ?? true)
@@ -423,7 +422,10 @@ struct SwiftModelWriter {
         var source = header + [""] + imports
         for body in bodies { source += [""] + body }
         let files = zip(models, bodies).map { model, body in
-            (name: model.name + ".swift", contents: (imports + [""] + body).joined(separator: "\n") + "\n")
+            GeneratedModels.File(
+                name: model.name + ".swift",
+                contents: (imports + [""] + body).joined(separator: "\n") + "\n"
+            )
         }
         return GeneratedModels(
             source: source.joined(separator: "\n") + "\n",
@@ -482,7 +484,7 @@ struct SwiftModelWriter {
             model.resourceType == nil ? "struct \(model.name): Codable {" : "struct \(model.name): Resource, Codable {"
         )
         if let resourceType = model.resourceType {
-            lines.append("    static let resourceType = \(stringLiteral(resourceType))")
+            lines.append("    static let resourceType = \(resourceType.debugDescription)")
             lines.append("")
         }
         for property in model.properties {
@@ -494,7 +496,7 @@ struct SwiftModelWriter {
             lines.append("    enum CodingKeys: String, CodingKey {")
             for property in model.properties {
                 if let key = property.codingKey {
-                    lines.append("        case \(property.name) = \(stringLiteral(key))")
+                    lines.append("        case \(property.name) = \(key.debugDescription)")
                 } else {
                     lines.append("        case \(property.name)")
                 }
@@ -503,25 +505,5 @@ struct SwiftModelWriter {
         }
         lines.append("}")
         return lines
-    }
-
-    private static func stringLiteral(_ text: String) -> String {
-        var literal = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": literal += "\\\""
-            case "\\": literal += "\\\\"
-            case "\n": literal += "\\n"
-            case "\r": literal += "\\r"
-            case "\t": literal += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    literal += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    literal.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return literal + "\""
     }
 }

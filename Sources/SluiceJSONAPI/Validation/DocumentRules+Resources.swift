@@ -153,22 +153,14 @@ extension DocumentRules {
         pointer: String,
         position: JSONPosition
     ) -> IdentityIndex.Entry? {
-        let flags: IdentityIndex.Flags = place.isIncluded ? [.resource] : [.resource, .reached]
-        guard let (entry, existed) = insertIdentity(identity, flags: flags, place: place) else { return nil }
-        if existed {
-            let found = identityIndex.flags(of: entry)
-            if found.contains(.resource) {
-                let what = identity.isLocal ? "lid" : "id"
-                report(
-                    pointer,
-                    position,
-                    "The resource \(identity.type) with \(what) \(identity.key) appears twice, first at \(identityIndex.place(of: entry).pointerOrData); a document holds one resource object per type and \(what)."
-                )
-            } else {
-                // Linked to before it appeared.
-                identityIndex.setFlags(found.union(flags), of: entry)
-                identityIndex.setPlace(place, of: entry)
-            }
+        guard let (entry, firstPlace) = claim(identity, at: place) else { return nil }
+        if let firstPlace {
+            let what = identity.isLocal ? "lid" : "id"
+            report(
+                pointer,
+                position,
+                "The resource \(identity.type) with \(what) \(identity.key) appears twice, first at \(firstPlace.pointer); a document holds one resource object per type and \(what)."
+            )
         }
         if place.isIncluded && !identityIndex.flags(of: entry).contains(.reached) {
             identityIndex.insertFlags(.pending, of: entry)
@@ -177,15 +169,26 @@ extension DocumentRules {
         return entry
     }
 
-    /// Files the `lid` of a resource that also has an `id`, unless one is filed already.
+    /// Files the `lid` of a resource that also has an `id`, unless a resource has it already.
     private mutating func file(alias identity: ResourceIdentity, of place: IdentityIndex.Place) {
+        _ = claim(identity, at: place)
+    }
+
+    /// Enters `identity` as a resource read at `place` (reached when primary). An identity only
+    /// linkage had named so far becomes that resource; one a resource already has is left as it
+    /// is, and the place of that first resource returned.
+    private mutating func claim(
+        _ identity: ResourceIdentity,
+        at place: IdentityIndex.Place
+    ) -> (entry: IdentityIndex.Entry, firstPlace: IdentityIndex.Place?)? {
         let flags: IdentityIndex.Flags = place.isIncluded ? [.resource] : [.resource, .reached]
-        guard let (entry, existed) = insertIdentity(identity, flags: flags, place: place), existed else { return }
+        guard let (entry, existed) = insertIdentity(identity, flags: flags, place: place) else { return nil }
+        guard existed else { return (entry, nil) }
         let found = identityIndex.flags(of: entry)
-        if !found.contains(.resource) {
-            identityIndex.setFlags(found.union(flags), of: entry)
-            identityIndex.setPlace(place, of: entry)
-        }
+        if found.contains(.resource) { return (entry, identityIndex.place(of: entry)) }
+        identityIndex.setFlags(found.union(flags), of: entry)
+        identityIndex.setPlace(place, of: entry)
+        return (entry, nil)
     }
 
     /// Records that the resource at `source` links to `targets`: reached at once when the source
@@ -221,7 +224,7 @@ extension DocumentRules {
         }
         identityIndexIsFull = true
         report(
-            place.pointerOrData,
+            place.pointer,
             rootPosition,
             "The document's resource identities take more than 4 GiB; duplicates, lids and full linkage are not checked from here on.",
             severity: .warning

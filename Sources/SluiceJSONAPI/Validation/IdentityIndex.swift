@@ -44,7 +44,11 @@ final class IdentityIndex {
         let isIncluded: Bool
         let index: Int
 
-        var pointer: String { isIncluded ? "/included/\(index)" : "/data/\(index)" }
+        /// `/included/12`, `/data/3`, or `/data` for a single primary resource.
+        var pointer: String {
+            if isIncluded { return "/included/\(index)" }
+            return index < 0 ? "/data" : "/data/\(index)"
+        }
         /// A single primary resource (`data` is an object).
         static let singlePrimary = Place(isIncluded: false, index: -1)
         fileprivate var encoded: UInt32 {
@@ -65,7 +69,6 @@ final class IdentityIndex {
         static func primary(_ index: Int?) -> Place {
             index.map { Place(isIncluded: false, index: $0) } ?? .singlePrimary
         }
-        var pointerOrData: String { index < 0 ? "/data" : pointer }
     }
 
     /// The most distinct types given a number; a document with more stores the others' names in
@@ -100,10 +103,6 @@ final class IdentityIndex {
         free(arena)
         slots.deallocate()
     }
-
-    /// Bytes held: the arena and the slot table (the type names aside, bounded by
-    /// ``maximumInternedTypes``).
-    var memoryBytes: Int { arenaCapacity + (slotMask + 1) * MemoryLayout<UInt32>.stride }
 
     // MARK: Keys
 
@@ -150,36 +149,8 @@ final class IdentityIndex {
         decimal: UInt64?,
         id: UnsafeRawBufferPointer
     ) -> UInt64 {
-        var hash = seed ^ (isLocal ? 0x9E37_79B9_7F4A_7C15 : 0)
-        func mix(_ value: UInt64) {
-            hash = (hash ^ value) &* 0xBF58_476D_1CE4_E5B9
-            hash ^= hash >> 31
-        }
-        func mix(bytes: UnsafeRawBufferPointer) {
-            var index = 0
-            while index + 8 <= bytes.count {
-                mix(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                index += 8
-            }
-            var tail: UInt64 = UInt64(bytes.count) << 56
-            var shift: UInt64 = 0
-            while index < bytes.count {
-                tail |= UInt64(bytes[index]) << shift
-                shift += 8
-                index += 1
-            }
-            mix(tail)
-        }
-        mix(bytes: type)
-        if let decimal {
-            mix(decimal)
-            mix(1)
-        } else {
-            mix(bytes: id)
-            mix(2)
-        }
-        hash = (hash ^ (hash >> 33)) &* 0xC4CE_B9FE_1A85_EC53
-        return hash ^ (hash >> 33)
+        let typeHash = ByteHash.hash(type, seed: seed ^ (isLocal ? 0x9E37_79B9_7F4A_7C15 : 0))
+        return decimal.map { ByteHash.mix(typeHash ^ $0) } ?? ByteHash.hash(id, seed: typeHash)
     }
 
     private func hash(of key: Key) -> UInt64 {
@@ -293,17 +264,6 @@ final class IdentityIndex {
     }
 
     // MARK: Table
-
-    /// The entry for `key`, if there is one.
-    func find(_ key: Key) -> Entry? {
-        var slot = Int(truncatingIfNeeded: hash(of: key)) & slotMask
-        while true {
-            let stored = slots[slot]
-            if stored == 0 { return nil }
-            if matches(stored - 1, key) { return stored - 1 }
-            slot = (slot + 1) & slotMask
-        }
-    }
 
     /// The entry for `key`, made with `flags` and `place` when there was none.
     ///
