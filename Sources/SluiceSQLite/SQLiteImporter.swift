@@ -268,6 +268,7 @@ private final class ImportSession {
     /// Commits the open batch with the `documents` row saying how far it reaches, which is where
     /// a resumed import goes on.
     private func commit() throws {
+        try writer.flush()
         committedRelationshipRows = relationshipRows
         committedToOneLinks = toOneLinks
         try SQLiteSchema.recordProgress(
@@ -299,6 +300,7 @@ private final class ImportSession {
 
     /// Ends the last batch with the document's row and the indexes.
     func complete(_ document: DocumentSummary) throws {
+        try writer.flush()
         try SQLiteSchema.finishDocument(db, source: source, summary: summary(document), document: document)
         try SQLiteSchema.createIndexes(db)
         try writer.createToOneIndexes()
@@ -311,6 +313,7 @@ private final class ImportSession {
     /// resource: the open batch is rolled back instead, and the row records the last commit.
     func fail(_ error: any Error) {
         if error is DatabaseError {
+            writer.discardQueued()
             if db.isInsideTransaction { try? db.rollback() }
             resources = committed
             resourcesRead = committedRead

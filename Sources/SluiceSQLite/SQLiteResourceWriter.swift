@@ -1,6 +1,7 @@
-// Writes one resource at a time into its type's table and its linkage into `relationships`,
-// growing the schema as types and attributes appear. Lives for one import, inside the importer's
-// database access, so it can hold prepared statements.
+// Writes resources into their types' tables and their linkage into `relationships`, growing the
+// schema as types and attributes appear; rows are queued and run several to a statement
+// (SQLiteRowQueue.swift). Lives for one import, inside the importer's database access, so it can
+// hold prepared statements.
 
 import Foundation
 import GRDB
@@ -16,13 +17,14 @@ enum BoundValue {
     case null
     case integer(Int64)
     case real(Double)
-    /// UTF-8 that outlives the statement's step (a record's bytes).
+    /// UTF-8 that outlives the statement's step (a record's bytes, or their copy in a
+    /// `TextArena`).
     case text(UnsafeRawBufferPointer)
 }
 
 /// SQLite reads a text bound with this destructor where it is, for as long as the binding stays
-/// (a reset keeps it). Safe here because the record that holds the bytes outlives the step, and
-/// every parameter is bound again before the statement's next step.
+/// (a reset keeps it). Safe here because the bytes (a record's, or the arena's copy of a queued
+/// row's) outlive the step, and every parameter is bound again before the statement's next step.
 private let staticText = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 
 /// A non-null address for an empty text: a null pointer would bind NULL, not "".
@@ -70,7 +72,15 @@ final class SQLiteResourceWriter {
     /// and tables and indexes share one namespace).
     private var takenTableNames: Set<String>
     private let deleteRelationship: Statement
+    /// Relationship rows: one at a time, and `linkRowsPerStatement` at a time.
     private let insertRelationship: Statement
+    private let insertRelationships: Statement
+    private let linkRowsPerStatement: Int
+    /// Queued relationship rows, and the texts of every queued row (see `RowQueue`).
+    private var links = RowQueue()
+    private let arena = TextArena()
+    /// SQLite's most parameters a statement may have.
+    private let variableLimit: Int32
     /// The table of the resource written last.
     private var lastTable: TypeTable?
     /// The tables this import wrote to, in the order first met.
@@ -149,8 +159,11 @@ final class SQLiteResourceWriter {
         /// Column names in use, lowercased; `id` always.
         var takenColumns: Set<String> = ["id"]
         /// Upserts by the ordinals of the columns they set (resources of a type mostly share
-        /// one set, so this holds a statement or two).
+        /// one set, so this holds a statement or two): of one row, and of `rowsPerStatement`.
         var upserts: [[Int]: Statement] = [:]
+        var batchUpserts: [[Int]: Statement] = [:]
+        /// Rows written but not yet run (see `RowQueue`).
+        var queue = RowQueue()
         /// Whether the table had relationship rows when the import first met the type: only then
         /// can a resource's linkage replace earlier rows, which must be deleted first. A fresh
         /// import skips a delete per relationship (a third of its SQLite work).
@@ -261,14 +274,21 @@ final class SQLiteResourceWriter {
         deleteRelationship = try db.makeStatement(
             sql: "DELETE FROM relationships WHERE source_type = ? AND source_id = ? AND name = ?"
         )
-        insertRelationship = try db.makeStatement(
-            sql: """
-                INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id, meta)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO UPDATE SET target_type = excluded.target_type, target_id = excluded.target_id,
-                    meta = excluded.meta
-                """
-        )
+        variableLimit = sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1)
+        linkRowsPerStatement = RowQueue.rowsPerStatement(valuesPerRow: 7, limit: variableLimit)
+        func insertLinks(rows: Int) throws -> Statement {
+            let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+            return try db.makeStatement(
+                sql: """
+                    INSERT INTO relationships (source_type, source_id, name, position, target_type, target_id, meta)
+                    VALUES \(values)
+                    ON CONFLICT DO UPDATE SET target_type = excluded.target_type, target_id = excluded.target_id,
+                        meta = excluded.meta
+                    """
+            )
+        }
+        insertRelationship = try insertLinks(rows: 1)
+        insertRelationships = try insertLinks(rows: linkRowsPerStatement)
         // The names earlier imports chose.
         for row in try Row.fetchAll(db, sql: "SELECT type, table_name FROM sluice_tables") {
             let type: String = row["type"]
@@ -287,8 +307,8 @@ final class SQLiteResourceWriter {
 
     /// Writes the resource `record` holds; `false` when it has neither `id` nor `lid` and so
     /// cannot be keyed. Attributes and to-one relationships go into the type's row, to-many
-    /// linkage into `relationships`. Texts are bound straight from the record's bytes (SQLite
-    /// reads them during the step, before the record goes).
+    /// linkage into `relationships`. The rows are queued (their texts copied), and written with
+    /// others of their table, or by `flush()`.
     func write(_ record: ImportRecord) throws -> Bool {
         try record.withReader { reader in
             let type = reader.text()
@@ -326,7 +346,11 @@ final class SQLiteResourceWriter {
                 guard linkage != .absent else { continue }
                 // The linkage replaces what an earlier import wrote for this relationship (rows,
                 // also when it is to-one now: a database from before to-one columns had rows).
-                if replacesLinks { try deleteRelationship.run([.text(type), .text(key), .text(name)], on: db) }
+                if replacesLinks {
+                    // Rows queued for the same relationship (a resource given twice) go first.
+                    try flushLinks()
+                    try deleteRelationship.run([.text(type), .text(key), .text(name)], on: db)
+                }
                 let toOne = table.toOneColumns(named: name, at: position)
                 guard linkage == .many else {
                     let target = reader.toOneTarget(identifiers: identifiers)
@@ -342,20 +366,87 @@ final class SQLiteResourceWriter {
                     let targetType = reader.text()
                     let (targetKind, target) = reader.key()
                     guard targetKind != .none else { continue }
-                    try insertRelationship.run(
-                        [
-                            .text(type), .text(key), .text(name), .integer(Int64(position)), .text(targetType),
-                            .text(target), rowMeta,
-                        ],
-                        on: db
+                    try queueLink(
+                        .text(type),
+                        .text(key),
+                        .text(name),
+                        .integer(Int64(position)),
+                        .text(targetType),
+                        .text(target),
+                        rowMeta
                     )
                     relationshipRows += 1
                 }
             }
-            try upsertStatement(for: table, columns: row.columns).run(row.values, on: db)
+            try queue(row, into: table)
             table.rowsWritten += 1
             return true
         }
+    }
+
+    /// Queues `row` for `table`, after the rows queued before it that set other columns (so a
+    /// resource given twice is written in order); writes the queue once it fills a statement.
+    private func queue(_ row: PendingRow, into table: TypeTable) throws {
+        if table.queue.rows > 0, table.queue.columns != row.columns { try flush(table) }
+        try makeRoom(for: row.values)
+        if table.queue.rows == 0 { table.queue.columns = row.columns }
+        for value in row.values { table.queue.values.append(arena.keep(value)) }
+        table.queue.rows += 1
+        let perStatement = RowQueue.rowsPerStatement(valuesPerRow: row.values.count, limit: variableLimit)
+        if table.queue.rows >= perStatement { try flush(table) }
+    }
+
+    private func queueLink(_ values: BoundValue...) throws {
+        try makeRoom(for: values)
+        for value in values { links.values.append(arena.keep(value)) }
+        links.rows += 1
+        if links.rows >= linkRowsPerStatement { try flushLinks() }
+    }
+
+    /// Room in the arena for the texts of `values`: when there is none, every queued row is
+    /// written and the arena emptied.
+    private func makeRoom(for values: some Collection<BoundValue>) throws {
+        let bytes = TextArena.textBytes(values)
+        guard !arena.fits(bytes) else { return }
+        try flush()
+        arena.reset(minimumCapacity: bytes)
+    }
+
+    /// Writes every queued row: before a commit, and before the arena is reused.
+    func flush() throws {
+        for table in tablesWritten where table.queue.rows > 0 { try flush(table) }
+        try flushLinks()
+        arena.reset()
+    }
+
+    /// Drops the queued rows (their batch is being rolled back).
+    func discardQueued() {
+        for table in tablesWritten { table.queue.removeAll() }
+        links.removeAll()
+        arena.reset()
+    }
+
+    private func flush(_ table: TypeTable) throws {
+        let queue = table.queue
+        guard queue.rows > 0 else { return }
+        let perRow = queue.columns.count + 1
+        if queue.rows == RowQueue.rowsPerStatement(valuesPerRow: perRow, limit: variableLimit) {
+            try upsertStatement(for: table, columns: queue.columns, rows: queue.rows).run(queue.values, on: db)
+        } else {
+            let statement = try upsertStatement(for: table, columns: queue.columns, rows: 1)
+            for index in 0..<queue.rows { try statement.run(queue.row(index, valuesPerRow: perRow), on: db) }
+        }
+        table.queue.removeAll()
+    }
+
+    private func flushLinks() throws {
+        guard links.rows > 0 else { return }
+        if links.rows == linkRowsPerStatement {
+            try insertRelationships.run(links.values, on: db)
+        } else {
+            for index in 0..<links.rows { try insertRelationship.run(links.row(index, valuesPerRow: 7), on: db) }
+        }
+        links.removeAll()
     }
 
     /// Sets the columns of the to-one relationship `name` in the row being written: the target's
@@ -495,19 +586,21 @@ final class SQLiteResourceWriter {
         return table.add(attribute, name: name, type: type)
     }
 
-    /// `INSERT ... ON CONFLICT (id) DO UPDATE` for the columns of the current row, prepared once
-    /// per column set (resources of a type mostly share one).
-    private func upsertStatement(for table: TypeTable, columns: [Int]) throws -> Statement {
-        if let known = table.upserts[columns] { return known }
+    /// `INSERT ... ON CONFLICT (id) DO UPDATE` of one row or of a statement's full number of rows
+    /// (`rows`) for a set of columns, prepared once per column set (resources of a type mostly
+    /// share one). SQLite upserts the rows of one statement in order, as if one by one.
+    private func upsertStatement(for table: TypeTable, columns: [Int], rows: Int) throws -> Statement {
+        if let known = rows == 1 ? table.upserts[columns] : table.batchUpserts[columns] { return known }
         let quoted = columns.map { table.quotedNames[$0] }
         let names = (["id"] + quoted).joined(separator: ", ")
-        let placeholders = Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ")
+        let row = "(" + Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ") + ")"
+        let values = Array(repeating: row, count: rows).joined(separator: ", ")
         let updates = quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates)"
         let statement = try db.makeStatement(
-            sql: "INSERT INTO \(table.quotedName) (\(names)) VALUES (\(placeholders)) ON CONFLICT (id) \(conflict)"
+            sql: "INSERT INTO \(table.quotedName) (\(names)) VALUES \(values) ON CONFLICT (id) \(conflict)"
         )
-        table.upserts[columns] = statement
+        if rows == 1 { table.upserts[columns] = statement } else { table.batchUpserts[columns] = statement }
         return statement
     }
 }

@@ -41,6 +41,42 @@ struct SQLiteImporterTests {
         #expect(try Self.count(database, "SELECT COUNT(*) FROM documents WHERE status = 'complete'") == 1)
     }
 
+    @Test("rows go in many to a statement and in order: a resource given again is upserted over its first")
+    func queuedRowsKeepOrder() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // 100 resources (several full statements of rows and of relationship rows, and a rest),
+        // then "5" again with fewer attributes (another set of columns) and "7" twice more with
+        // the same ones (both in one statement's rows).
+        let things = (0..<100).map { index in
+            """
+            {"type":"things","id":"\(index)","attributes":{"a":\(index),"b":"b-\(index)"},
+             "relationships":{"parts":{"data":[{"type":"parts","id":"\(index)-1"},{"type":"parts","id":"\(index)-2"}]}}}
+            """
+        }
+        let again = [
+            #"{"type":"things","id":"5","attributes":{"a":500}}"#,
+            #"{"type":"things","id":"7","attributes":{"a":700,"b":"x"}}"#,
+            #"{"type":"things","id":"7","attributes":{"a":701,"b":"y"}}"#,
+        ]
+        let document =
+            #"{"data":["# + things.joined(separator: ",") + #"],"included":["# + again.joined(separator: ",") + "]}"
+        let path = try Self.file(Array(document.utf8), in: directory, named: "things.json")
+        let database = directory.appendingPathComponent("things.sqlite").path
+        var options = ImportOptions()
+        options.batchSize = 40
+        let summary = try SQLiteImporter(path: database, options: options)
+            .importDocument(from: try FileChunkReader(path: path), source: "things.json")
+        #expect(summary.resources == 103)
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM things") == 100)
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM relationships") == 200)
+        let rows = try DatabaseQueue(path: database).read { db in
+            try Row.fetchAll(db, sql: "SELECT id, a, b FROM things WHERE id IN ('5', '7', '99') ORDER BY id")
+                .map { "\($0["id"] as String) \($0["a"] as Int) \($0["b"] as String)" }
+        }
+        #expect(rows == ["5 500 b-5", "7 701 y", "99 99 b-99"])
+    }
+
     @Test("to-one linkage is columns that later linkage replaces or clears, and absent linkage keeps")
     func toOneColumnsChangeShape() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")

@@ -1,0 +1,76 @@
+// Rows that wait to be written several to a statement. SQLite's work per statement (starting the
+// program, halting and resetting it) costs as much as a small row's own insert, so the import's
+// writer queues rows and runs one INSERT of many rows for them.
+
+import GRDB
+import GRDBSQLite
+
+/// Rows of one INSERT (one table, one set of columns) waiting to go in together.
+struct RowQueue {
+    /// The columns the rows set, by ordinal (a type table's; empty for `relationships`).
+    var columns: [Int] = []
+    /// The rows' values, one row after another; texts point into the writer's `TextArena`.
+    var values: [BoundValue] = []
+    var rows = 0
+
+    /// Rows per statement: enough to make the statement's own cost small beside the rows', and
+    /// within SQLite's limit on parameters (`limit`) for a row of `valuesPerRow`.
+    static func rowsPerStatement(valuesPerRow: Int, limit: Int32) -> Int {
+        max(1, min(32, Int(limit) / max(1, valuesPerRow)))
+    }
+
+    mutating func removeAll() {
+        values.removeAll(keepingCapacity: true)
+        rows = 0
+    }
+
+    /// The values of row `index`.
+    func row(_ index: Int, valuesPerRow: Int) -> ArraySlice<BoundValue> {
+        values[(index * valuesPerRow)..<((index + 1) * valuesPerRow)]
+    }
+}
+
+/// Copies of the texts of queued rows. A queued row outlives the import record its texts were
+/// read from, so they are copied here and bound from here; the buffer does not move while any
+/// row is queued (the writer writes them all before it reuses or grows it).
+final class TextArena {
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var used = 0
+
+    init(capacity: Int = 1 << 20) {
+        self.capacity = capacity
+        base = .allocate(byteCount: capacity, alignment: 1)
+    }
+
+    deinit { base.deallocate() }
+
+    func fits(_ bytes: Int) -> Bool { capacity - used >= bytes }
+
+    /// Empties the arena, at least `minimumCapacity` bytes large. Only when no row is queued.
+    func reset(minimumCapacity: Int = 0) {
+        used = 0
+        guard minimumCapacity > capacity else { return }
+        base.deallocate()
+        capacity = max(minimumCapacity, capacity * 2)
+        base = .allocate(byteCount: capacity, alignment: 1)
+    }
+
+    /// `value`, its text (if any) copied into the arena, which must have room for it.
+    func keep(_ value: BoundValue) -> BoundValue {
+        guard case .text(let text) = value, text.count > 0, let source = text.baseAddress else { return value }
+        let target = base + used
+        target.copyMemory(from: source, byteCount: text.count)
+        used += text.count
+        return .text(UnsafeRawBufferPointer(start: target, count: text.count))
+    }
+
+    /// The bytes of the texts among `values`.
+    static func textBytes(_ values: some Collection<BoundValue>) -> Int {
+        var total = 0
+        for value in values {
+            if case .text(let text) = value { total += text.count }
+        }
+        return total
+    }
+}
