@@ -7,8 +7,10 @@
 //
 //     cc -O2 -o /tmp/sqlite-floor Benchmarks/SQLiteFloor/floor.c -lsqlite3 && /tmp/sqlite-floor [DIR]
 //
-// Two layouts: `text` is the importer's (TEXT keys, as JSON:API ids are strings); `integer`
-// stores the same decimal ids as INTEGER keys, to show what key comparison costs.
+// Three layouts: `text` is the importer's (TEXT keys, as JSON:API ids are strings); `int-keys`
+// keys the type tables by INTEGER (the same decimal ids), everything else as in `text`; `all-int`
+// stores every id column as INTEGER, the to-one and relationship ones too, to show what text
+// key comparison costs in all.
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -74,7 +76,9 @@ static void filled(queue *q) {
 
 static void text(sqlite3_stmt *s, int i, const char *t) { sqlite3_bind_text(s, i, t, -1, SQLITE_TRANSIENT); }
 
-static double layout(const char *directory, int integer) {
+enum layout { text_keys, integer_keys, all_integer };
+
+static double layout(const char *directory, enum layout kind) {
     char path[4096];
     snprintf(path, sizeof path, "%s/sqlite-floor.db", directory);
     const char *suffixes[] = {"", "-wal", "-shm"};
@@ -85,7 +89,8 @@ static double layout(const char *directory, int integer) {
     }
     sqlite3_open(path, &db);
     run("PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192");
-    const char *key = integer ? "INTEGER" : "TEXT";
+    const char *key = kind == text_keys ? "TEXT" : "INTEGER";
+    const char *reference = kind == all_integer ? "INTEGER" : "TEXT";
     char sql[2048];
     snprintf(sql, sizeof sql,
              "CREATE TABLE articles (id %s PRIMARY KEY, title TEXT, body TEXT, published INTEGER, views INTEGER,"
@@ -96,7 +101,7 @@ static double layout(const char *directory, int integer) {
              "CREATE TABLE relationships (source_type TEXT NOT NULL, source_id %s NOT NULL, name TEXT NOT NULL,"
              " position INTEGER NOT NULL, target_type TEXT NOT NULL, target_id %s NOT NULL, meta TEXT,"
              " PRIMARY KEY (source_type, source_id, name, position)) WITHOUT ROWID",
-             key, key, key, key, key, key, key, key);
+             key, reference, reference, key, reference, reference, reference, reference);
     run(sql);
     queue articles = {prepare("articles", 14, 32, "ON CONFLICT (id) DO UPDATE SET title = excluded.title, body = excluded.body,"
                                                   " published = excluded.published, views = excluded.views"),
@@ -150,7 +155,7 @@ static double layout(const char *directory, int integer) {
     sqlite3_close(db);
     const double closed = now();
     printf("%-8s rows %.2f s, indexes %.2f s, close %.2f s, total %.2f s (%.0f MB/s of the 150 MB document)\n",
-           integer ? "integer" : "text", inserted - start, indexed - inserted, closed - indexed, closed - start,
+           kind == text_keys ? "text" : kind == integer_keys ? "int-keys" : "all-int", inserted - start, indexed - inserted, closed - indexed, closed - start,
            150.48 / (closed - start));
     for (int i = 0; i < 3; i++) {
         char name[4200];
@@ -162,7 +167,8 @@ static double layout(const char *directory, int integer) {
 
 int main(int argc, char **argv) {
     const char *directory = argc > 1 ? argv[1] : "/tmp";
-    layout(directory, 0);
-    layout(directory, 1);
+    layout(directory, text_keys);
+    layout(directory, integer_keys);
+    layout(directory, all_integer);
     return 0;
 }
