@@ -50,11 +50,7 @@ struct Fetch: AsyncParsableCommand {
     @Option(name: [.customShort("H"), .customLong("header")], help: "A header field, 'Name: value'; repeatable.")
     var headers: [String] = []
 
-    @Option(help: "Seconds to wait for a response head.")
-    var timeout = HTTPSource.defaultTimeout
-
-    @Option(help: "Seconds of silence in a body after which it fails.")
-    var readTimeout = HTTPSource.defaultReadTimeout
+    @OptionGroup var timeouts: HTTPTimeouts
 
     @Option(help: "The largest body read, in bytes (per page).")
     var maxBodyBytes: Int = 256 * 1024 * 1024
@@ -66,7 +62,6 @@ struct Fetch: AsyncParsableCommand {
         guard HTTPSource.isURL(url) else { throw ValidationError("The URL is not an http or https URL.") }
         try HTTPSource.checkHeaders(headers)
         if let maxPages, maxPages < 1 { throw ValidationError("--max-pages must be at least 1.") }
-        guard timeout > 0, readTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive.") }
     }
 
@@ -75,8 +70,7 @@ struct Fetch: AsyncParsableCommand {
             url: url,
             include: include,
             headers: headers,
-            timeout: timeout,
-            readTimeout: readTimeout,
+            timeouts: timeouts,
             maxBodyBytes: maxBodyBytes
         )
         try await source.using { source in try await fetch(from: source) }
@@ -146,10 +140,11 @@ struct HTTPSource {
         url text: String,
         include: String?,
         headers: [String] = [],
-        timeout: Double = defaultTimeout,
-        readTimeout: Double = defaultReadTimeout,
+        timeouts: HTTPTimeouts = HTTPTimeouts(),
         maxBodyBytes: Int? = nil
     ) throws {
+        let timeout = timeouts.timeout
+        let readTimeout = timeouts.readTimeout
         guard var components = URLComponents(string: text), let base = components.url else {
             throw ValidationError("The URL is not valid.")
         }
@@ -238,5 +233,19 @@ enum PeakMemory {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_maxrss) / 1024
+    }
+}
+
+/// How long a command that reads a URL waits: `--timeout` and `--read-timeout`, the same for
+/// `fetch`, `import` and `models`.
+struct HTTPTimeouts: ParsableArguments {
+    @Option(help: "Seconds to wait for an HTTP connection and response head.")
+    var timeout = HTTPSource.defaultTimeout
+
+    @Option(help: "Seconds of silence in an HTTP body after which it fails.")
+    var readTimeout = HTTPSource.defaultReadTimeout
+
+    func validate() throws {
+        guard timeout > 0, readTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }
     }
 }

@@ -109,6 +109,8 @@ struct Import: AsyncParsableCommand {
     @Option(help: "With a URL: stop after this many pages.")
     var maxPages: Int?
 
+    @OptionGroup var timeouts: HTTPTimeouts
+
     @OptionGroup var jobs: JobsOption
 
     func validate() throws {
@@ -266,7 +268,7 @@ extension Import {
     /// is followed. One page is in flight at a time, so memory stays that of one import.
     func importURL() async throws {
         try HTTPSource.checkHeaders(headers)
-        let source = try HTTPSource(url: file, include: nil, headers: headers)
+        let source = try HTTPSource(url: file, include: nil, headers: headers, timeouts: timeouts)
         try await source.using { source in
             try await withTarget { target in try await importPages(from: source, into: target) }
         }

@@ -54,6 +54,8 @@ struct Models: AsyncParsableCommand {
 
     @OptionGroup var jobs: JobsOption
 
+    @OptionGroup var timeouts: HTTPTimeouts
+
     func validate() throws {
         if let sample, sample < 1 { throw ValidationError("--sample must be at least 1.") }
     }
@@ -100,7 +102,7 @@ struct Models: AsyncParsableCommand {
 
     /// The resources of the JSON:API document at `url` (one page), as a sample.
     private func read(url: String, into sampler: ModelSampler) async throws {
-        let source = try HTTPSource(url: url, include: nil)
+        let source = try HTTPSource(url: url, include: nil, timeouts: timeouts)
         try await source.using { source in
             var resources = source.client.resources(at: source.start, maximumPages: 1).makeAsyncIterator()
             do {

@@ -120,6 +120,21 @@ struct FetchCommandTests {
             let limited = try await Self.run(["import", url, "--sqlite", database, "--max-pages", "2"])
             #expect(limited.status == 0, "\(limited.standardError)")
             #expect(limited.standardOutput.contains("from 2 pages"))
+            // A body that falls silent for 8 s fails after --read-timeout's 1 s, with what it read.
+            let clock = ContinuousClock()
+            let started = clock.now
+            let stalled = try await Self.run([
+                "import", server.url("/stall").absoluteString, "--sqlite", database, "--quiet", "--read-timeout", "1",
+            ])
+            #expect(clock.now - started < .seconds(6))
+            #expect(stalled.status == 2)
+            #expect(
+                stalled.standardError.contains("/stall: timed out after 9 bytes of the body"),
+                "\(stalled.standardError)"
+            )
+            let zero = try await Self.run(["import", url, "--sqlite", database, "--timeout", "0"])
+            #expect(zero.status == 2)
+            #expect(zero.standardError.contains("Timeouts must be positive."))
         }
     }
 

@@ -362,7 +362,8 @@ struct ImportCommandRaceTests {
                     ImportRaceTests.removeDatabase(database)
                 }
                 let run = try await Self.run([
-                    "import", pages, "--sqlite", database, "--batch-size", "30", "--jobs", jobs,
+                    // All of TSan's suites share 2 cores: a page's head may take more than the default 30 s.
+                    "import", pages, "--sqlite", database, "--batch-size", "30", "--jobs", jobs, "--timeout", "120",
                 ])
                 #expect(run.status == 0, "\(run.standardError)")
                 #expect(!run.standardError.contains("ThreadSanitizer"), "\(run.standardError)")
@@ -377,7 +378,7 @@ struct ImportCommandRaceTests {
             if Postgres.url != nil {
                 let database = try await PostgresRaceTests.database()
                 let run = try await Self.run([
-                    "import", pages, "--postgres", database, "--batch-size", "30", "--jobs", "4",
+                    "import", pages, "--postgres", database, "--batch-size", "30", "--jobs", "4", "--timeout", "120",
                 ])
                 #expect(run.status == 0, "\(run.standardError)")
                 #expect(!run.standardError.contains("ThreadSanitizer"), "\(run.standardError)")
