@@ -279,6 +279,7 @@ extension JSONBatch {
         // The `[` stands on the byte before the batch, the document's own `[` or `,`; the `]` on
         // the byte after it, its `,` or `]`.
         let parser = JSONParser(limits: limits, startingAt: offset - 1, line: line, column: column - 1)
+        parser.reserveTape(forInputBytes: bytes.count)
         do {
             try parser.parse([UInt8(ascii: "[")])
             try parser.parse(bytes)

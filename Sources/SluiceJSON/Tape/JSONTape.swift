@@ -119,6 +119,19 @@ struct TapeBuffer {
         return offset
     }
 
+    /// Room for at least `tokens` tokens and `bytes` bytes of text, so that a tape whose size is
+    /// known beforehand is not grown (and copied) a dozen times on the way there.
+    mutating func reserve(tokens: Int, bytes: Int) {
+        if tokens > tokenCapacity {
+            let newTokens = UnsafeMutablePointer<JSONToken>.allocate(capacity: tokens)
+            newTokens.moveInitialize(from: self.tokens, count: tokenCount)
+            self.tokens.deallocate()
+            self.tokens = newTokens
+            tokenCapacity = tokens
+        }
+        if bytes > byteCapacity { growBytes(toHold: bytes) }
+    }
+
     private mutating func growTokens() {
         let newCapacity = tokenCapacity * 2
         let newTokens = UnsafeMutablePointer<JSONToken>.allocate(capacity: newCapacity)
