@@ -1,7 +1,7 @@
 // SQLite's own share of `sluice import --sqlite` on the generated 100 000-article document: the
 // same rows (100 000 articles, 300 000 comments, 300 000 relationship rows; texts of the same
 // sizes), bound and inserted from C with nothing else running, under the importer's settings
-// (16 KB pages, WAL, synchronous NORMAL, 8 MB of cache, batches of 5 000 resources, 32 rows a
+// (16 KB pages, WAL, synchronous NORMAL, 6 MB of cache, batches of 5 000 resources, 32 rows a
 // statement), then the indexes the importer makes at the end. No JSON is read: this is the time
 // the database needs, whatever parses the document.
 //
@@ -88,7 +88,7 @@ static double layout(const char *directory, enum layout kind) {
         unlink(name);
     }
     sqlite3_open(path, &db);
-    run("PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -8192");
+    run("PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -6144");
     const char *key = kind == text_keys ? "TEXT" : "INTEGER";
     const char *reference = kind == all_integer ? "INTEGER" : "TEXT";
     char sql[2048];
