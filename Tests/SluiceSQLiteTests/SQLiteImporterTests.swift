@@ -77,6 +77,46 @@ struct SQLiteImporterTests {
         #expect(rows == ["5 500 b-5", "7 701 y", "99 99 b-99"])
     }
 
+    @Test("a database fault mid-batch rolls the batch back, its queued rows too, and keeps the batches before")
+    func databaseFaultRollsBack() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        func document(_ ids: Range<Int>) -> [UInt8] {
+            let things = ids.map { #"{"type":"things","id":"\#($0)","attributes":{"a":\#($0)}}"# }
+            return Array((#"{"data":["# + things.joined(separator: ",") + "]}").utf8)
+        }
+        let database = directory.appendingPathComponent("fault.sqlite").path
+        var options = ImportOptions()
+        options.batchSize = 50
+        let importer = try SQLiteImporter(path: database, options: options)
+        let first = try Self.file(document(0..<10), in: directory, named: "first.json")
+        _ = try importer.importDocument(from: try FileChunkReader(path: first), source: "first.json")
+        // The database refuses one row of the second document's second batch.
+        try importer.database.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER refuse BEFORE INSERT ON things WHEN NEW.id = '170'
+                    BEGIN SELECT RAISE(ABORT, 'thing 170 refused'); END
+                    """
+            )
+        }
+        let second = try Self.file(document(100..<400), in: directory, named: "second.json")
+        #expect {
+            try importer.importDocument(from: try FileChunkReader(path: second), source: "second.json")
+        } throws: { error in
+            guard let failure = error as? ImportFailure else { return false }
+            return failure.committedResources == 50 && "\(failure.underlying)".contains("thing 170 refused")
+        }
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM things") == 60)
+        #expect(try Self.count(database, "SELECT MAX(CAST(id AS INTEGER)) FROM things") == 149)
+        let row = try DatabaseQueue(path: database).read { db in
+            try Row.fetchOne(db, sql: "SELECT status, resources, error FROM documents WHERE source = 'second.json'")
+        }
+        #expect(row?["status"] == "failed")
+        #expect(row?["resources"] == 50)
+        #expect((row?["error"] as String?)?.contains("thing 170 refused") == true)
+    }
+
     @Test("to-one linkage is columns that later linkage replaces or clears, and absent linkage keeps")
     func toOneColumnsChangeShape() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
