@@ -234,9 +234,7 @@ extension ImportRecord {
             case .meta: bit = 32
             case .links:
                 bit = 64
-                guard member.value.isNull || (try? Links(from: member.value, context: context)) != nil else {
-                    return nil
-                }
+                guard member.value.isNull || Links.decodes(member.value, context: context) else { return nil }
             case .data, .other: bit = 0
             }
             // A member given twice: the general reader's order of overrides decides.
@@ -369,9 +367,7 @@ extension ImportRecord {
             case .meta: (bit, meta) = (2, member.value)
             case .links:
                 bit = 4
-                guard member.value.isNull || (try? Links(from: member.value, context: context)) != nil else {
-                    return false
-                }
+                guard member.value.isNull || Links.decodes(member.value, context: context) else { return false }
             default: bit = 0
             }
             guard seen & bit == 0 else { return false }

@@ -162,6 +162,19 @@ extension ToMany: JSONTapeDecodable {
 }
 
 extension Links: JSONTapeDecodable {
+    /// Whether `value` decodes as links, without building them when every link is a URL or
+    /// `null` (which always decode): a reader that only checks a resource's links (an import's)
+    /// then makes no `String` per link.
+    package static func decodes(_ value: JSONTape.Value, context: TapeDecodingContext) -> Bool {
+        guard value.kind == .objectStart, let members = try? value.members() else { return false }
+        var simple = true
+        for member in members where member.value.kind != .string && !member.value.isNull {
+            simple = false
+            break
+        }
+        return simple || (try? Links(from: value, context: context)) != nil
+    }
+
     public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         var names: [String] = []
         var links: [Link] = []
