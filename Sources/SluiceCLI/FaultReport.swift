@@ -155,7 +155,10 @@ struct JobsOption: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "How many threads read each document, this one included. Default: the cores available.",
-            discussion: "The output is the same for any number; 1 reads on one thread."
+            discussion: """
+                The output is the same for any number; 1 reads on one thread. An import of one \
+                document reads with one fewer than the cores by default: its database writer keeps one.
+                """
         )
     )
     var jobs: Int?

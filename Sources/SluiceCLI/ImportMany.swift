@@ -8,7 +8,8 @@ import SluicePostgres
 /// per document, and the totals.
 extension Import {
     /// How many documents go at once: with PostgreSQL `--jobs` (default: the cores), each read on
-    /// one thread; with SQLite one, since its file has one writer, read with `--jobs` threads.
+    /// one thread; with SQLite one, since its file has one writer, read with `--jobs` threads
+    /// (default: one fewer than the cores, the writer keeping one).
     var concurrentDocuments: Int {
         guard postgres != nil else { return 1 }
         return jobs.jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount)

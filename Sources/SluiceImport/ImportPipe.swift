@@ -124,7 +124,7 @@ package final class ImportPipe: @unchecked Sendable {
         let pipe = ImportPipe()
         let decoder = JSONAPIDecoder()
         decoder.limits = options.limits
-        decoder.parallelism = options.parallelism
+        decoder.parallelism = options.readingParallelism
         decoder.rawEncoding = ImportRecord.encoding
         // The reader and decoder are used by the new thread only from here on: the importer
         // touches neither until `end` (awaited by `take` or `cancelAndWait`) says the thread is done.
