@@ -126,11 +126,6 @@ struct HTTPSource {
         }
     }
 
-    /// Seconds to wait for a connection and a response head, and for each part of a body: what
-    /// `fetch --timeout` and `--read-timeout` default to, and what `import` and `models` use.
-    static let defaultTimeout: Double = 30
-    static let defaultReadTimeout: Double = 60
-
     static func isURL(_ text: String) -> Bool {
         let lower = text.lowercased()
         return lower.hasPrefix("http://") || lower.hasPrefix("https://")
@@ -140,11 +135,9 @@ struct HTTPSource {
         url text: String,
         include: String?,
         headers: [String] = [],
-        timeouts: HTTPTimeouts = HTTPTimeouts(),
+        timeouts: HTTPTimeouts,
         maxBodyBytes: Int? = nil
     ) throws {
-        let timeout = timeouts.timeout
-        let readTimeout = timeouts.readTimeout
         guard var components = URLComponents(string: text), let base = components.url else {
             throw ValidationError("The URL is not valid.")
         }
@@ -160,11 +153,11 @@ struct HTTPSource {
         }
         guard let start = components.url else { throw ValidationError("The URL is not valid.") }
         transport = AsyncHTTPClientTransport(
-            connectTimeout: .seconds(timeout),
-            readTimeout: .seconds(readTimeout)
+            connectTimeout: .seconds(timeouts.timeout),
+            readTimeout: .seconds(timeouts.readTimeout)
         )
         var client = JSONAPIClient(baseURL: base, transport: transport)
-        client.timeout = .seconds(timeout)
+        client.timeout = .seconds(timeouts.timeout)
         client.maximumBodyBytes = maxBodyBytes
         for header in headers {
             let parts = header.split(separator: ":", maxSplits: 1)
@@ -237,13 +230,14 @@ enum PeakMemory {
 }
 
 /// How long a command that reads a URL waits: `--timeout` and `--read-timeout`, the same for
-/// `fetch`, `import` and `models`.
+/// `fetch`, `import` and `models`. Only parsed from the command line: an instance made in code
+/// would hold option definitions, not values.
 struct HTTPTimeouts: ParsableArguments {
     @Option(help: "Seconds to wait for an HTTP connection and response head.")
-    var timeout = HTTPSource.defaultTimeout
+    var timeout: Double = 30
 
     @Option(help: "Seconds of silence in an HTTP body after which it fails.")
-    var readTimeout = HTTPSource.defaultReadTimeout
+    var readTimeout: Double = 60
 
     func validate() throws {
         guard timeout > 0, readTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }

@@ -17,14 +17,6 @@ public struct ImportOptions: Sendable {
     /// cores, so that the writer keeps one of its own. What is imported is the same for any
     /// setting.
     public var parallelism = Parallelism.automatic
-
-    /// The reading threads `parallelism` stands for: `.automatic` leaves the writer a core
-    /// (on 2 cores, one reading thread imported 7% faster than two, with 4 MB less memory:
-    /// three busy threads on two cores cost more in splitting and switching than they gain).
-    var readingParallelism: Parallelism {
-        guard case .automatic = parallelism else { return parallelism }
-        return .workers(max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
-    }
     /// Whether to continue an interrupted import of the same source from its last committed batch
     /// (its `documents` row records how many resources were read by then): the resources before it
     /// are read again but not written. An import with no interrupted run to continue (no row, or a
@@ -33,6 +25,14 @@ public struct ImportOptions: Sendable {
 
     /// The defaults.
     public init() {}
+
+    /// The reading threads `parallelism` stands for: `.automatic` leaves the writer a core, since
+    /// a reading thread that shares the writer's core costs more in splitting and merging than it
+    /// gains (the performance page has the figures).
+    var readingParallelism: Parallelism {
+        guard case .automatic = parallelism else { return parallelism }
+        return .workers(max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    }
 }
 
 /// Where an import is.

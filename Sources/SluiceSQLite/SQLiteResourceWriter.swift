@@ -72,10 +72,9 @@ final class SQLiteResourceWriter {
     /// and tables and indexes share one namespace).
     private var takenTableNames: Set<String>
     private let deleteRelationship: Statement
-    /// Relationship rows: one at a time, and `linkRowsPerStatement` at a time.
+    /// Relationship rows: one at a time, and a full queue of them at a time.
     private let insertRelationship: Statement
     private let insertRelationships: Statement
-    private let linkRowsPerStatement: Int
     /// Queued relationship rows, and the texts of every queued row (see `RowQueue`).
     private var links = RowQueue()
     private let arena = TextArena()
@@ -275,7 +274,7 @@ final class SQLiteResourceWriter {
             sql: "DELETE FROM relationships WHERE source_type = ? AND source_id = ? AND name = ?"
         )
         variableLimit = sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1)
-        linkRowsPerStatement = RowQueue.rowsPerStatement(valuesPerRow: 7, limit: variableLimit)
+        links.start(columns: [], valuesPerRow: 7, parameterLimit: variableLimit)
         func insertLinks(rows: Int) throws -> Statement {
             let values = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
             return try db.makeStatement(
@@ -288,7 +287,7 @@ final class SQLiteResourceWriter {
             )
         }
         insertRelationship = try insertLinks(rows: 1)
-        insertRelationships = try insertLinks(rows: linkRowsPerStatement)
+        insertRelationships = try insertLinks(rows: links.rowsPerStatement)
         // The names earlier imports chose.
         for row in try Row.fetchAll(db, sql: "SELECT type, table_name FROM sluice_tables") {
             let type: String = row["type"]
@@ -366,7 +365,7 @@ final class SQLiteResourceWriter {
                     let targetType = reader.text()
                     let (targetKind, target) = reader.key()
                     guard targetKind != .none else { continue }
-                    try queueLink(
+                    try enqueueLink(
                         .text(type),
                         .text(key),
                         .text(name),
@@ -378,7 +377,7 @@ final class SQLiteResourceWriter {
                     relationshipRows += 1
                 }
             }
-            try queue(row, into: table)
+            try enqueue(row, into: table)
             table.rowsWritten += 1
             return true
         }
@@ -386,21 +385,20 @@ final class SQLiteResourceWriter {
 
     /// Queues `row` for `table`, after the rows queued before it that set other columns (so a
     /// resource given twice is written in order); writes the queue once it fills a statement.
-    private func queue(_ row: PendingRow, into table: TypeTable) throws {
-        if table.queue.rows > 0, table.queue.columns != row.columns { try flush(table) }
+    private func enqueue(_ row: PendingRow, into table: TypeTable) throws {
+        if !table.queue.isEmpty, table.queue.columns != row.columns { try flush(table) }
         try makeRoom(for: row.values)
-        if table.queue.rows == 0 { table.queue.columns = row.columns }
-        for value in row.values { table.queue.values.append(arena.keep(value)) }
-        table.queue.rows += 1
-        let perStatement = RowQueue.rowsPerStatement(valuesPerRow: row.values.count, limit: variableLimit)
-        if table.queue.rows >= perStatement { try flush(table) }
+        if table.queue.isEmpty {
+            table.queue.start(columns: row.columns, valuesPerRow: row.values.count, parameterLimit: variableLimit)
+        }
+        table.queue.append(row.values, keepingTextsIn: arena)
+        if table.queue.isFull { try flush(table) }
     }
 
-    private func queueLink(_ values: BoundValue...) throws {
+    private func enqueueLink(_ values: BoundValue...) throws {
         try makeRoom(for: values)
-        for value in values { links.values.append(arena.keep(value)) }
-        links.rows += 1
-        if links.rows >= linkRowsPerStatement { try flushLinks() }
+        links.append(values, keepingTextsIn: arena)
+        if links.isFull { try flushLinks() }
     }
 
     /// Room in the arena for the texts of `values`: when there is none, every queued row is
@@ -414,7 +412,7 @@ final class SQLiteResourceWriter {
 
     /// Writes every queued row: before a commit, and before the arena is reused.
     func flush() throws {
-        for table in tablesWritten where table.queue.rows > 0 { try flush(table) }
+        for table in tablesWritten { try flush(table) }
         try flushLinks()
         arena.reset()
     }
@@ -427,26 +425,25 @@ final class SQLiteResourceWriter {
     }
 
     private func flush(_ table: TypeTable) throws {
-        let queue = table.queue
-        guard queue.rows > 0 else { return }
-        let perRow = queue.columns.count + 1
-        if queue.rows == RowQueue.rowsPerStatement(valuesPerRow: perRow, limit: variableLimit) {
-            try upsertStatement(for: table, columns: queue.columns, rows: queue.rows).run(queue.values, on: db)
-        } else {
-            let statement = try upsertStatement(for: table, columns: queue.columns, rows: 1)
-            for index in 0..<queue.rows { try statement.run(queue.row(index, valuesPerRow: perRow), on: db) }
-        }
+        try run(table.queue) { rows in try upsertStatement(for: table, columns: table.queue.columns, rows: rows) }
         table.queue.removeAll()
     }
 
     private func flushLinks() throws {
-        guard links.rows > 0 else { return }
-        if links.rows == linkRowsPerStatement {
-            try insertRelationships.run(links.values, on: db)
-        } else {
-            for index in 0..<links.rows { try insertRelationship.run(links.row(index, valuesPerRow: 7), on: db) }
-        }
+        try run(links) { rows in rows == 1 ? insertRelationship : insertRelationships }
         links.removeAll()
+    }
+
+    /// Runs the rows of `queue`: with the statement of a full queue's rows when it is full, else
+    /// (before a commit, or when the columns change) with the statement of one row, row by row.
+    private func run(_ queue: RowQueue, statement: (_ rows: Int) throws -> Statement) throws {
+        guard !queue.isEmpty else { return }
+        if queue.isFull {
+            try statement(queue.rows).run(queue.values, on: db)
+        } else {
+            let single = try statement(1)
+            for index in 0..<queue.rows { try single.run(queue.row(index), on: db) }
+        }
     }
 
     /// Sets the columns of the to-one relationship `name` in the row being written: the target's

@@ -8,24 +8,38 @@ import GRDBSQLite
 /// Rows of one INSERT (one table, one set of columns) waiting to go in together.
 struct RowQueue {
     /// The columns the rows set, by ordinal (a type table's; empty for `relationships`).
-    var columns: [Int] = []
+    private(set) var columns: [Int] = []
     /// The rows' values, one row after another; texts point into the writer's `TextArena`.
-    var values: [BoundValue] = []
-    var rows = 0
-
+    private(set) var values: [BoundValue] = []
+    private(set) var valuesPerRow = 1
     /// Rows per statement: enough to make the statement's own cost small beside the rows', and
-    /// within SQLite's limit on parameters (`limit`) for a row of `valuesPerRow`.
-    static func rowsPerStatement(valuesPerRow: Int, limit: Int32) -> Int {
-        max(1, min(32, Int(limit) / max(1, valuesPerRow)))
+    /// within SQLite's limit on parameters for a row of `valuesPerRow`.
+    private(set) var rowsPerStatement = 1
+
+    var rows: Int { values.count / valuesPerRow }
+    var isEmpty: Bool { values.isEmpty }
+    /// Whether the rows fill a statement.
+    var isFull: Bool { rows >= rowsPerStatement }
+
+    /// Makes the (empty) queue one for rows of `valuesPerRow` values that set `columns`, under
+    /// SQLite's `parameterLimit`.
+    mutating func start(columns: [Int], valuesPerRow: Int, parameterLimit: Int32) {
+        self.columns = columns
+        self.valuesPerRow = max(1, valuesPerRow)
+        rowsPerStatement = max(1, min(32, Int(parameterLimit) / self.valuesPerRow))
+    }
+
+    /// Appends a row, its texts copied into `arena` (which must have room for them).
+    mutating func append(_ row: some Collection<BoundValue>, keepingTextsIn arena: TextArena) {
+        for value in row { values.append(arena.keep(value)) }
     }
 
     mutating func removeAll() {
         values.removeAll(keepingCapacity: true)
-        rows = 0
     }
 
     /// The values of row `index`.
-    func row(_ index: Int, valuesPerRow: Int) -> ArraySlice<BoundValue> {
+    func row(_ index: Int) -> ArraySlice<BoundValue> {
         values[(index * valuesPerRow)..<((index + 1) * valuesPerRow)]
     }
 }

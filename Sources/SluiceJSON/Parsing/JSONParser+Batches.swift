@@ -23,14 +23,10 @@ extension JSONParser {
     package func reserveTape(forInputBytes bytes: Int) {
         state.pointee.tape.makeUnique()
         // A JSON:API document has a token every 7 bytes or so, and 70% of its bytes are the text
-        // of its strings and numbers; a guess too small only grows as before. Powers of two, as
-        // growing would have made them: batches then ask malloc for the same few sizes, which it
-        // hands back and forth instead of holding more memory in pieces.
-        func rounded(_ count: Int) -> Int { 1 << (Int.bitWidth - (count - 1).leadingZeroBitCount) }
-        state.pointee.tape.uncheckedBuffer.pointee.reserve(
-            tokens: rounded(bytes / 7 + 16),
-            bytes: rounded(bytes / 4 * 3 + 64)
-        )
+        // of its strings and numbers; a guess too small only grows as before. The tape doubles
+        // its capacities up to these, so batches ask malloc for the same few sizes, which it hands
+        // back and forth instead of holding more memory in pieces.
+        state.pointee.tape.uncheckedBuffer.pointee.reserve(tokens: bytes / 7 + 16, bytes: bytes / 4 * 3 + 64)
     }
 
     /// Stands in for `batch`, which another parser has read: the parser reads a `null` placed just

@@ -100,7 +100,7 @@ struct TapeBuffer {
 
     @inline(__always)
     mutating func append(_ token: JSONToken) {
-        if tokenCount == tokenCapacity { growTokens() }
+        if tokenCount == tokenCapacity { growTokens(toHold: tokenCount + 1) }
         // Safe because tokenCount < tokenCapacity after growing.
         (tokens + tokenCount).initialize(to: token)
         tokenCount += 1
@@ -120,20 +120,16 @@ struct TapeBuffer {
     }
 
     /// Room for at least `tokens` tokens and `bytes` bytes of text, so that a tape whose size is
-    /// known beforehand is not grown (and copied) a dozen times on the way there.
+    /// known beforehand is not grown (and copied) a dozen times on the way there. Capacities
+    /// double as appending grows them, so they are the sizes growth would have reached.
     mutating func reserve(tokens: Int, bytes: Int) {
-        if tokens > tokenCapacity {
-            let newTokens = UnsafeMutablePointer<JSONToken>.allocate(capacity: tokens)
-            newTokens.moveInitialize(from: self.tokens, count: tokenCount)
-            self.tokens.deallocate()
-            self.tokens = newTokens
-            tokenCapacity = tokens
-        }
+        if tokens > tokenCapacity { growTokens(toHold: tokens) }
         if bytes > byteCapacity { growBytes(toHold: bytes) }
     }
 
-    private mutating func growTokens() {
-        let newCapacity = tokenCapacity * 2
+    private mutating func growTokens(toHold needed: Int) {
+        var newCapacity = tokenCapacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
         let newTokens = UnsafeMutablePointer<JSONToken>.allocate(capacity: newCapacity)
         newTokens.moveInitialize(from: tokens, count: tokenCount)
         tokens.deallocate()

@@ -167,12 +167,8 @@ extension Links: JSONTapeDecodable {
     /// then makes no `String` per link.
     package static func decodes(_ value: JSONTape.Value, context: TapeDecodingContext) -> Bool {
         guard value.kind == .objectStart, let members = try? value.members() else { return false }
-        var simple = true
-        for member in members where member.value.kind != .string && !member.value.isNull {
-            simple = false
-            break
-        }
-        return simple || (try? Links(from: value, context: context)) != nil
+        let onlyURLs = members.allSatisfy { $0.value.kind == .string || $0.value.isNull }
+        return onlyURLs || (try? Links(from: value, context: context)) != nil
     }
 
     public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
