@@ -274,6 +274,9 @@ public protocol JSONModelDecodable: JSONTapeDecodable {
 extension JSONModelDecodable {
     /// Files the object's members and reads the properties, or hands the object to the general
     /// path when an option or the object needs it.
+    ///
+    /// Inlinable, so that each model's conformance holds its own copy, specialized.
+    @inlinable
     public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         let reader = try JSONModelReader(value, context: context, members: Self.jsonModelMembers)
         if reader.needsGeneralPath {
@@ -306,7 +309,7 @@ public struct JSONModelReader: ~Copyable {
     public static let maximumProperties = 64
 
     @usableFromInline let value: JSONTape.Value
-    private let context: TapeDecodingContext
+    @usableFromInline let context: TapeDecodingContext
     package let members: JSONModelMembers
     /// For each property, where its member's value stands, counted in tokens from the object's
     /// start, or -1 when the object has none. Relative, because tape indices are absolute and
@@ -445,12 +448,24 @@ public struct JSONModelReader: ~Copyable {
 
     /// The member value filed for property `field`, if there is one.
     @inline(__always)
-    private func member(_ field: Int) -> JSONTape.Value? {
+    private func member(_ field: Int) -> JSONTape.Value? { memberValue(field) }
+
+    /// ``member(_:)`` for the inlinable readers.
+    @inlinable
+    func memberValue(_ field: Int) -> JSONTape.Value? {
         let offset = Int(slots[field])
         guard offset >= 0 else { return nil }
         let index = value.index + offset
-        return JSONTape.Value(tape: value.tape, index: index, endIndex: value.tape.endOfValue(at: index) ?? index + 1)
+        return JSONTape.Value(
+            uncheckedTape: value.tape,
+            index: index,
+            endIndex: value.tape.endOfValue(at: index) ?? index + 1
+        )
     }
+
+    /// ``missing(_:)`` for the inlinable readers.
+    @usableFromInline
+    func missingMember(_ field: Int) -> DecodingError { missing(field) }
 
     /// Reads the required property `field` as `T`.
     ///
@@ -601,26 +616,30 @@ public struct JSONModelReader: ~Copyable {
     // path, built the way it builds them (`TapeDecoder`'s shortcuts and `readDirectly`).
 
     /// Reads the required property `field`, a nested `@JSONModel` type.
+    @inlinable
     public func decode<T: JSONModelDecodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
-        guard let member = member(field) else { throw missing(field) }
+        guard let member = memberValue(field) else { throw missingMember(field) }
         return try readModel(type, from: member, field: field)
     }
 
     /// Reads the optional property `field`, a nested `@JSONModel` type.
+    @inlinable
     public func decodeIfPresent<T: JSONModelDecodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
-        guard let member = member(field), !member.isNull else { return nil }
+        guard let member = memberValue(field), !member.isNull else { return nil }
         return try readModel(type, from: member, field: field)
     }
 
     /// Reads the required property `field`, an array of a `@JSONModel` type.
+    @inlinable
     public func decode<T: JSONModelDecodable>(_ type: [T].Type = [T].self, at field: Int) throws -> [T] {
-        guard let member = member(field) else { throw missing(field) }
+        guard let member = memberValue(field) else { throw missingMember(field) }
         return try readModels(T.self, from: member, field: field)
     }
 
     /// Reads the optional property `field`, an array of a `@JSONModel` type.
+    @inlinable
     public func decodeIfPresent<T: JSONModelDecodable>(_ type: [T].Type = [T].self, at field: Int) throws -> [T]? {
-        guard let member = member(field), !member.isNull else { return nil }
+        guard let member = memberValue(field), !member.isNull else { return nil }
         return try readModels(T.self, from: member, field: field)
     }
 
@@ -687,52 +706,116 @@ public struct JSONModelReader: ~Copyable {
     }
 
     /// A nested model read as `readDirectly` reads it for the general path: its errors, relative to
-    /// the member, get the member's key in front.
-    @inline(__always)
-    private func readModel<T: JSONModelDecodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
-        if context.hasTypeHooks { return try read(type, from: member, field: field) }
+    /// the member, get the member's key in front. Inlinable, as ``readModels(_:from:field:)`` is:
+    /// each initializer calls its nested models' readers directly.
+    @inlinable
+    func readModel<T: JSONModelDecodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
+        if context.hasTypeHooks { return try readGenerically(type, from: member, field: field) }
         do {
             return try T(from: member, context: context)
-        } catch let error as DecodingError {
-            abandon()
-            throw error.prefixingCodingPath([members.keys[field]])
-        } catch let error as JSONError {
-            abandon()
-            throw TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
+        } catch {
+            throw modelFailure(error, in: member, field: field, type: type)
+        }
+    }
+
+    /// ``read(_:from:field:)`` for the inlinable readers.
+    @usableFromInline
+    func readGenerically<T: Decodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
+        try read(type, from: member, field: field)
+    }
+
+    /// The error for the nested model of property `field` that failed with `error`, after
+    /// undoing the object's reading.
+    @usableFromInline
+    func modelFailure(_ error: any Error, in member: JSONTape.Value, field: Int, type: Any.Type) -> any Error {
+        abandon()
+        if let error = error as? DecodingError { return error.prefixingCodingPath([members.keys[field]]) }
+        if let error = error as? JSONError {
+            return TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
                 .convert(error, type: type)
         }
+        return error
     }
 
     /// An array of nested models read as the general path's array shortcut reads it: a mismatch
     /// for anything but an array, then each element with its index in the path.
-    private func readModels<T: JSONModelDecodable>(
+    ///
+    /// Inlinable, so that each model's initializer gets a copy for its element type: out of line,
+    /// the array was built by generic code that looked up `[T]`'s metadata in the runtime's
+    /// caches and called each element's reader through its witness, for every array read.
+    @inlinable
+    func readModels<T: JSONModelDecodable>(
         _ type: T.Type,
         from member: JSONTape.Value,
         field: Int
     ) throws -> [T] {
-        if context.hasTypeHooks { return try read([T].self, from: member, field: field) }
-        let key = members.keys[field]
-        guard member.kind == .arrayStart else {
-            abandon()
-            throw TapeDecoder(value: member, context: context, parentPath: [], key: key)
-                .mismatch(expected: "an array", type: [Any].self)
+        if context.hasTypeHooks || member.kind != .arrayStart {
+            return try readModelsGenerally(type, from: member, field: field)
         }
         let context = context
+        let count = member.count
+        let tape = member.tape
         do {
-            return try member.mapElements { element, index in
-                do {
-                    return try T(from: element, context: context)
-                } catch let error as DecodingError {
-                    throw error.prefixingCodingPath([key, ElementKey(index)])
-                } catch let error as JSONError {
-                    throw TapeDecoder(value: member, context: context, parentPath: [], key: key)
-                        .elementError(error, element: element, index: index, type: T.self)
+            return try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                var cursor = member.index + 1
+                while initialized < count {
+                    let end = tape.endOfValue(at: cursor) ?? member.endIndex - 1
+                    let element = JSONTape.Value(uncheckedTape: tape, index: cursor, endIndex: end)
+                    do {
+                        // Safe because initialized < count, the capacity asked for.
+                        (buffer.baseAddress! + initialized).initialize(to: try T(from: element, context: context))
+                    } catch {
+                        throw elementFailure(
+                            error,
+                            in: member,
+                            element: element,
+                            index: initialized,
+                            field: field,
+                            type: T.self
+                        )
+                    }
+                    initialized += 1
+                    cursor = end
                 }
             }
         } catch {
             abandon()
             throw error
         }
+    }
+
+    /// ``readModels(_:from:field:)`` for what its inlined part leaves: converters in force (the
+    /// general read), or a member that is not an array (the general path's mismatch).
+    @usableFromInline
+    func readModelsGenerally<T: JSONModelDecodable>(
+        _ type: T.Type,
+        from member: JSONTape.Value,
+        field: Int
+    ) throws -> [T] {
+        if context.hasTypeHooks { return try read([T].self, from: member, field: field) }
+        abandon()
+        throw TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
+            .mismatch(expected: "an array", type: [Any].self)
+    }
+
+    /// The error for element `index` of the array `member` (property `field`) that failed with
+    /// `error`: its coding path, or the general path's wording of a tape fault.
+    @usableFromInline
+    func elementFailure(
+        _ error: any Error,
+        in member: JSONTape.Value,
+        element: JSONTape.Value,
+        index: Int,
+        field: Int,
+        type: Any.Type
+    ) -> any Error {
+        let key = members.keys[field]
+        if let error = error as? DecodingError { return error.prefixingCodingPath([key, ElementKey(index)]) }
+        if let error = error as? JSONError {
+            return TapeDecoder(value: member, context: context, parentPath: [], key: key)
+                .elementError(error, element: element, index: index, type: type)
+        }
+        return error
     }
 
     /// An array of scalars or optional scalars, read by the general path's own array shortcut,
@@ -858,7 +941,8 @@ public struct JSONModelReader: ~Copyable {
     }
 
     /// Undoes what `init` began, for an object whose reading failed.
-    private func abandon() {
+    @usableFromInline
+    func abandon() {
         guard !needsGeneralPath, missingMemberError == nil else { return }
         let state = context.state
         state.nesting -= 1

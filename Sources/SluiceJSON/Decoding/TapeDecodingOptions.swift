@@ -191,7 +191,7 @@ public final class TapeDecodingContext: @unchecked Sendable {
     let readsScalarsLeniently: Bool
     /// Whether decodeValue must consult converters or uniquing for composite types (parent links
     /// are handled either way).
-    let hasTypeHooks: Bool
+    @usableFromInline let hasTypeHooks: Bool
     /// Whether keyed containers must consult the member check or the ignored keys.
     package let checksMembers: Bool
     /// Whether the options leave `@JSONModel`'s generated readers free to read objects: a key
@@ -250,9 +250,12 @@ final class DecodeState {
     let identities: JSONIdentityStore
     /// Children that asked for a back-reference to a parent not yet complete (see
     /// `Decoder.linkToParent`), oldest first.
-    var pendingChildren: [PendingChild] = []
+    ///
+    /// This and `nesting`: unchecked exclusivity, as for the slot tables below; every object a
+    /// generated reader reads touches both.
+    @exclusivity(unchecked) var pendingChildren: [PendingChild] = []
     /// How many composite values are being decoded, one inside the other, right now.
-    var nesting = 0
+    @exclusivity(unchecked) var nesting = 0
     /// Date formatters made for ``JSONDateFormat/pattern(_:)``, by pattern.
     private var formatters: [String: DateFormatter] = [:]
     /// The slot tables of the generated readers open right now, one block per reader in the

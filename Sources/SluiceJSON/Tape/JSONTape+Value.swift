@@ -242,3 +242,14 @@ extension JSONTape {
         return Value(tape: self, index: index, endIndex: end)
     }
 }
+
+extension JSONTape.Value {
+    /// A value whose bounds the caller has from the tape itself, for the inlinable readers (in an
+    /// extension, so that the memberwise initializer stays).
+    @usableFromInline
+    init(uncheckedTape tape: JSONTape, index: Int, endIndex: Int) {
+        self.tape = tape
+        self.index = index
+        self.endIndex = endIndex
+    }
+}
