@@ -164,16 +164,7 @@ public final class PostgresImporter {
         var session: PostgresSession?
         func report(finished: Bool) {
             guard let progress, let session else { return }
-            progress(
-                ImportProgress(
-                    bytesRead: session.bytesRead,
-                    totalBytes: reader.size,
-                    resources: session.resources,
-                    committedResources: session.committed,
-                    elapsed: (ContinuousClock.now - started) / .seconds(1),
-                    finished: finished
-                )
-            )
+            progress(session.tally.progress(finished: finished))
         }
         do {
             // A commit does not wait for its WAL to reach the disk. A server crash may lose the
@@ -202,13 +193,13 @@ public final class PostgresImporter {
                 let document = try await current.write(from: pipe, batchSize: max(1, options.batchSize)) {
                     report(finished: false)
                 }
-                current.bytesRead = reader.bytesRead
+                current.tally.bytesRead = reader.bytesRead
                 try await current.complete(document)
                 report(finished: true)
                 return current.summary(document)
             } catch {
                 pipe.cancelAndWait()
-                current.bytesRead = reader.bytesRead
+                current.tally.bytesRead = reader.bytesRead
                 await current.fail(error)
                 throw error
             }
@@ -226,7 +217,7 @@ public final class PostgresImporter {
             } else {
                 underlying = PostgresImportError(error, doing: "importing")
             }
-            throw ImportFailure(underlying: underlying, committedResources: session?.committed ?? 0)
+            throw ImportFailure(underlying: underlying, committedResources: session?.tally.committed ?? 0)
         }
     }
 

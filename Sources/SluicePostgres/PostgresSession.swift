@@ -232,18 +232,10 @@ final class PostgresSession {
     /// The types `relationships` had rows of when the import began.
     /// Whether a flush failed: its batch is gone, and nothing may be flushed after it.
     private var flushFailed = false
-    private var inBatch = 0
-    private let resumedAfter: Int
-    private let earlierRelationshipRows: Int
-    private(set) var resources = 0
-    private(set) var committed = 0
-    private var unidentified = 0
     private var relationshipRowsWritten = 0
     private var typeMismatches = 0
-    private var batches = 0
-    private var resourcesRead = 0
-    private let started: ContinuousClock.Instant
-    var bytesRead = 0
+    /// The counts, kept as every destination keeps them.
+    var tally: ImportTally
     private var values: [(ordinal: Int, value: ImportRecord.Value)] = []
 
     init(
@@ -256,14 +248,7 @@ final class PostgresSession {
         self.importer = importer
         writer = PostgresBatchWriter(importer: importer, source: source)
         self.source = source
-        self.started = started
-        resumedAfter = resume?.resourcesRead ?? 0
-        resources = resume?.resources ?? 0
-        committed = resources
-        resourcesRead = resumedAfter
-        earlierRelationshipRows = resume?.relationshipRows ?? 0
-        bytesRead = resume?.bytes ?? 0
-        committedBytes = bytesRead
+        tally = ImportTally(resumingFrom: resume, totalBytes: sourceSize, started: started)
         for row in try await importer.query("SELECT type, table_name FROM sluice_tables") {
             let (type, name) = try row.decode((String, String).self)
             let table = PostgresTable(type: type, name: name)
@@ -338,16 +323,10 @@ final class PostgresSession {
                         try await flush()
                         outcome = stage(record)
                     }
-                    resourcesRead = firstRead + index + 1
-                    if outcome == .staged {
-                        resources += 1
-                        inBatch += 1
-                    } else {
-                        unidentified += 1
-                    }
-                    if inBatch >= batchSize { try await flush() }
+                    tally.took(readNumber: firstRead + index + 1, written: outcome == .staged)
+                    if tally.inBatch >= batchSize { try await flush() }
                 }
-                bytesRead = block.bytesRead
+                tally.bytesRead = block.bytesRead
                 progress()
             case .finished(let document):
                 return document
@@ -542,7 +521,8 @@ final class PostgresSession {
     // MARK: Flushing
 
     /// The batch being written, and the counts that become committed when it is.
-    private var inFlight: (task: Task<Void, any Error>, resources: Int, bytes: Int, linkRows: Int, toOne: Int)?
+    private var inFlight:
+        (task: Task<Void, any Error>, resources: Int, resourcesRead: Int, bytes: Int, linkRows: Int, toOne: Int)?
 
     /// Hands this batch to the writer, which writes it in one transaction while the next one is
     /// staged: first the previous batch must be in (the connection takes one at a time), then the
@@ -559,7 +539,8 @@ final class PostgresSession {
         let batch = takeBatch()
         let writer = self.writer
         inFlight = (
-            Task { try await writer.write(batch) }, batch.resources, batch.bytes, batch.linkRowCount,
+            Task { try await writer.write(batch) }, batch.resources, batch.resourcesRead, batch.bytes,
+            batch.linkRowCount,
             batch.toOneLinks
         )
     }
@@ -567,7 +548,7 @@ final class PostgresSession {
     /// Waits for the batch being written, if any; the counts it records become committed. The
     /// task runs apart from the caller's, so a cancelled caller cancels it too.
     private func settleInFlight() async throws {
-        guard let (task, resources, bytes, linkRows, toOne) = inFlight else { return }
+        guard let (task, resources, resourcesRead, bytes, linkRows, toOne) = inFlight else { return }
         inFlight = nil
         do {
             try await withTaskCancellationHandler {
@@ -579,11 +560,9 @@ final class PostgresSession {
             flushFailed = true
             throw error
         }
-        committed = resources
-        committedBytes = bytes
+        tally.committedBatch(resources: resources, resourcesRead: resourcesRead, bytes: bytes)
         relationshipRowsWritten += linkRows
         toOneLinksWritten += toOne
-        batches += 1
     }
 
     /// This batch as the writer takes it (after its schema changes, so names and types are
@@ -618,14 +597,14 @@ final class PostgresSession {
         batch.linkCounts = linkCounts.bytes
         batch.emptiedLinks = emptiedLinks.bytes
         relationshipRowsStaged += linkRows.rows
-        batch.bytes = bytesRead
-        batch.resources = resources
-        batch.relationshipRows = earlierRelationshipRows + relationshipRowsStaged
-        batch.resourcesRead = resourcesRead
+        batch.bytes = tally.bytesRead
+        batch.resources = tally.resources
+        batch.relationshipRows = tally.earlierRelationshipRows + relationshipRowsStaged
+        batch.resourcesRead = tally.resourcesRead
         linkRows.removeAll()
         linkCounts.removeAll()
         emptiedLinks.removeAll()
-        inBatch = 0
+        tally.closeBatch()
         return batch
     }
 
@@ -747,10 +726,7 @@ final class PostgresSession {
         return true
     }
 
-    /// Bytes read by the last commit.
-    private var committedBytes = 0
-
-    private var relationshipRows: Int { earlierRelationshipRows + relationshipRowsWritten }
+    private var relationshipRows: Int { tally.earlierRelationshipRows + relationshipRowsWritten }
 
     /// Flushes the last batch with the document's row, then makes the indexes.
     func complete(_ document: DocumentSummary) async throws {
@@ -812,8 +788,7 @@ final class PostgresSession {
             try? await settleInFlight()
         }
         // What the row records is what was committed: a batch the server did not take is gone.
-        if isServerFault || flushFailed { bytesRead = max(committedBytes, 0) }
-        resources = committed
+        tally.rollBackToCommit(keepingBytesRead: !(isServerFault || flushFailed))
         let query = PostgresSchema.failDocument(source: source, summary: summary(nil), error: describe(error))
         do {
             try await importer.execute(query)
@@ -834,19 +809,11 @@ final class PostgresSession {
     func summary(_ document: DocumentSummary?) -> ImportSummary {
         var rows = tableOrder.map { ImportSummary.TableRows(table: $0.name, rows: $0.rowsWritten) }
         rows.append(ImportSummary.TableRows(table: "relationships", rows: relationshipRowsWritten))
-        return ImportSummary(
-            resources: resources,
-            primaryCount: document?.primaryCount ?? 0,
-            includedCount: document?.includedCount ?? 0,
+        return tally.summary(
+            document,
             relationshipRows: relationshipRows,
             toOneLinks: toOneLinksWritten,
-            unidentified: unidentified,
             typeMismatches: typeMismatches,
-            bytes: bytesRead,
-            batches: batches,
-            seconds: (ContinuousClock.now - started) / .seconds(1),
-            links: document?.links,
-            resumedAfter: resumedAfter,
             tables: rows
         )
     }

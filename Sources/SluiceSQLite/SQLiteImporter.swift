@@ -93,16 +93,7 @@ public final class SQLiteImporter {
         var session: ImportSession?
         func report(finished: Bool) {
             guard let progress, let session else { return }
-            progress(
-                Progress(
-                    bytesRead: session.bytesRead,
-                    totalBytes: total,
-                    resources: session.resources,
-                    committedResources: session.committed,
-                    elapsed: session.elapsed,
-                    finished: finished
-                )
-            )
+            progress(session.tally.progress(finished: finished))
         }
         do {
             let summary = try database.writeWithoutTransaction { db in
@@ -121,13 +112,13 @@ public final class SQLiteImporter {
                 let pipe = ImportPipe.start(reading: reader, options: options, resumingFrom: resumePoint)
                 do {
                     let document = try current.write(from: pipe) { report(finished: false) }
-                    current.bytesRead = reader.bytesRead
+                    current.tally.bytesRead = reader.bytesRead
                     try current.complete(document)
                     return current.summary(document)
                 } catch {
                     // Stop the reader first: from here on only this thread touches the input.
                     pipe.cancelAndWait()
-                    current.bytesRead = reader.bytesRead
+                    current.tally.bytesRead = reader.bytesRead
                     current.fail(error)
                     throw error
                 }
@@ -136,7 +127,7 @@ public final class SQLiteImporter {
             return summary
         } catch {
             report(finished: true)
-            throw Failure(underlying: error, committedResources: session?.committed ?? 0)
+            throw Failure(underlying: error, committedResources: session?.tally.committed ?? 0)
         }
     }
 
@@ -170,25 +161,10 @@ public final class SQLiteImporter {
 private final class ImportSession {
     private let db: Database
     private let source: String
-    private let sourceSize: Int?
     private let writer: SQLiteResourceWriter
     private let batchSize: Int
-    private let started: ContinuousClock.Instant
-    private var inBatch = 0
-    /// Resources passed over because an interrupted run committed them.
-    private let resumedAfter: Int
-    private(set) var resources = 0
-    private(set) var unidentified = 0
-    /// Resources in committed batches.
-    private(set) var committed = 0
-    private(set) var batches = 0
-    /// Resources read (written or not) by the last record written, and by the last commit.
-    private var resourcesRead = 0
-    private var committedRead = 0
-    /// Relationship rows written by earlier runs of a resumed import.
-    private let earlierRelationshipRows: Int
-    /// Bytes read by the end of the last block written (the reader's count once it is done).
-    var bytesRead = 0
+    /// The counts, kept as every destination keeps them.
+    var tally: ImportTally
 
     /// Records the document as importing (committed at once, so an interrupted import shows)
     /// and opens the first batch.
@@ -202,17 +178,9 @@ private final class ImportSession {
     ) throws {
         self.db = db
         self.source = source
-        self.sourceSize = sourceSize
         self.batchSize = batchSize
-        self.started = started
-        resumedAfter = resume?.resourcesRead ?? 0
-        resources = resume?.resources ?? 0
-        committed = resources
-        resourcesRead = resumedAfter
-        committedRead = resumedAfter
-        earlierRelationshipRows = resume?.relationshipRows ?? 0
-        committedRelationshipRows = earlierRelationshipRows
-        bytesRead = resume?.bytes ?? 0
+        tally = ImportTally(resumingFrom: resume, totalBytes: sourceSize, started: started)
+        committedRelationshipRows = tally.earlierRelationshipRows
         writer = try SQLiteResourceWriter(db: db)
         try db.inTransaction(.immediate) {
             if resume == nil {
@@ -225,8 +193,6 @@ private final class ImportSession {
         try db.beginTransaction(.immediate)
     }
 
-    var elapsed: Double { (ContinuousClock.now - started) / .seconds(1) }
-
     /// Writes every block the reader hands over, committing a batch every `batchSize`
     /// resources; returns the document's summary when the reader ends, throws its fault.
     func write(from pipe: ImportPipe, progress: () -> Void) throws -> DocumentSummary {
@@ -237,32 +203,19 @@ private final class ImportSession {
                 // is the reader's resource number `firstRead + index + 1`.
                 let firstRead = block.resourcesRead - block.records.count
                 for (index, record) in block.records.enumerated() {
-                    try write(record, readNumber: firstRead + index + 1)
+                    tally.took(readNumber: firstRead + index + 1, written: try writer.write(record))
+                    if tally.inBatch >= batchSize {
+                        try commit()
+                        try db.beginTransaction(.immediate)
+                    }
                 }
-                bytesRead = block.bytesRead
+                tally.bytesRead = block.bytesRead
                 progress()
             case .finished(let document):
                 return document
             case .failed(let error):
                 throw error
             }
-        }
-    }
-
-    /// Writes the reader's resource number `readNumber`; only once it is whole does the count a
-    /// resume starts from move past it.
-    private func write(_ record: ImportRecord, readNumber: Int) throws {
-        let written = try writer.write(record)
-        resourcesRead = readNumber
-        guard written else {
-            unidentified += 1
-            return
-        }
-        resources += 1
-        inBatch += 1
-        if inBatch >= batchSize {
-            try commit()
-            try db.beginTransaction(.immediate)
         }
     }
 
@@ -275,28 +228,24 @@ private final class ImportSession {
         try SQLiteSchema.recordProgress(
             db,
             source: source,
-            bytes: bytesRead,
-            resources: resources,
+            bytes: tally.bytesRead,
+            resources: tally.resources,
             relationshipRows: relationshipRows,
-            resourcesRead: resourcesRead
+            resourcesRead: tally.resourcesRead
         )
         try db.commit()
-        committed = resources
-        committedRead = resourcesRead
-        committedBytes = bytesRead
-        batches += 1
-        inBatch = 0
+        tally.closeBatch()
+        tally.committedEverything()
     }
 
     private var relationshipRows: Int {
-        rolledBack ? committedRelationshipRows : earlierRelationshipRows + writer.relationshipRows
+        rolledBack ? committedRelationshipRows : tally.earlierRelationshipRows + writer.relationshipRows
     }
     private var toOneLinks: Int { rolledBack ? committedToOneLinks : writer.toOneLinks }
     /// Relationship rows and to-one links by the last commit, and whether the open batch was
     /// rolled back.
     private var committedRelationshipRows = 0
     private var committedToOneLinks = 0
-    private var committedBytes = 0
     private var rolledBack = false
 
     /// Ends the last batch with the document's row and the indexes.
@@ -316,9 +265,7 @@ private final class ImportSession {
         if error is DatabaseError {
             writer.discardQueued()
             if db.isInsideTransaction { try? db.rollback() }
-            resources = committed
-            resourcesRead = committedRead
-            bytesRead = committedBytes
+            tally.rollBackToCommit()
             rolledBack = true
             try? db.inTransaction(.immediate) {
                 try SQLiteSchema.failDocument(db, source: source, summary: summary(nil), error: error)
@@ -339,19 +286,11 @@ private final class ImportSession {
     func summary(_ document: DocumentSummary?) -> ImportSummary {
         var tables = writer.tableRows.map { ImportSummary.TableRows(table: $0.table, rows: $0.rows) }
         tables.append(ImportSummary.TableRows(table: "relationships", rows: writer.relationshipRows))
-        return ImportSummary(
-            resources: resources,
-            primaryCount: document?.primaryCount ?? 0,
-            includedCount: document?.includedCount ?? 0,
+        return tally.summary(
+            document,
             relationshipRows: relationshipRows,
             toOneLinks: toOneLinks,
-            unidentified: unidentified,
             typeMismatches: writer.typeMismatches,
-            bytes: bytesRead,
-            batches: batches,
-            seconds: elapsed,
-            links: document?.links,
-            resumedAfter: resumedAfter,
             tables: tables
         )
     }

@@ -1,0 +1,132 @@
+// One document's counts while a destination writes it, kept one way for every destination: what
+// was read, written and committed, where a resumed import starts, and the progress and summary
+// made from them. The destinations differ in how they write and commit (SQLite on its own thread,
+// PostgreSQL a batch in flight while the next is staged), not in what they count.
+
+package import SluiceJSONAPI
+
+/// The counts of one document's import (see the file's comment).
+package struct ImportTally: Sendable {
+    /// When the import began (elapsed times count from here).
+    package let started: ContinuousClock.Instant
+    /// The document's size, when known.
+    package let totalBytes: Int?
+    /// Resources passed over because an interrupted run committed them.
+    package let resumedAfter: Int
+    /// Relationship rows written by earlier runs of a resumed import.
+    package let earlierRelationshipRows: Int
+    /// Resources written, an interrupted run's included.
+    package private(set) var resources: Int
+    /// Resources read without `id` or `lid`, which no table can key.
+    package private(set) var unidentified = 0
+    /// Resources written into the open batch.
+    package private(set) var inBatch = 0
+    /// The reader's count of resources (written or not) by the last one taken whole: where a
+    /// resume would start if the open batch were committed now.
+    package private(set) var resourcesRead: Int
+    /// Bytes read by the end of the last block taken (the reader's count once it is done).
+    package var bytesRead: Int
+    /// Resources, resources read and bytes read by the last commit.
+    package private(set) var committed: Int
+    package private(set) var committedRead: Int
+    package private(set) var committedBytes: Int
+    /// Batches committed.
+    package private(set) var batches = 0
+
+    /// The counts of an import that starts now, or goes on from `resume`.
+    package init(resumingFrom resume: ResumePoint?, totalBytes: Int?, started: ContinuousClock.Instant) {
+        self.started = started
+        self.totalBytes = totalBytes
+        resumedAfter = resume?.resourcesRead ?? 0
+        earlierRelationshipRows = resume?.relationshipRows ?? 0
+        resources = resume?.resources ?? 0
+        resourcesRead = resumedAfter
+        bytesRead = resume?.bytes ?? 0
+        committed = resources
+        committedRead = resourcesRead
+        committedBytes = bytesRead
+    }
+
+    /// Seconds since the import began.
+    package var elapsed: Double { (ContinuousClock.now - started) / .seconds(1) }
+
+    /// Counts the reader's resource number `readNumber`, written into the open batch or passed
+    /// over as unidentified. Only once a resource is whole does the count a resume starts from
+    /// move past it.
+    package mutating func took(readNumber: Int, written: Bool) {
+        resourcesRead = readNumber
+        if written {
+            resources += 1
+            inBatch += 1
+        } else {
+            unidentified += 1
+        }
+    }
+
+    /// The open batch has been handed over to be committed: the next resources start a new one.
+    package mutating func closeBatch() {
+        inBatch = 0
+    }
+
+    /// A batch that reached `resources` resources, `resourcesRead` read and `bytes` bytes has
+    /// been committed (after `closeBatch`, and for PostgreSQL while the next one fills).
+    package mutating func committedBatch(resources: Int, resourcesRead: Int, bytes: Int) {
+        committed = resources
+        committedRead = resourcesRead
+        committedBytes = bytes
+        batches += 1
+    }
+
+    /// ``committedBatch(resources:resourcesRead:bytes:)`` for everything counted so far.
+    package mutating func committedEverything() {
+        committedBatch(resources: resources, resourcesRead: resourcesRead, bytes: bytesRead)
+    }
+
+    /// What was written after the last commit is gone (the database rolled it back, or it never
+    /// reached the database): the counts go back to that commit's, the bytes read too unless
+    /// `keepingBytesRead` (the input was read that far, whatever became of it).
+    package mutating func rollBackToCommit(keepingBytesRead: Bool = false) {
+        resources = committed
+        resourcesRead = committedRead
+        if !keepingBytesRead { bytesRead = committedBytes }
+        inBatch = 0
+    }
+
+    /// Where the import is now.
+    package func progress(finished: Bool) -> ImportProgress {
+        ImportProgress(
+            bytesRead: bytesRead,
+            totalBytes: totalBytes,
+            resources: resources,
+            committedResources: committed,
+            elapsed: elapsed,
+            finished: finished
+        )
+    }
+
+    /// What the import did, with the destination's own counts; `document` gives the primary and
+    /// included counts and the top-level links when the document was read to its end.
+    package func summary(
+        _ document: DocumentSummary?,
+        relationshipRows: Int,
+        toOneLinks: Int,
+        typeMismatches: Int,
+        tables: [ImportSummary.TableRows]
+    ) -> ImportSummary {
+        ImportSummary(
+            resources: resources,
+            primaryCount: document?.primaryCount ?? 0,
+            includedCount: document?.includedCount ?? 0,
+            relationshipRows: relationshipRows,
+            toOneLinks: toOneLinks,
+            unidentified: unidentified,
+            typeMismatches: typeMismatches,
+            bytes: bytesRead,
+            batches: batches,
+            seconds: elapsed,
+            links: document?.links,
+            resumedAfter: resumedAfter,
+            tables: tables
+        )
+    }
+}
