@@ -70,6 +70,46 @@ struct ResourceStoreTests {
         #expect(store[ResourceIdentity(type: "no such type", id: "1")] == nil)
     }
 
+    @Test(
+        "decimal ids, in order or crowded onto a few slots, resolve as a dictionary does, and missing ones do not",
+        arguments: [1, 1 << 20, 1 << 40]
+    )
+    func decimalIDs(stride: Int) {
+        // Decimal ids are their own hash: in order they fill consecutive slots; as multiples of
+        // a large power of two they would all want one slot, and the table must spread them.
+        let store = ResourceStore()
+        var reference: [ResourceIdentity: AnyResource] = [:]
+        for number in 1...20_000 {
+            let resource = raw("people", id: String(number * stride))
+            #expect(store.add(resource))
+            reference[resource.identity!] = resource
+        }
+        // Beside them: ids that are not decimal numbers as written, which hash by their bytes,
+        // and a local id that reads as a number.
+        for other in ["007", "0", "-5", "12a", "1234567890123456789", "3.0"] {
+            let resource = raw("people", id: other)
+            #expect(store.add(resource))
+            reference[resource.identity!] = resource
+        }
+        #expect(store.add(raw("people", lid: String(stride))))
+        #expect(!store.add(raw("people", id: String(5 * stride))))
+        for (identity, resource) in reference {
+            #expect(store[identity]?.identity == resource.identity)
+        }
+        // Keys that land inside the run of occupied slots but are not there: each answers
+        // nil after a bounded walk (a walk to the end of the run, 20 000 slots, for every
+        // relationship naming them, would make such a document take minutes).
+        let started = ContinuousClock.now
+        for _ in 0..<200 {
+            for missing in [20_001 * stride, 32_768 + 3, 65_536 + 100, 131_072 + 5_000, 262_144 + 7] {
+                #expect(store[ResourceIdentity(type: "people", id: String(missing))] == nil)
+            }
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(store.count == reference.count + 1)
+        #expect(store.resources(ofType: "people").count == reference.count + 1)
+    }
+
     @Test("the first resource with an identity stays; resources without one are not kept")
     func firstWins() {
         let store = ResourceStore()

@@ -183,21 +183,40 @@ private struct StoreTables {
 /// (`id`, or `lid` for a local one) to their index.
 private struct TypeResources {
     var resources: [AnyResource] = []
-    /// Each resource's `id` or `lid`, whether it is a `lid`, and its key's hash, by the same index
-    /// (the hashes so that growing the table hashes nothing again).
-    private var keys: [String] = []
-    private var local: [Bool] = []
+    /// What a lookup compares and returns, by the same index as `resources`: kept together
+    /// because a lookup lands on a random resource of a large document, where each array it
+    /// touches costs a cache miss (the key, the `lid` flag and the resource in three arrays were
+    /// three misses per relationship followed; here they are one).
+    private var entries: [Entry] = []
+    /// Each key's hash, so that growing the table hashes nothing again.
     private var hashes: [UInt64] = []
     /// Power-of-two sized, at most half full. A slot holds the upper 32 bits of the key's hash
     /// and the resource's index + 1 (0: empty), so most probes that miss compare no String.
     private var slots: [UInt64] = []
+    /// Whether every key is hashed by its bytes: set once a probe ran long (see `hash`).
+    private var scrambled = false
+    /// The most slots any key lies past its hash's: a lookup that has stepped over this many
+    /// without finding its key stops there. Without it, a key missing from the document whose
+    /// slot falls inside a long run of consecutive ids (each in its own slot) would walk the
+    /// whole run, for every relationship that names it.
+    private var maxProbe = 0
+
+    /// The longest run of occupied slots an insert may step over before the table is rebuilt
+    /// with every key hashed by its bytes.
+    private static let longestProbe = 48
+
+    private struct Entry {
+        var key: String
+        var isLocal: Bool
+        var resource: AnyResource
+    }
 
     @inline(__always)
     func resource(key: String, isLocal: Bool) -> AnyResource? {
         // An empty table answers before the key is hashed.
-        guard !slots.isEmpty, let index = index(key: key, isLocal: isLocal, hash: Self.hash(key, isLocal: isLocal))
+        guard !slots.isEmpty, let index = index(key: key, isLocal: isLocal, hash: hash(key, isLocal: isLocal))
         else { return nil }
-        return resources[index]
+        return entries[index].resource
     }
 
     @inline(__always)
@@ -205,49 +224,103 @@ private struct TypeResources {
         guard !slots.isEmpty else { return nil }
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
-        while true {
+        for _ in 0...maxProbe {
             let entry = slots[slot]
             if entry == 0 { return nil }
             if entry >> 32 == hash >> 32 {
                 let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                if local[index] == isLocal && keys[index] == key { return index }
+                let found = entries[index]
+                if found.isLocal == isLocal && found.key == key { return index }
             }
             slot = (slot + 1) & mask
         }
+        return nil
     }
 
     /// Adds `resource` under its identity unless one is there already.
     mutating func insert(_ resource: AnyResource, key: String, isLocal: Bool) -> Bool {
-        let hash = Self.hash(key, isLocal: isLocal)
+        var hash = hash(key, isLocal: isLocal)
         if index(key: key, isLocal: isLocal, hash: hash) != nil { return false }
-        if (resources.count + 1) * 2 > slots.count { grow() }
+        if (resources.count + 1) * 2 > slots.count {
+            grow()
+            // Growing may have scrambled the table, which hashes keys anew.
+            hash = self.hash(key, isLocal: isLocal)
+        }
         let index = resources.count
         resources.append(resource)
-        keys.append(key)
-        local.append(isLocal)
+        entries.append(Entry(key: key, isLocal: isLocal, resource: resource))
         hashes.append(hash)
-        place(index, hash: hash)
+        if !place(index, hash: hash) && !scrambled { scramble() }
         return true
     }
 
-    private mutating func place(_ index: Int, hash: UInt64) {
+    /// Puts resource `index` in the first free slot from its hash's; `false` when it stepped
+    /// over more than `longestProbe` occupied slots to get there.
+    @discardableResult
+    private mutating func place(_ index: Int, hash: UInt64) -> Bool {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        var steps = 0
+        while slots[slot] != 0 {
+            slot = (slot + 1) & mask
+            steps += 1
+        }
         slots[slot] = (hash & 0xFFFF_FFFF_0000_0000) | UInt64(index + 1)
+        maxProbe = Swift.max(maxProbe, steps)
+        return steps <= Self.longestProbe
     }
 
     private mutating func grow() {
         slots = Array(repeating: 0, count: Swift.max(16, slots.count * 2))
+        maxProbe = 0
+        var placedNear = true
+        for index in hashes.indices where !place(index, hash: hashes[index]) { placedNear = false }
+        if !placedNear && !scrambled { scramble() }
+    }
+
+    /// Hashes every key by its bytes from now on and rebuilds the table: decimal ids that
+    /// crowd into a few slots (all multiples of a large power of two, say) spread out again.
+    private mutating func scramble() {
+        scrambled = true
+        for index in entries.indices {
+            hashes[index] = hash(entries[index].key, isLocal: entries[index].isLocal)
+        }
+        slots = Array(repeating: 0, count: slots.count)
+        maxProbe = 0
         for index in hashes.indices { place(index, hash: hashes[index]) }
     }
 
-    /// A hash of the key's UTF-8 bytes (see `ByteHash`), seeded apart for ids and lids.
-    private static func hash(_ key: String, isLocal: Bool) -> UInt64 {
+    /// The hash of a key. An `id` written as a decimal number (up to 18 digits, no leading zero)
+    /// is its own hash, until the table is scrambled: documents mostly number their resources
+    /// in order and link to resources near the ones before, so consecutive ids fill consecutive
+    /// slots, and a lookup or an insert finds its slot in the cache lines the one before loaded,
+    /// where a hash of the bytes sent each to a random line (a cache miss per relationship
+    /// followed, the larger part of a lookup's time). Other keys, and `lid`s, are hashed by their
+    /// bytes (see `ByteHash`), seeded apart.
+    private func hash(_ key: String, isLocal: Bool) -> UInt64 {
         var key = key
         return key.withUTF8 { bytes in
-            ByteHash.hash(UnsafeRawBufferPointer(bytes), seed: isLocal ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D)
+            if !isLocal && !scrambled, let value = Self.decimalValue(bytes) { return value }
+            return ByteHash.hash(
+                UnsafeRawBufferPointer(bytes),
+                seed: isLocal ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D
+            )
         }
+    }
+
+    /// The value of `bytes` read as a decimal number of 1 to 18 digits without a leading zero,
+    /// or `nil`.
+    @inline(__always)
+    private static func decimalValue(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        let count = bytes.count
+        guard count > 0, count <= 18, bytes[0] != UInt8(ascii: "0") || count == 1 else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ UInt64(digit)
+        }
+        return value
     }
 }
 
