@@ -138,7 +138,7 @@ private struct StoreTables {
     @inline(__always)
     func find(type: String, key: String, isLocal: Bool) -> AnyResource? {
         guard let number = number(ofType: type) else { return nil }
-        return types.withUnsafeBufferPointer { $0[number].resource(key: key, isLocal: isLocal) }
+        return types.withUnsafeBufferPointer { ($0.baseAddress! + number).pointee.resource(key: key, isLocal: isLocal) }
     }
 
     mutating func insert(_ resource: AnyResource, identity: ResourceIdentity) -> Bool {
@@ -216,25 +216,31 @@ private struct TypeResources {
         // An empty table answers before the key is hashed.
         guard !slots.isEmpty, let index = index(key: key, isLocal: isLocal, hash: hash(key, isLocal: isLocal))
         else { return nil }
-        return entries[index].resource
+        return entries.withUnsafeBufferPointer { ($0.baseAddress! + index).pointee.resource }
     }
 
     @inline(__always)
     private func index(key: String, isLocal: Bool, hash: UInt64) -> Int? {
         guard !slots.isEmpty else { return nil }
-        let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        for _ in 0...maxProbe {
-            let entry = slots[slot]
-            if entry == 0 { return nil }
-            if entry >> 32 == hash >> 32 {
-                let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                let found = entries[index]
-                if found.isLocal == isLocal && found.key == key { return index }
+        // Through the arrays' buffers, the entry compared where it lies: a copy of it (or of an
+        // array) costs a retain and a release, as many as the lookup's other work.
+        return slots.withUnsafeBufferPointer { slots in
+            entries.withUnsafeBufferPointer { entries in
+                let mask = slots.count - 1
+                var slot = Int(truncatingIfNeeded: hash) & mask
+                for _ in 0...maxProbe {
+                    let entry = slots[slot]
+                    if entry == 0 { return nil }
+                    if entry >> 32 == hash >> 32 {
+                        let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                        let found = entries.baseAddress! + index
+                        if found.pointee.isLocal == isLocal && found.pointee.key == key { return index }
+                    }
+                    slot = (slot + 1) & mask
+                }
+                return nil
             }
-            slot = (slot + 1) & mask
         }
-        return nil
     }
 
     /// Adds `resource` under its identity unless one is there already.
@@ -297,6 +303,7 @@ private struct TypeResources {
     /// where a hash of the bytes sent each to a random line (a cache miss per relationship
     /// followed, the larger part of a lookup's time). Other keys, and `lid`s, are hashed by their
     /// bytes (see `ByteHash`), seeded apart.
+    @inline(__always)
     private func hash(_ key: String, isLocal: Bool) -> UInt64 {
         var key = key
         return key.withUTF8 { bytes in
