@@ -42,6 +42,7 @@ public final class ResourceStore: @unchecked Sendable {
     }
 
     deinit {
+        tables.pointee.releaseTables()
         tables.deinitialize(count: 1)
         tables.deallocate()
     }
@@ -88,7 +89,7 @@ public final class ResourceStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let number = tables.pointee.number(ofType: type) else { return [] }
-        return tables.pointee.types[number].resources
+        return tables.pointee.resources[number]
     }
 
     /// The model an identifier names, if the document holds it and it is a `T`.
@@ -123,8 +124,10 @@ public final class ResourceStore: @unchecked Sendable {
 private struct StoreTables {
     /// The type names, by type number.
     var names: [String] = []
-    /// The resources of each type, by type number.
-    var types: [TypeResources] = []
+    /// The identity table of each type, by type number.
+    var types: [TypeTable] = []
+    /// The resources of each type in the order added, by type number.
+    var resources: [[AnyResource]] = []
     /// Type numbers by name, once there are too many types for a scan of `names` to be quick.
     var byName: [String: Int] = [:]
     var total = 0
@@ -133,17 +136,20 @@ private struct StoreTables {
     /// have a handful of types, and comparing two short Strings is cheaper than hashing one.
     static let scannedTypes = 8
 
-    // Inlined down to the probe, with the table lent by the buffer: called, each level copied
-    // the tables it was handed, a retain and a release of each array per lookup (six of each).
+    // Inlined down to the probe. A type's table is a value of raw pointers and counts, so
+    // taking it out of `types` costs no retain (a table of arrays was copied out whole, a
+    // retain and release of each array for every relationship followed).
     @inline(__always)
     func find(type: String, key: String, isLocal: Bool) -> AnyResource? {
         guard let number = number(ofType: type) else { return nil }
-        return types.withUnsafeBufferPointer { ($0.baseAddress! + number).pointee.resource(key: key, isLocal: isLocal) }
+        let table = types.withUnsafeBufferPointer { $0[number] }
+        return table.resource(key: key, isLocal: isLocal)
     }
 
     mutating func insert(_ resource: AnyResource, identity: ResourceIdentity) -> Bool {
         let number = numberAdding(type: identity.type)
         guard types[number].insert(resource, key: identity.key, isLocal: identity.isLocal) else { return false }
+        resources[number].append(resource)
         total += 1
         return true
     }
@@ -167,7 +173,8 @@ private struct StoreTables {
 
     private mutating func addType(_ name: String) -> Int {
         names.append(name)
-        types.append(TypeResources())
+        types.append(TypeTable())
+        resources.append([])
         if names.count > Self.scannedTypes {
             if byName.isEmpty {
                 for (number, known) in names.enumerated() { byName[known] = number }
@@ -177,22 +184,28 @@ private struct StoreTables {
         }
         return names.count - 1
     }
+
+    /// Frees the types' tables (their storage is not Swift's to release).
+    mutating func releaseTables() {
+        for number in types.indices { types[number].release() }
+        types = []
+    }
 }
 
-/// The resources of one type, in the order added, and an open-addressing table from identity
-/// (`id`, or `lid` for a local one) to their index.
-private struct TypeResources {
-    var resources: [AnyResource] = []
-    /// What a lookup compares and returns, by the same index as `resources`: kept together
-    /// because a lookup lands on a random resource of a large document, where each array it
-    /// touches costs a cache miss (the key, the `lid` flag and the resource in three arrays were
-    /// three misses per relationship followed; here they are one).
-    private var entries: [Entry] = []
-    /// Each key's hash, so that growing the table hashes nothing again.
-    private var hashes: [UInt64] = []
+/// One type's identities: an open-addressing table from identity (`id`, or `lid` for a local
+/// one) to an entry holding the key and the resource. Raw storage, so that the table is a
+/// trivial value (see `StoreTables.find`); its owner frees it with ``release()``.
+private struct TypeTable {
+    /// The entries in the order added: what a lookup compares and returns, together, because a
+    /// lookup lands on a random resource of a large document, where each array it touched cost
+    /// a cache miss.
+    private var entries: UnsafeMutablePointer<Entry>?
+    private var count = 0
+    private var capacity = 0
     /// Power-of-two sized, at most half full. A slot holds the upper 32 bits of the key's hash
-    /// and the resource's index + 1 (0: empty), so most probes that miss compare no String.
-    private var slots: [UInt64] = []
+    /// and the entry's index + 1 (0: empty), so most probes that miss compare no String.
+    private var slots: UnsafeMutablePointer<UInt64>?
+    private var slotCount = 0
     /// Whether every key is hashed by its bytes: set once a probe ran long (see `hash`).
     private var scrambled = false
     /// The most slots any key lies past its hash's: a lookup that has stepped over this many
@@ -208,92 +221,116 @@ private struct TypeResources {
     private struct Entry {
         var key: String
         var isLocal: Bool
+        /// The key's hash, so that growing the table hashes nothing again.
+        var hash: UInt64
         var resource: AnyResource
     }
 
     @inline(__always)
     func resource(key: String, isLocal: Bool) -> AnyResource? {
         // An empty table answers before the key is hashed.
-        guard !slots.isEmpty, let index = index(key: key, isLocal: isLocal, hash: hash(key, isLocal: isLocal))
+        guard slotCount > 0, let entries,
+            let index = index(key: key, isLocal: isLocal, hash: hash(key, isLocal: isLocal))
         else { return nil }
-        return entries.withUnsafeBufferPointer { ($0.baseAddress! + index).pointee.resource }
+        return entries[index].resource
     }
 
     @inline(__always)
     private func index(key: String, isLocal: Bool, hash: UInt64) -> Int? {
-        guard !slots.isEmpty else { return nil }
-        // Through the arrays' buffers, the entry compared where it lies: a copy of it (or of an
-        // array) costs a retain and a release, as many as the lookup's other work.
-        return slots.withUnsafeBufferPointer { slots in
-            entries.withUnsafeBufferPointer { entries in
-                let mask = slots.count - 1
-                var slot = Int(truncatingIfNeeded: hash) & mask
-                for _ in 0...maxProbe {
-                    let entry = slots[slot]
-                    if entry == 0 { return nil }
-                    if entry >> 32 == hash >> 32 {
-                        let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                        let found = entries.baseAddress! + index
-                        if found.pointee.isLocal == isLocal && found.pointee.key == key { return index }
-                    }
-                    slot = (slot + 1) & mask
-                }
-                return nil
+        guard let slots, let entries else { return nil }
+        let mask = slotCount - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        for _ in 0...maxProbe {
+            let entry = slots[slot]
+            if entry == 0 { return nil }
+            if entry >> 32 == hash >> 32 {
+                let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                let found = entries + index
+                if found.pointee.isLocal == isLocal && found.pointee.key == key { return index }
             }
+            slot = (slot + 1) & mask
         }
+        return nil
     }
 
     /// Adds `resource` under its identity unless one is there already.
     mutating func insert(_ resource: AnyResource, key: String, isLocal: Bool) -> Bool {
         var hash = hash(key, isLocal: isLocal)
         if index(key: key, isLocal: isLocal, hash: hash) != nil { return false }
-        if (resources.count + 1) * 2 > slots.count {
-            grow()
+        if count == capacity { growEntries() }
+        if (count + 1) * 2 > slotCount {
+            growSlots()
             // Growing may have scrambled the table, which hashes keys anew.
             hash = self.hash(key, isLocal: isLocal)
         }
-        let index = resources.count
-        resources.append(resource)
-        entries.append(Entry(key: key, isLocal: isLocal, resource: resource))
-        hashes.append(hash)
+        let index = count
+        (entries! + index).initialize(to: Entry(key: key, isLocal: isLocal, hash: hash, resource: resource))
+        count += 1
         if !place(index, hash: hash) && !scrambled { scramble() }
         return true
     }
 
-    /// Puts resource `index` in the first free slot from its hash's; `false` when it stepped
-    /// over more than `longestProbe` occupied slots to get there.
+    private mutating func growEntries() {
+        let larger = Swift.max(16, capacity * 2)
+        let moved = UnsafeMutablePointer<Entry>.allocate(capacity: larger)
+        if let entries {
+            moved.moveInitialize(from: entries, count: count)
+            entries.deallocate()
+        }
+        entries = moved
+        capacity = larger
+    }
+
+    /// Puts entry `index` in the first free slot from its hash's; `false` when it stepped over
+    /// more than `longestProbe` occupied slots to get there.
     @discardableResult
     private mutating func place(_ index: Int, hash: UInt64) -> Bool {
-        let mask = slots.count - 1
+        let mask = slotCount - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         var steps = 0
-        while slots[slot] != 0 {
+        while slots![slot] != 0 {
             slot = (slot + 1) & mask
             steps += 1
         }
-        slots[slot] = (hash & 0xFFFF_FFFF_0000_0000) | UInt64(index + 1)
+        slots![slot] = (hash & 0xFFFF_FFFF_0000_0000) | UInt64(index + 1)
         maxProbe = Swift.max(maxProbe, steps)
         return steps <= Self.longestProbe
     }
 
-    private mutating func grow() {
-        slots = Array(repeating: 0, count: Swift.max(16, slots.count * 2))
+    /// Places every entry again in `size` new slots; `false` when one lies far from its slot.
+    private mutating func rebuild(slotCount size: Int) -> Bool {
+        slots?.deallocate()
+        slots = .allocate(capacity: size)
+        slots!.initialize(repeating: 0, count: size)
+        slotCount = size
         maxProbe = 0
         var placedNear = true
-        for index in hashes.indices where !place(index, hash: hashes[index]) { placedNear = false }
-        if !placedNear && !scrambled { scramble() }
+        for index in 0..<count where !place(index, hash: entries![index].hash) { placedNear = false }
+        return placedNear
+    }
+
+    private mutating func growSlots() {
+        if !rebuild(slotCount: Swift.max(16, slotCount * 2)) && !scrambled { scramble() }
     }
 
     /// Hashes every key by its bytes from now on and rebuilds the table: decimal ids that
     /// crowd into a few slots (all multiples of a large power of two, say) spread out again.
     private mutating func scramble() {
         scrambled = true
-        for index in entries.indices {
-            hashes[index] = hash(entries[index].key, isLocal: entries[index].isLocal)
+        for index in 0..<count {
+            entries![index].hash = hash(entries![index].key, isLocal: entries![index].isLocal)
         }
-        slots = Array(repeating: 0, count: slots.count)
-        maxProbe = 0
-        for index in hashes.indices { place(index, hash: hashes[index]) }
+        _ = rebuild(slotCount: slotCount)
+    }
+
+    /// Frees the storage; the table is empty afterwards.
+    mutating func release() {
+        if let entries {
+            entries.deinitialize(count: count)
+            entries.deallocate()
+        }
+        slots?.deallocate()
+        self = TypeTable()
     }
 
     /// The hash of a key. An `id` written as a decimal number (up to 18 digits, no leading zero)
