@@ -21,7 +21,9 @@ let package = Package(
         .testTarget(
             name: "SluiceJSONTests",
             dependencies: [.product(name: "SluiceJSON", package: sluice.lastPathComponent)],
-            exclude: ["Resources"]
+            // It names yajl's faults through `package` API, which another package cannot reach;
+            // the faults' messages are checked under ASan through ParserErrorTests.
+            exclude: ["Resources", "YajlFaultTests.swift"]
         ),
         .testTarget(
             name: "SluiceJSONAPITests",
