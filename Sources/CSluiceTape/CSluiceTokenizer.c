@@ -131,6 +131,19 @@ static inline __attribute__((always_inline)) const uint8_t *scan_string(const ui
         // A run of non-ASCII characters (text in most scripts but Latin) is checked sequence by
         // sequence here, without going back to the word scan, which would stop at once.
         do {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            // The three-byte sequences of most CJK text (leads E1-EC and EE-EF, which take any
+            // two continuation bytes) checked in one word; E0 and ED bound their second byte, so
+            // they, and every other sequence, go through the table's check.
+            if (end - at >= 4) {
+                uint32_t word;
+                memcpy(&word, at, 4);
+                if ((word & 0x00C0C0F0u) == 0x008080E0u && at[0] != 0xE0 && at[0] != 0xED) {
+                    at += 3;
+                    continue;
+                }
+            }
+#endif
             const intptr_t length = utf8_sequence(at, end - at);
             if (length == 0) return NULL;
             at += length;

@@ -123,6 +123,31 @@ struct ParserErrorTests {
         #expect(error.byteOffset == 5)
     }
 
+    @Test("every three-byte sequence is judged as Unicode judges it, inside a run of text and at its end")
+    func threeByteSequences() throws {
+        // The tokenizer checks the common three-byte sequences a word at a time and the rest
+        // through the table: both must agree with Unicode's table 3-7 (Swift's own validation).
+        for lead in UInt8(0xE0)...0xEF {
+            for second in UInt8(0x00)...0xFF where second >= 0x20 && second != 0x22 && second != 0x5C {
+                for third: UInt8 in [0x80, 0xBF, 0x41, 0xC0] {
+                    let sequence = [lead, second, third]
+                    let valid = String(validating: sequence, as: UTF8.self) != nil
+                    // Followed by more text (the word check) and right before the quote.
+                    for tail in [Array("\u{3042}tail".utf8), []] {
+                        let bytes = [0x22] + sequence + tail + [0x22]
+                        if valid {
+                            #expect(throws: Never.self) { try JSONParser.parse(bytes) }
+                        } else {
+                            let error = try parseError(parsing: bytes)
+                            #expect(error.kind == .invalidUTF8, "\(sequence)")
+                            #expect(error.byteOffset <= 3, "\(sequence)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test("an unpaired surrogate escape is refused, not turned into '?'")
     func unpairedSurrogate() throws {
         let error = try parseError(parsing: #"{"k": "a\ud800b"}"#)
