@@ -39,7 +39,7 @@ extension StreamingJSONDecoder {
         fallbackOptions.userInfo = options.userInfo
         let fallbackContext = TapeDecodingContext(options: fallbackOptions)
 
-        let tape = try Self.parseWhole(limits: limits) { try $0.parse(data) }
+        let tape = try Self.parseWhole(limits: limits, inputBytes: data.count) { try $0.parse(data) }
         let context = TapeDecodingContext(options: options)
         context.fallback = (try current.value(at: current.startIndex), fallbackContext)
         let root = try tape.value(at: tape.startIndex)
