@@ -194,6 +194,37 @@ struct DifferentialTests {
         Self.expectSame([String: Small].self, Data(#"{"k": \#(json)}"#.utf8))
     }
 
+    @Test(
+        "members in the properties' order, reversed, interleaved with unknown ones or repeated: the same on both paths"
+    )
+    func memberOrders() {
+        // The generated reader tries the property after the last member's first; members in any
+        // other order, unknown members between them and a repeat of the guessed one must all
+        // read as the general path reads them.
+        let members = [
+            #""id": 7"#, #""name": "n""#, #""score": 1.5"#, #""tags": ["a"]"#, #""nested": {"count": 2, "flag": true}"#,
+            #""parts": [{"flag": false, "count": 3}]"#, #""scores": [1]"#, #""flags": [true]"#, #""maybe": [null, 4]"#,
+        ]
+        let orders: [[String]] = [
+            members,
+            members.reversed(),
+            members.flatMap { [$0, #""unknown": [1, {"id": 2}]"#] },
+            Array(members[1...]) + [members[0]],
+            members + [#""name": "again""#],
+            [members[0], members[0]] + Array(members[1...]),
+        ]
+        for order in orders {
+            let data = Data("{\(order.joined(separator: ", "))}".utf8)
+            Self.expectSame(Small.self, data)
+            // Every order reads a value (the repeats keep one copy, as the general path does).
+            guard case .value(let small) = Self.outcome(Small.self, data, generated: true) else {
+                Issue.record("no value for \(order)")
+                continue
+            }
+            #expect(small.id == 7 && small.parts?.first?.count == 3 && small.maybe == [nil, 4])
+        }
+    }
+
     @Test("every member of a twitter status removed or retyped in turn gives the same outcome on both paths")
     func mutatedStatuses() throws {
         let twitter = try Self.corpus("twitter.json")

@@ -126,6 +126,18 @@ public final class JSONModelMembers: Sendable {
         return strategyIndex(of: name, mode: mode)
     }
 
+    /// ``index(of:mode:)``, trying `guess` first under the exact mode: members mostly come in
+    /// the order of the properties, or in the same order object after object, so the property
+    /// after the last member's is checked with one comparison before the table is searched.
+    @inline(__always)
+    package func index(of name: UnsafeRawBufferPointer, mode: GeneratedKeyMode, guess: Int) -> Int {
+        if mode == .exact {
+            if exact.isSpelling(of: guess, name) { return guess }
+            return exact.index(of: name)
+        }
+        return strategyIndex(of: name, mode: mode)
+    }
+
     /// What ``index(of:mode:)`` answers for a member that stands for more than one property.
     /// (Computed: a stored static is read through a once-guard on every use.)
     package static var ambiguousMember: Int { -2 }
@@ -199,6 +211,10 @@ private final class SpellingTable: @unchecked Sendable {
     private let entryCount: Int
     private let bytes: UnsafeMutablePointer<UInt8>
     private let byteCount: Int
+    /// Where each property's own spelling lies in `bytes` and how long it is, by property index
+    /// (length -1 for a spelling another property kept): for checking a guess in one comparison.
+    private let own: UnsafeMutablePointer<(offset: Int32, length: Int32)>
+    private let propertyCount: Int
 
     init(_ spellings: [[UInt8]]) {
         // A spelling given twice keeps its first property: the macro refuses two properties
@@ -232,12 +248,30 @@ private final class SpellingTable: @unchecked Sendable {
         }
         // Counts per length into start positions.
         for length in 0...longest { starts[length + 1] += starts[length] }
+        propertyCount = spellings.count
+        own = .allocate(capacity: max(spellings.count, 1))
+        own.initialize(repeating: (0, -1), count: max(spellings.count, 1))
+        for position in 0..<entryCount {
+            let entry = entries[position]
+            own[Int(entry.index)] = (entry.offset, Int32(spellings[Int(entry.index)].count))
+        }
     }
 
     deinit {
         starts.deallocate()
         entries.deallocate()
         bytes.deallocate()
+        own.deallocate()
+    }
+
+    /// Whether `name` is property `property`'s own spelling.
+    @inline(__always)
+    func isSpelling(of property: Int, _ name: UnsafeRawBufferPointer) -> Bool {
+        guard property < propertyCount else { return false }
+        let spelling = own[property]
+        guard Int(spelling.length) == name.count else { return false }
+        guard let base = name.baseAddress, name.count > 0 else { return true }
+        return memcmp(bytes + Int(spelling.offset), base, name.count) == 0
     }
 
     /// The property index of the spelling `name`, or -1.
@@ -347,10 +381,12 @@ public struct JSONModelReader: ~Copyable {
         var position = value.index + 1
         let end = value.endIndex - 1
         let mode = context.generatedKeyMode ?? .exact
+        var guess = 0
         while position < end {
             let valueIndex = position + 1
-            let field = tape.withUnsafeText(of: tape[position]) { members.index(of: $0, mode: mode) }
+            let field = tape.withUnsafeText(of: tape[position]) { members.index(of: $0, mode: mode, guess: guess) }
             if field >= 0 {
+                guess = field + 1
                 // A repeated key: the general path decides which copy each property gets.
                 guard slots[field] < 0, let offset = Int32(exactly: valueIndex - value.index) else {
                     needsGeneralPath = true
