@@ -8,6 +8,11 @@
 #     scripts/profile.sh [MODE...]      (default: every mode)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+# The limits file as given from where the script was started (it runs in Benchmarks/).
+if [ -n "${PROFILE_LIMITS:-}" ]; then
+    [ -f "$PROFILE_LIMITS" ] || { echo "profile.sh: no limits file $PROFILE_LIMITS" >&2; exit 2; }
+    PROFILE_LIMITS="$(cd "$(dirname "$PROFILE_LIMITS")" && pwd)/$(basename "$PROFILE_LIMITS")"
+fi
 cd "$here/../Benchmarks"
 swift build -c release --product Profile >/dev/null
 work=$(mktemp -d)
