@@ -103,32 +103,30 @@ public final class ResourceStore: @unchecked Sendable {
     /// ``ResourceIdentity`` is made on the way.
     @usableFromInline
     func resource(for identifier: ResourceIdentifier) -> AnyResource? {
-        let key: String
-        let isLocal: Bool
-        if let id = identifier.id {
-            key = id
-            isLocal = false
-        } else if let lid = identifier.lid {
-            key = lid
-            isLocal = true
-        } else {
-            return nil
-        }
+        guard identifier.id != nil || identifier.lid != nil else { return nil }
         lock.lock()
         defer { lock.unlock() }
-        return tables.pointee.find(type: identifier.type, key: key, isLocal: isLocal)
+        // The identifier's fields are read where it lies, after the lock: a key copied out
+        // before an opaque call is retained across it.
+        if let id = identifier.id { return tables.pointee.find(type: identifier.type, key: id, isLocal: false) }
+        return identifier.lid.flatMap { tables.pointee.find(type: identifier.type, key: $0, isLocal: true) }
     }
 }
 
 /// A store's types and their resources.
+///
+/// The type names and tables a lookup reads are raw storage the store frees itself: held in
+/// arrays, each was retained and released around every lookup (the name comparison is a call
+/// the compiler cannot see into, so it kept the arrays alive across it).
 private struct StoreTables {
-    /// The type names, by type number.
-    var names: [String] = []
-    /// The identity table of each type, by type number.
-    var types: [TypeTable] = []
+    /// The type names and identity tables, by type number, `typeCount` of each.
+    private var names: UnsafeMutablePointer<String>?
+    private var types: UnsafeMutablePointer<TypeTable>?
+    private var typeCount = 0
+    private var typeCapacity = 0
     /// The resources of each type in the order added, by type number.
     var resources: [[AnyResource]] = []
-    /// Type numbers by name, once there are too many types for a scan of `names` to be quick.
+    /// Type numbers by name, once there are too many types for a scan of the names to be quick.
     var byName: [String: Int] = [:]
     var total = 0
 
@@ -137,18 +135,16 @@ private struct StoreTables {
     static let scannedTypes = 8
 
     // Inlined down to the probe. A type's table is a value of raw pointers and counts, so
-    // taking it out of `types` costs no retain (a table of arrays was copied out whole, a
-    // retain and release of each array for every relationship followed).
+    // taking it out costs no retain.
     @inline(__always)
     func find(type: String, key: String, isLocal: Bool) -> AnyResource? {
-        guard let number = number(ofType: type) else { return nil }
-        let table = types.withUnsafeBufferPointer { $0[number] }
-        return table.resource(key: key, isLocal: isLocal)
+        guard let number = number(ofType: type), let types else { return nil }
+        return types[number].resource(key: key, isLocal: isLocal)
     }
 
     mutating func insert(_ resource: AnyResource, identity: ResourceIdentity) -> Bool {
         let number = numberAdding(type: identity.type)
-        guard types[number].insert(resource, key: identity.key, isLocal: identity.isLocal) else { return false }
+        guard types![number].insert(resource, key: identity.key, isLocal: identity.isLocal) else { return false }
         resources[number].append(resource)
         total += 1
         return true
@@ -157,10 +153,11 @@ private struct StoreTables {
     /// The number of the type named `name`, if it has one.
     @inline(__always)
     func number(ofType name: String) -> Int? {
-        if names.count <= Self.scannedTypes {
+        guard let names else { return nil }
+        if typeCount <= Self.scannedTypes {
             // `==` on two small Strings (up to 15 bytes of UTF-8, as type names mostly are)
             // compares their raw bits.
-            for index in names.indices where names[index] == name { return index }
+            for number in 0..<typeCount where names[number] == name { return number }
             return nil
         }
         return byName[name]
@@ -172,23 +169,47 @@ private struct StoreTables {
     }
 
     private mutating func addType(_ name: String) -> Int {
-        names.append(name)
-        types.append(TypeTable())
+        if typeCount == typeCapacity {
+            let larger = Swift.max(8, typeCapacity * 2)
+            let movedNames = UnsafeMutablePointer<String>.allocate(capacity: larger)
+            let movedTypes = UnsafeMutablePointer<TypeTable>.allocate(capacity: larger)
+            if let names, let types {
+                movedNames.moveInitialize(from: names, count: typeCount)
+                movedTypes.moveInitialize(from: types, count: typeCount)
+                names.deallocate()
+                types.deallocate()
+            }
+            names = movedNames
+            types = movedTypes
+            typeCapacity = larger
+        }
+        (names! + typeCount).initialize(to: name)
+        (types! + typeCount).initialize(to: TypeTable())
+        typeCount += 1
         resources.append([])
-        if names.count > Self.scannedTypes {
+        if typeCount > Self.scannedTypes {
             if byName.isEmpty {
-                for (number, known) in names.enumerated() { byName[known] = number }
+                for number in 0..<typeCount { byName[names![number]] = number }
             } else {
-                byName[name] = names.count - 1
+                byName[name] = typeCount - 1
             }
         }
-        return names.count - 1
+        return typeCount - 1
     }
 
-    /// Frees the types' tables (their storage is not Swift's to release).
+    /// Frees the names and the types' tables (their storage is not Swift's to release).
     mutating func releaseTables() {
-        for number in types.indices { types[number].release() }
-        types = []
+        if let names, let types {
+            for number in 0..<typeCount { types[number].release() }
+            names.deinitialize(count: typeCount)
+            types.deinitialize(count: typeCount)
+            names.deallocate()
+            types.deallocate()
+        }
+        names = nil
+        types = nil
+        typeCount = 0
+        typeCapacity = 0
     }
 }
 
