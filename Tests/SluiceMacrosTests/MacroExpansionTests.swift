@@ -357,6 +357,24 @@ struct MacroExpansionTests {
         #expect(index("a very long name indeed") == -1)
     }
 
+    @Test("a guessed property answers only for its own name, whatever the name's length")
+    func guessedMembers() {
+        // Names that share a length (and, in the word comparison of 8 to 16 bytes, a first or a
+        // last word) with another: a wrong guess must fall through to the table.
+        let names = [
+            "id", "abcdefgh", "abcdefgx", "xbcdefgh", "created_at_0001", "created_at_0002",
+            "updated_at_0001", "profile_link_color", "profile_text_color", "", "télé",
+        ]
+        let members = JSONModelMembers(names)
+        for name in names + ["abcdefg", "abcdefghi", "created_at_0003", "zz", "profile_link_colour"] {
+            let expected = Array(name.utf8).withUnsafeBytes { members.index(of: $0) }
+            for guess in 0...names.count {
+                let found = Array(name.utf8).withUnsafeBytes { members.index(of: $0, mode: .exact, guess: guess) }
+                #expect(found == expected, "\(name) guessing \(guess)")
+            }
+        }
+    }
+
     @Test("the member table holds the spellings of snake_case, kebab-case and loose keys")
     func strategyTables() {
         let members = JSONModelMembers(["firstName", "myURLValue", "id", "user2fa"])
