@@ -131,11 +131,8 @@ public final class JSONModelMembers: Sendable {
     /// after the last member's is checked with one comparison before the table is searched.
     @inline(__always)
     package func index(of name: UnsafeRawBufferPointer, mode: GeneratedKeyMode, guess: Int) -> Int {
-        if mode == .exact {
-            if exact.isSpelling(of: guess, name) { return guess }
-            return exact.index(of: name)
-        }
-        return strategyIndex(of: name, mode: mode)
+        if mode == .exact && exact.isSpelling(of: guess, name) { return guess }
+        return index(of: name, mode: mode)
     }
 
     /// What ``index(of:mode:)`` answers for a member that stands for more than one property.
@@ -491,26 +488,15 @@ public struct JSONModelReader: ~Copyable {
         try TapeDecoder(value: value, context: context).decodeGenerally(type)
     }
 
-    /// The member value filed for property `field`, if there is one.
-    @inline(__always)
-    private func member(_ field: Int) -> JSONTape.Value? { memberValue(field) }
-
-    /// ``member(_:)`` for the inlinable readers.
+    /// The member value filed for property `field`, if there is one. (Inlinable: the model
+    /// readers below are, so that each initializer gets them specialized.)
     @inlinable
-    func memberValue(_ field: Int) -> JSONTape.Value? {
+    func member(_ field: Int) -> JSONTape.Value? {
         let offset = Int(slots[field])
         guard offset >= 0 else { return nil }
         let index = value.index + offset
-        return JSONTape.Value(
-            uncheckedTape: value.tape,
-            index: index,
-            endIndex: value.tape.endOfValue(at: index) ?? index + 1
-        )
+        return JSONTape.Value(value.tape, from: index, to: value.tape.endOfValue(at: index) ?? index + 1)
     }
-
-    /// ``missing(_:)`` for the inlinable readers.
-    @usableFromInline
-    func missingMember(_ field: Int) -> DecodingError { missing(field) }
 
     /// Reads the required property `field` as `T`.
     ///
@@ -533,7 +519,8 @@ public struct JSONModelReader: ~Copyable {
 
     /// A member's value read as `T`: scalars straight from the tape, anything else through a
     /// nested decoder, exactly as the general path's keyed container reads them.
-    private func read<T: Decodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
+    @usableFromInline
+    func read<T: Decodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
         do {
             return try TapeDecoder.readMember(
                 type,
@@ -663,28 +650,28 @@ public struct JSONModelReader: ~Copyable {
     /// Reads the required property `field`, a nested `@JSONModel` type.
     @inlinable
     public func decode<T: JSONModelDecodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
-        guard let member = memberValue(field) else { throw missingMember(field) }
+        guard let member = member(field) else { throw missing(field) }
         return try readModel(type, from: member, field: field)
     }
 
     /// Reads the optional property `field`, a nested `@JSONModel` type.
     @inlinable
     public func decodeIfPresent<T: JSONModelDecodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
-        guard let member = memberValue(field), !member.isNull else { return nil }
+        guard let member = member(field), !member.isNull else { return nil }
         return try readModel(type, from: member, field: field)
     }
 
     /// Reads the required property `field`, an array of a `@JSONModel` type.
     @inlinable
     public func decode<T: JSONModelDecodable>(_ type: [T].Type = [T].self, at field: Int) throws -> [T] {
-        guard let member = memberValue(field) else { throw missingMember(field) }
+        guard let member = member(field) else { throw missing(field) }
         return try readModels(T.self, from: member, field: field)
     }
 
     /// Reads the optional property `field`, an array of a `@JSONModel` type.
     @inlinable
     public func decodeIfPresent<T: JSONModelDecodable>(_ type: [T].Type = [T].self, at field: Int) throws -> [T]? {
-        guard let member = memberValue(field), !member.isNull else { return nil }
+        guard let member = member(field), !member.isNull else { return nil }
         return try readModels(T.self, from: member, field: field)
     }
 
@@ -755,31 +742,13 @@ public struct JSONModelReader: ~Copyable {
     /// each initializer calls its nested models' readers directly.
     @inlinable
     func readModel<T: JSONModelDecodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
-        if context.hasTypeHooks { return try readGenerically(type, from: member, field: field) }
+        if context.hasTypeHooks { return try read(type, from: member, field: field) }
         do {
             return try T(from: member, context: context)
         } catch {
-            throw modelFailure(error, in: member, field: field, type: type)
+            abandon()
+            throw memberFailure(error, in: member, field: field, type: type)
         }
-    }
-
-    /// ``read(_:from:field:)`` for the inlinable readers.
-    @usableFromInline
-    func readGenerically<T: Decodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
-        try read(type, from: member, field: field)
-    }
-
-    /// The error for the nested model of property `field` that failed with `error`, after
-    /// undoing the object's reading.
-    @usableFromInline
-    func modelFailure(_ error: any Error, in member: JSONTape.Value, field: Int, type: Any.Type) -> any Error {
-        abandon()
-        if let error = error as? DecodingError { return error.prefixingCodingPath([members.keys[field]]) }
-        if let error = error as? JSONError {
-            return TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
-                .convert(error, type: type)
-        }
-        return error
     }
 
     /// An array of nested models read as the general path's array shortcut reads it: a mismatch
@@ -798,29 +767,12 @@ public struct JSONModelReader: ~Copyable {
             return try readModelsGenerally(type, from: member, field: field)
         }
         let context = context
-        let count = member.count
-        let tape = member.tape
         do {
-            return try [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                var cursor = member.index + 1
-                while initialized < count {
-                    let end = tape.endOfValue(at: cursor) ?? member.endIndex - 1
-                    let element = JSONTape.Value(uncheckedTape: tape, index: cursor, endIndex: end)
-                    do {
-                        // Safe because initialized < count, the capacity asked for.
-                        (buffer.baseAddress! + initialized).initialize(to: try T(from: element, context: context))
-                    } catch {
-                        throw elementFailure(
-                            error,
-                            in: member,
-                            element: element,
-                            index: initialized,
-                            field: field,
-                            type: T.self
-                        )
-                    }
-                    initialized += 1
-                    cursor = end
+            return try member.mapElements { element, index in
+                do {
+                    return try T(from: element, context: context)
+                } catch {
+                    throw memberFailure(error, in: member, field: field, element: (element, index), type: T.self)
                 }
             }
         } catch {
@@ -843,24 +795,29 @@ public struct JSONModelReader: ~Copyable {
             .mismatch(expected: "an array", type: [Any].self)
     }
 
-    /// The error for element `index` of the array `member` (property `field`) that failed with
-    /// `error`: its coding path, or the general path's wording of a tape fault.
+    /// The error for the value of property `field` (`member`, or its element `element.index`)
+    /// whose nested model failed with `error`, as the general path gives it: a `DecodingError`
+    /// with the member's key (and the element's index) in front of its path, a tape fault worded
+    /// by `TapeDecoder`.
     @usableFromInline
-    func elementFailure(
+    func memberFailure(
         _ error: any Error,
         in member: JSONTape.Value,
-        element: JSONTape.Value,
-        index: Int,
         field: Int,
+        element: (value: JSONTape.Value, index: Int)? = nil,
         type: Any.Type
     ) -> any Error {
         let key = members.keys[field]
-        if let error = error as? DecodingError { return error.prefixingCodingPath([key, ElementKey(index)]) }
-        if let error = error as? JSONError {
-            return TapeDecoder(value: member, context: context, parentPath: [], key: key)
-                .elementError(error, element: element, index: index, type: type)
+        switch error {
+        case let error as DecodingError:
+            return error.prefixingCodingPath(element.map { [key, ElementKey($0.index)] } ?? [key])
+        case let error as JSONError:
+            let decoder = TapeDecoder(value: member, context: context, parentPath: [], key: key)
+            guard let element else { return decoder.convert(error, type: type) }
+            return decoder.elementError(error, element: element.value, index: element.index, type: type)
+        default:
+            return error
         }
-        return error
     }
 
     /// An array of scalars or optional scalars, read by the general path's own array shortcut,
@@ -952,7 +909,8 @@ public struct JSONModelReader: ~Copyable {
     }
 
     /// The error for required property `field` without a member, after undoing what `init` began.
-    private func missing(_ field: Int) -> DecodingError {
+    @usableFromInline
+    func missing(_ field: Int) -> DecodingError {
         abandon()
         if let missingMemberError { return missingMemberError(members.names[field], value) }
         return TapeDecoder(value: value, context: context).missingMember(members.names[field])

@@ -1019,6 +1019,10 @@ extension JSONTape.Value {
     /// generic fast paths share, where `[E]`'s metadata is looked up once per array.
     ///
     /// - Precondition: the value is an array.
+    ///
+    /// Inlinable, so that the generated readers' arrays of models are built by code specialized
+    /// for their element type.
+    @inlinable
     func mapElements<E>(_ transform: (JSONTape.Value, Int) throws -> E) rethrows -> [E] {
         precondition(kind == .arrayStart, "mapElements needs an array")
         let count = self.count
@@ -1028,7 +1032,7 @@ extension JSONTape.Value {
                 let end = tape.endOfValue(at: cursor) ?? endIndex - 1
                 // Safe because initialized < count, the capacity asked for.
                 (buffer.baseAddress! + initialized).initialize(
-                    to: try transform(JSONTape.Value(tape: tape, index: cursor, endIndex: end), initialized)
+                    to: try transform(JSONTape.Value(tape, from: cursor, to: end), initialized)
                 )
                 initialized += 1
                 cursor = end

@@ -244,10 +244,11 @@ extension JSONTape {
 }
 
 extension JSONTape.Value {
-    /// A value whose bounds the caller has from the tape itself, for the inlinable readers (in an
-    /// extension, so that the memberwise initializer stays).
+    /// The value on `tape` from `index` up to `endIndex`: the memberwise initializer, for
+    /// inlinable code, which cannot call an implicit one (declared in an extension, so that the
+    /// memberwise initializer stays for the rest of the module).
     @usableFromInline
-    init(uncheckedTape tape: JSONTape, index: Int, endIndex: Int) {
+    init(_ tape: JSONTape, from index: Int, to endIndex: Int) {
         self.tape = tape
         self.index = index
         self.endIndex = endIndex

@@ -14,7 +14,8 @@ public final class ResourceStore: @unchecked Sendable {
     // How resources are found (linking by index): types are numbered in the order they are met
     // (a decoder numbers its registry's types first), each type keeps its resources in an array
     // in the order they were added, and an identity is found as (type number, id) through a small
-    // open-addressing table per type that hashes the id's UTF-8 bytes. A lookup costs a short
+    // open-addressing table per type (a decimal id is its own hash, any other key is hashed by its
+    // UTF-8 bytes; see `TypeTable.hash`). A lookup costs a short
     // comparison of type names, one cheap hash and usually one comparison of ids; the
     // `[ResourceIdentity: AnyResource]` dictionary it replaced hashed two Strings with SipHash and
     // built an identity value for every relationship followed.
@@ -304,7 +305,6 @@ private struct TypeTable {
 
     /// Puts entry `index` in the first free slot from its hash's; `false` when it stepped over
     /// more than `longestProbe` occupied slots to get there.
-    @discardableResult
     private mutating func place(_ index: Int, hash: UInt64) -> Bool {
         let mask = slotCount - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
