@@ -50,17 +50,19 @@ package struct ImportTally: Sendable {
     /// Seconds since the import began.
     package var elapsed: Double { (ContinuousClock.now - started) / .seconds(1) }
 
-    /// Counts the reader's resource number `readNumber`, written into the open batch or passed
-    /// over as unidentified. Only once a resource is whole does the count a resume starts from
-    /// move past it.
-    package mutating func took(readNumber: Int, written: Bool) {
+    /// Counts resources up to the reader's number `readNumber`: `written` of them went into the
+    /// open batch, `unidentified` were passed over without `id` or `lid`. Only once a resource
+    /// is whole does the count a resume starts from move past it.
+    package mutating func took(throughRead readNumber: Int, written: Int, unidentified: Int) {
         resourcesRead = readNumber
-        if written {
-            resources += 1
-            inBatch += 1
-        } else {
-            unidentified += 1
-        }
+        resources += written
+        inBatch += written
+        self.unidentified += unidentified
+    }
+
+    /// Where the import is now: what a batch committed now would reach.
+    package var mark: ImportMark {
+        ImportMark(resources: resources, resourcesRead: resourcesRead, bytes: bytesRead)
     }
 
     /// The open batch has been handed over to be committed: the next resources start a new one.
@@ -68,18 +70,13 @@ package struct ImportTally: Sendable {
         inBatch = 0
     }
 
-    /// A batch that reached `resources` resources, `resourcesRead` read and `bytes` bytes has
-    /// been committed (after `closeBatch`, and for PostgreSQL while the next one fills).
-    package mutating func committedBatch(resources: Int, resourcesRead: Int, bytes: Int) {
-        committed = resources
-        committedRead = resourcesRead
-        committedBytes = bytes
+    /// The batch that ended at `mark` has been committed (after `closeBatch`, and for
+    /// PostgreSQL while the next one fills).
+    package mutating func committedBatch(_ mark: ImportMark) {
+        committed = mark.resources
+        committedRead = mark.resourcesRead
+        committedBytes = mark.bytes
         batches += 1
-    }
-
-    /// ``committedBatch(resources:resourcesRead:bytes:)`` for everything counted so far.
-    package mutating func committedEverything() {
-        committedBatch(resources: resources, resourcesRead: resourcesRead, bytes: bytesRead)
     }
 
     /// What was written after the last commit is gone (the database rolled it back, or it never
@@ -129,4 +126,15 @@ package struct ImportTally: Sendable {
             tables: tables
         )
     }
+}
+
+/// Where a batch ends: the counts the `documents` row records with it, and where a resumed
+/// import goes on once it is committed.
+package struct ImportMark: Sendable, Equatable {
+    /// Resources written by then, an interrupted run's included.
+    package var resources: Int
+    /// The reader's count of resources (written or not) by then.
+    package var resourcesRead: Int
+    /// Bytes of the document read by then.
+    package var bytes: Int
 }

@@ -47,7 +47,8 @@ struct PostgresBatch: Sendable {
 /// awaited that task, so only one task uses them at any time.
 final class PostgresBatchWriter: @unchecked Sendable {
     private let importer: PostgresImporter
-    private let source: String
+    /// The document's name in `documents` (set when the import is prepared, before any batch).
+    var source = ""
     /// Types whose rows go in by upsert: once a plain COPY or INSERT met a key already there.
     private var upsertedTypes: Set<String> = []
     /// Whether relationship rows go in by upsert (see `insertOrUpsert`).
@@ -55,9 +56,8 @@ final class PostgresBatchWriter: @unchecked Sendable {
     /// Batches written again after a deadlock or a serialization failure with another import.
     private(set) var retries = 0
 
-    init(importer: PostgresImporter, source: String) {
+    init(importer: PostgresImporter) {
         self.importer = importer
-        self.source = source
     }
 
     /// Writes `batch` in one transaction, with the `documents` row saying how far it reaches.

@@ -160,65 +160,13 @@ public final class PostgresImporter {
         source: String,
         progress: ((ImportProgress) -> Void)? = nil
     ) async throws -> ImportSummary {
-        let started = ContinuousClock.now
-        var session: PostgresSession?
-        func report(finished: Bool) {
-            guard let progress, let session else { return }
-            progress(session.tally.progress(finished: finished))
-        }
-        do {
-            // A commit does not wait for its WAL to reach the disk. A server crash may lose the
-            // last batches, but never half of one, and the documents row's progress is in the
-            // same transactions: a resumed import goes on from the last commit the server kept.
-            try await execute(sql: "SET synchronous_commit = off")
-        } catch {
-            throw ImportFailure(
-                underlying: PostgresImportError(error, doing: "starting the import"),
-                committedResources: 0
-            )
-        }
-        do {
-            let resume = options.resume ? try await PostgresSchema.resumePoint(on: self, source: source) : nil
-            if let reason = resume?.mismatch(withSize: reader.size) { throw ImportResumeError(reason: reason) }
-            let current = try await PostgresSession(
-                importer: self,
-                source: source,
-                sourceSize: reader.size,
-                resume: resume,
-                started: started
-            )
-            session = current
-            let pipe = ImportPipe.start(reading: reader, options: options, resumingFrom: resume)
-            do {
-                let document = try await current.write(from: pipe, batchSize: max(1, options.batchSize)) {
-                    report(finished: false)
-                }
-                current.tally.bytesRead = reader.bytesRead
-                try await current.complete(document)
-                report(finished: true)
-                return current.summary(document)
-            } catch {
-                pipe.cancelAndWait()
-                current.tally.bytesRead = reader.bytesRead
-                await current.fail(error)
-                throw error
-            }
-        } catch {
-            report(finished: true)
-            let inputFault = Self.isInputFault(error)
-            let underlying: any Error
-            if error is CancellationError || (Task.isCancelled && !inputFault) {
-                // The caller stopped the import: a CancellationError, whatever the connection made
-                // of it (postgres-nio may answer a cancelled query with an error of its own), not
-                // "PostgreSQL: CancellationError() while importing", which blamed the server.
-                underlying = CancellationError()
-            } else if inputFault || error is PostgresImportError {
-                underlying = error
-            } else {
-                underlying = PostgresImportError(error, doing: "importing")
-            }
-            throw ImportFailure(underlying: underlying, committedResources: session?.tally.committed ?? 0)
-        }
+        try await ImportRun.run(
+            PostgresSession(importer: self),
+            reading: reader,
+            source: source,
+            options: options,
+            progress: progress
+        )
     }
 
     /// Whether `error` is a fault of the input (its bytes, its JSON:API, the resume point), which

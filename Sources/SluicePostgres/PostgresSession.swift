@@ -198,9 +198,11 @@ struct StageGroup {
     var rows = CopyText()
 }
 
-final class PostgresSession {
+final class PostgresSession: ImportWriter {
     private unowned let importer: PostgresImporter
-    private let source: String
+    private var source = ""
+    /// Relationship rows written by earlier runs of a resumed import.
+    private var earlierRelationshipRows = 0
     private var tables: [String: PostgresTable] = [:]
     private var tableOrder: [PostgresTable] = []
     private var takenTableNames: Set<String> = []
@@ -234,21 +236,26 @@ final class PostgresSession {
     private var flushFailed = false
     private var relationshipRowsWritten = 0
     private var typeMismatches = 0
-    /// The counts, kept as every destination keeps them.
-    var tally: ImportTally
     private var values: [(ordinal: Int, value: ImportRecord.Value)] = []
 
-    init(
-        importer: PostgresImporter,
-        source: String,
-        sourceSize: Int?,
-        resume: ResumePoint?,
-        started: ContinuousClock.Instant
-    ) async throws {
+    init(importer: PostgresImporter) {
         self.importer = importer
-        writer = PostgresBatchWriter(importer: importer, source: source)
+        writer = PostgresBatchWriter(importer: importer)
+    }
+
+    func resumePoint(for source: String) async throws -> ResumePoint? {
+        try await PostgresSchema.resumePoint(on: importer, source: source)
+    }
+
+    /// Reads the tables and columns the database has, and records the document as importing.
+    func prepare(source: String, sourceSize: Int?, resumingFrom resume: ResumePoint?) async throws {
         self.source = source
-        tally = ImportTally(resumingFrom: resume, totalBytes: sourceSize, started: started)
+        writer.source = source
+        earlierRelationshipRows = resume?.relationshipRows ?? 0
+        // A commit does not wait for its WAL to reach the disk. A server crash may lose the
+        // last batches, but never half of one, and the documents row's progress is in the
+        // same transactions: a resumed import goes on from the last commit the server kept.
+        try await importer.execute(sql: "SET synchronous_commit = off")
         for row in try await importer.query("SELECT type, table_name FROM sluice_tables") {
             let (type, name) = try row.decode((String, String).self)
             let table = PostgresTable(type: type, name: name)
@@ -309,31 +316,27 @@ final class PostgresSession {
         return ordinal
     }
 
-    /// Writes every block the reader hands over, flushing a batch every `batchSize` resources.
-    func write(from pipe: ImportPipe, batchSize: Int, progress: () -> Void) async throws -> DocumentSummary {
-        while true {
-            switch await pipe.next() {
-            case .block(let block):
-                let firstRead = block.resourcesRead - block.records.count
-                for (index, record) in block.records.enumerated() {
-                    var outcome = stage(record)
-                    if outcome == .repeatedKey {
-                        // The batch already holds this resource: it goes in first, so that the
-                        // later occurrence wins as it does in SQLite, whatever columns each gives.
-                        try await flush()
-                        outcome = stage(record)
-                    }
-                    tally.took(readNumber: firstRead + index + 1, written: outcome == .staged)
-                    if tally.inBatch >= batchSize { try await flush() }
-                }
-                tally.bytesRead = block.bytesRead
-                progress()
-            case .finished(let document):
-                return document
-            case .failed(let error):
-                throw error
+    /// Stages records into this batch up to the first whose key it already holds: that resource
+    /// goes in after a commit, so that the later occurrence wins as it does in SQLite, whatever
+    /// columns each gives.
+    func write(_ records: ArraySlice<ImportRecord>) -> ImportBlockWrite {
+        var written = 0
+        for (taken, record) in zip(0..., records) {
+            switch stage(record) {
+            case .staged: written += 1
+            case .unidentified: break
+            case .repeatedKey: return ImportBlockWrite(taken: taken, written: written)
             }
         }
+        return ImportBlockWrite(taken: records.count, written: written)
+    }
+
+    /// Hands the batch to the writer, which commits it while the next one is staged; when
+    /// `closing`, waits for it too.
+    func commit(_ mark: ImportMark, closing: Bool) async throws -> [ImportMark] {
+        var durable = try await flush(mark)
+        if closing { durable += try await settleInFlight() }
+        return durable
     }
 
     // MARK: Staging
@@ -521,34 +524,30 @@ final class PostgresSession {
     // MARK: Flushing
 
     /// The batch being written, and the counts that become committed when it is.
-    private var inFlight:
-        (task: Task<Void, any Error>, resources: Int, resourcesRead: Int, bytes: Int, linkRows: Int, toOne: Int)?
+    private var inFlight: (task: Task<Void, any Error>, mark: ImportMark, linkRows: Int, toOne: Int)?
 
     /// Hands this batch to the writer, which writes it in one transaction while the next one is
     /// staged: first the previous batch must be in (the connection takes one at a time), then the
     /// schema this one needs (a short transaction of its own). The previous batch's failure is
-    /// thrown here.
-    private func flush() async throws {
-        try await settleInFlight()
+    /// thrown here; returns its mark once it is durable.
+    private func flush(_ mark: ImportMark) async throws -> [ImportMark] {
+        let durable = try await settleInFlight()
         do {
             try await applySchemaChanges()
         } catch {
             flushFailed = true
             throw error
         }
-        let batch = takeBatch()
+        let batch = takeBatch(mark)
         let writer = self.writer
-        inFlight = (
-            Task { try await writer.write(batch) }, batch.resources, batch.resourcesRead, batch.bytes,
-            batch.linkRowCount,
-            batch.toOneLinks
-        )
+        inFlight = (Task { try await writer.write(batch) }, mark, batch.linkRowCount, batch.toOneLinks)
+        return durable
     }
 
     /// Waits for the batch being written, if any; the counts it records become committed. The
     /// task runs apart from the caller's, so a cancelled caller cancels it too.
-    private func settleInFlight() async throws {
-        guard let (task, resources, resourcesRead, bytes, linkRows, toOne) = inFlight else { return }
+    private func settleInFlight() async throws -> [ImportMark] {
+        guard let (task, mark, linkRows, toOne) = inFlight else { return [] }
         inFlight = nil
         do {
             try await withTaskCancellationHandler {
@@ -560,14 +559,14 @@ final class PostgresSession {
             flushFailed = true
             throw error
         }
-        tally.committedBatch(resources: resources, resourcesRead: resourcesRead, bytes: bytes)
         relationshipRowsWritten += linkRows
         toOneLinksWritten += toOne
+        return [mark]
     }
 
     /// This batch as the writer takes it (after its schema changes, so names and types are
     /// settled), with the staging buffers emptied for the next.
-    private func takeBatch() -> PostgresBatch {
+    private func takeBatch(_ mark: ImportMark) -> PostgresBatch {
         var batch = PostgresBatch()
         for table in tableOrder where !table.groups.isEmpty {
             // Groups in a fixed order, rows in key order within an upsert: two imports that
@@ -597,14 +596,13 @@ final class PostgresSession {
         batch.linkCounts = linkCounts.bytes
         batch.emptiedLinks = emptiedLinks.bytes
         relationshipRowsStaged += linkRows.rows
-        batch.bytes = tally.bytesRead
-        batch.resources = tally.resources
-        batch.relationshipRows = tally.earlierRelationshipRows + relationshipRowsStaged
-        batch.resourcesRead = tally.resourcesRead
+        batch.bytes = mark.bytes
+        batch.resources = mark.resources
+        batch.relationshipRows = earlierRelationshipRows + relationshipRowsStaged
+        batch.resourcesRead = mark.resourcesRead
         linkRows.removeAll()
         linkCounts.removeAll()
         emptiedLinks.removeAll()
-        tally.closeBatch()
         return batch
     }
 
@@ -726,14 +724,12 @@ final class PostgresSession {
         return true
     }
 
-    private var relationshipRows: Int { tally.earlierRelationshipRows + relationshipRowsWritten }
+    private var relationshipRows: Int { earlierRelationshipRows + relationshipRowsWritten }
 
-    /// Flushes the last batch with the document's row, then makes the indexes.
-    func complete(_ document: DocumentSummary) async throws {
-        try await flush()
-        try await settleInFlight()
+    /// Records the document's row, then makes the indexes (every batch is in).
+    func finish(_ document: DocumentSummary, summary: ImportSummary) async throws {
         try await importer.execute(
-            try PostgresSchema.finishDocument(source: source, summary: summary(document), document: document)
+            try PostgresSchema.finishDocument(source: source, summary: summary, document: document)
         )
         // Under the schema lock: two imports ending together would both try to make it.
         try await writer.retryingConflicts {
@@ -777,19 +773,22 @@ final class PostgresSession {
         }
     }
 
-    /// Flushes what was read before `error` (whole resources) when the connection still works,
-    /// then marks the row failed (on a new connection when the old one is gone).
-    func fail(_ error: any Error) async {
+    /// Flushes what was read before `error` (whole resources) when the connection still works.
+    func fail(_ error: any Error, at mark: ImportMark) async -> (durable: [ImportMark], keepingBytesRead: Bool) {
         let isServerFault = error is PSQLError || error is PostgresImporter.ConnectionClosed
         // The batch being written goes in (or fails) first; then what was staged after it.
-        try? await settleInFlight()
+        var durable = (try? await settleInFlight()) ?? []
         if !isServerFault, !flushFailed {
-            try? await flush()
-            try? await settleInFlight()
+            durable += (try? await flush(mark)) ?? []
+            durable += (try? await settleInFlight()) ?? []
         }
         // What the row records is what was committed: a batch the server did not take is gone.
-        tally.rollBackToCommit(keepingBytesRead: !(isServerFault || flushFailed))
-        let query = PostgresSchema.failDocument(source: source, summary: summary(nil), error: describe(error))
+        return (durable, !(isServerFault || flushFailed))
+    }
+
+    /// Marks the row failed (on a new connection when the old one is gone).
+    func recordFailure(_ error: any Error, summary: ImportSummary) async {
+        let query = PostgresSchema.failDocument(source: source, summary: summary, error: describe(error))
         do {
             try await importer.execute(query)
         } catch {
@@ -806,11 +805,23 @@ final class PostgresSession {
         return keepsItsWords ? error : PostgresImportError(error, doing: "importing")
     }
 
-    func summary(_ document: DocumentSummary?) -> ImportSummary {
+    /// The fault as the import throws it.
+    func reported(_ error: any Error) -> any Error {
+        let inputFault = PostgresImporter.isInputFault(error)
+        if error is CancellationError || (Task.isCancelled && !inputFault) {
+            // The caller stopped the import: a CancellationError, whatever the connection made
+            // of it (postgres-nio may answer a cancelled query with an error of its own), not
+            // "PostgreSQL: CancellationError() while importing", which blamed the server.
+            return CancellationError()
+        }
+        if inputFault || error is PostgresImportError { return error }
+        return PostgresImportError(error, doing: "importing")
+    }
+
+    var counts: ImportWriterCounts {
         var rows = tableOrder.map { ImportSummary.TableRows(table: $0.name, rows: $0.rowsWritten) }
         rows.append(ImportSummary.TableRows(table: "relationships", rows: relationshipRowsWritten))
-        return tally.summary(
-            document,
+        return ImportWriterCounts(
             relationshipRows: relationshipRows,
             toOneLinks: toOneLinksWritten,
             typeMismatches: typeMismatches,

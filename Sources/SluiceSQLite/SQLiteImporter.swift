@@ -87,47 +87,27 @@ public final class SQLiteImporter {
         source: String,
         progress: ((Progress) -> Void)? = nil
     ) throws -> Summary {
-        let started = ContinuousClock.now
-        let batchSize = max(1, options.batchSize)
-        let total = reader.size
-        var session: ImportSession?
-        func report(finished: Bool) {
-            guard let progress, let session else { return }
-            progress(session.tally.progress(finished: finished))
-        }
+        let options = options
         do {
-            let summary = try database.writeWithoutTransaction { db in
-                let resumePoint = options.resume ? try SQLiteSchema.resumePoint(db, source: source) : nil
-                if let reason = resumePoint?.mismatch(withSize: total) { throw ImportResumeError(reason: reason) }
-                let current = try ImportSession(
-                    db: db,
-                    source: source,
-                    sourceSize: total,
-                    batchSize: batchSize,
-                    resumingFrom: resumePoint,
-                    started: started
-                )
-                session = current
-                // Reading starts once the database is ready, on its own thread.
-                let pipe = ImportPipe.start(reading: reader, options: options, resumingFrom: resumePoint)
-                do {
-                    let document = try current.write(from: pipe) { report(finished: false) }
-                    current.tally.bytesRead = reader.bytesRead
-                    try current.complete(document)
-                    return current.summary(document)
-                } catch {
-                    // Stop the reader first: from here on only this thread touches the input.
-                    pipe.cancelAndWait()
-                    current.tally.bytesRead = reader.bytesRead
-                    current.fail(error)
-                    throw error
+            return try database.writeWithoutTransaction { db in
+                // The engine runs on this thread, inside GRDB's access to the connection, which
+                // the writer uses between the engine's suspension points.
+                let writer = try ImportSession(db: db)
+                return try CallingThreadExecutor.run {
+                    try await ImportRun.run(
+                        writer,
+                        reading: reader,
+                        source: source,
+                        options: options,
+                        progress: progress
+                    )
                 }
             }
-            report(finished: true)
-            return summary
+        } catch let failure as Failure {
+            throw failure
         } catch {
-            report(finished: true)
-            throw Failure(underlying: error, committedResources: session?.tally.committed ?? 0)
+            // GRDB's own faults, before the engine ran.
+            throw Failure(underlying: error, committedResources: 0)
         }
     }
 
@@ -157,31 +137,30 @@ public final class SQLiteImporter {
     }
 }
 
-/// One import's state on the database's thread: the writer, the open batch and the counts.
-private final class ImportSession {
+/// One document's writes on the database's thread (the engine's ``ImportWriter``): the
+/// resource writer, the open transaction and what the last commit recorded.
+private final class ImportSession: ImportWriter {
     private let db: Database
-    private let source: String
     private let writer: SQLiteResourceWriter
-    private let batchSize: Int
-    /// The counts, kept as every destination keeps them.
-    var tally: ImportTally
+    private var source = ""
+    /// Relationship rows written by earlier runs of a resumed import.
+    private var earlierRelationshipRows = 0
+
+    init(db: Database) throws {
+        self.db = db
+        writer = try SQLiteResourceWriter(db: db)
+    }
+
+    func resumePoint(for source: String) throws -> ResumePoint? {
+        try SQLiteSchema.resumePoint(db, source: source)
+    }
 
     /// Records the document as importing (committed at once, so an interrupted import shows)
     /// and opens the first batch.
-    init(
-        db: Database,
-        source: String,
-        sourceSize: Int?,
-        batchSize: Int,
-        resumingFrom resume: ResumePoint?,
-        started: ContinuousClock.Instant
-    ) throws {
-        self.db = db
+    func prepare(source: String, sourceSize: Int?, resumingFrom resume: ResumePoint?) throws {
         self.source = source
-        self.batchSize = batchSize
-        tally = ImportTally(resumingFrom: resume, totalBytes: sourceSize, started: started)
-        committedRelationshipRows = tally.earlierRelationshipRows
-        writer = try SQLiteResourceWriter(db: db)
+        earlierRelationshipRows = resume?.relationshipRows ?? 0
+        committedRelationshipRows = earlierRelationshipRows
         try db.inTransaction(.immediate) {
             if resume == nil {
                 try SQLiteSchema.recordDocument(db, source: source, status: "importing", sourceSize: sourceSize)
@@ -193,53 +172,33 @@ private final class ImportSession {
         try db.beginTransaction(.immediate)
     }
 
-    /// Writes every block the reader hands over, committing a batch every `batchSize`
-    /// resources; returns the document's summary when the reader ends, throws its fault.
-    func write(from pipe: ImportPipe, progress: () -> Void) throws -> DocumentSummary {
-        while true {
-            switch pipe.take() {
-            case .block(let block):
-                // Every resource read after the skipped ones is a record: the one at `index`
-                // is the reader's resource number `firstRead + index + 1`.
-                let firstRead = block.resourcesRead - block.records.count
-                for (index, record) in block.records.enumerated() {
-                    tally.took(readNumber: firstRead + index + 1, written: try writer.write(record))
-                    if tally.inBatch >= batchSize {
-                        try commit()
-                        try db.beginTransaction(.immediate)
-                    }
-                }
-                tally.bytesRead = block.bytesRead
-                progress()
-            case .finished(let document):
-                return document
-            case .failed(let error):
-                throw error
-            }
-        }
+    func write(_ records: ArraySlice<ImportRecord>) throws -> ImportBlockWrite {
+        var written = 0
+        for record in records where try writer.write(record) { written += 1 }
+        return ImportBlockWrite(taken: records.count, written: written)
     }
 
     /// Commits the open batch with the `documents` row saying how far it reaches, which is where
     /// a resumed import goes on.
-    private func commit() throws {
+    func commit(_ mark: ImportMark, closing: Bool) throws -> [ImportMark] {
         try writer.flush()
         committedRelationshipRows = relationshipRows
         committedToOneLinks = toOneLinks
         try SQLiteSchema.recordProgress(
             db,
             source: source,
-            bytes: tally.bytesRead,
-            resources: tally.resources,
+            bytes: mark.bytes,
+            resources: mark.resources,
             relationshipRows: relationshipRows,
-            resourcesRead: tally.resourcesRead
+            resourcesRead: mark.resourcesRead
         )
         try db.commit()
-        tally.closeBatch()
-        tally.committedEverything()
+        if !closing { try db.beginTransaction(.immediate) }
+        return [mark]
     }
 
     private var relationshipRows: Int {
-        rolledBack ? committedRelationshipRows : tally.earlierRelationshipRows + writer.relationshipRows
+        rolledBack ? committedRelationshipRows : earlierRelationshipRows + writer.relationshipRows
     }
     private var toOneLinks: Int { rolledBack ? committedToOneLinks : writer.toOneLinks }
     /// Relationship rows and to-one links by the last commit, and whether the open batch was
@@ -248,46 +207,40 @@ private final class ImportSession {
     private var committedToOneLinks = 0
     private var rolledBack = false
 
-    /// Ends the last batch with the document's row and the indexes.
-    func complete(_ document: DocumentSummary) throws {
-        try writer.flush()
-        try SQLiteSchema.finishDocument(db, source: source, summary: summary(document), document: document)
-        try SQLiteSchema.createIndexes(db)
-        try writer.createToOneIndexes()
-        try commit()
+    /// The document's row and the indexes, in a transaction of their own.
+    func finish(_ document: DocumentSummary, summary: ImportSummary) throws {
+        try db.inTransaction(.immediate) {
+            try SQLiteSchema.finishDocument(db, source: source, summary: summary, document: document)
+            try SQLiteSchema.createIndexes(db)
+            try writer.createToOneIndexes()
+            return .commit
+        }
     }
 
     /// Commits the resources written before `error` (each is whole: a resource's rows are
-    /// written before the count moves past it) with the document's row saying why the import
-    /// stopped. When the database itself failed, a statement may have stopped half-way through a
-    /// resource: the open batch is rolled back instead, and the row records the last commit.
-    func fail(_ error: any Error) {
-        if error is DatabaseError {
-            writer.discardQueued()
-            if db.isInsideTransaction { try? db.rollback() }
-            tally.rollBackToCommit()
-            rolledBack = true
-            try? db.inTransaction(.immediate) {
-                try SQLiteSchema.failDocument(db, source: source, summary: summary(nil), error: error)
-                return .commit
-            }
-            return
+    /// written before the count moves past it). When the database itself failed, a statement
+    /// may have stopped half-way through a resource: the open batch is rolled back instead.
+    func fail(_ error: any Error, at mark: ImportMark) -> (durable: [ImportMark], keepingBytesRead: Bool) {
+        if !(error is DatabaseError), db.isInsideTransaction, let durable = try? commit(mark, closing: true) {
+            return (durable, true)
         }
-        guard db.isInsideTransaction else { return }
-        do {
-            try SQLiteSchema.failDocument(db, source: source, summary: summary(nil), error: error)
-            try commit()
-        } catch {
-            try? db.rollback()
+        writer.discardQueued()
+        if db.isInsideTransaction { try? db.rollback() }
+        rolledBack = true
+        return ([], false)
+    }
+
+    func recordFailure(_ error: any Error, summary: ImportSummary) {
+        try? db.inTransaction(.immediate) {
+            try SQLiteSchema.failDocument(db, source: source, summary: summary, error: error)
+            return .commit
         }
     }
 
-    /// The counts so far; `document` gives the primary and included counts when known.
-    func summary(_ document: DocumentSummary?) -> ImportSummary {
+    var counts: ImportWriterCounts {
         var tables = writer.tableRows.map { ImportSummary.TableRows(table: $0.table, rows: $0.rows) }
         tables.append(ImportSummary.TableRows(table: "relationships", rows: writer.relationshipRows))
-        return tally.summary(
-            document,
+        return ImportWriterCounts(
             relationshipRows: relationshipRows,
             toOneLinks: toOneLinks,
             typeMismatches: writer.typeMismatches,
