@@ -8,6 +8,9 @@ import SluiceJSONAPI
 
 /// The tables every import database has, and the rows `documents` gets.
 enum SQLiteSchema {
+    /// `relationships` starts with `INTEGER` ids, as every key column does (see
+    /// `SQLiteResourceWriter.integerKey`): the first id that is not a canonical decimal turns
+    /// its `source_id` and `target_id` into `TEXT`.
     static func createFixedTables(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -30,11 +33,11 @@ enum SQLiteSchema {
                 );
                 CREATE TABLE IF NOT EXISTS relationships (
                     source_type TEXT NOT NULL,
-                    source_id TEXT NOT NULL,
+                    source_id INTEGER NOT NULL,
                     name TEXT NOT NULL,
                     position INTEGER NOT NULL,
                     target_type TEXT NOT NULL,
-                    target_id TEXT NOT NULL,
+                    target_id INTEGER NOT NULL,
                     meta TEXT,
                     PRIMARY KEY (source_type, source_id, name, position)
                 ) WITHOUT ROWID;

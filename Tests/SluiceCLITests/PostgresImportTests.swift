@@ -23,11 +23,12 @@ struct PostgresImportTests {
         """
         SELECT articles.id, people.name FROM articles
         JOIN relationships r ON r.source_type = 'articles' AND r.source_id = articles.id AND r.name = 'author'
-        JOIN people ON people.id = r.target_id ORDER BY articles.id LIMIT 5
+        JOIN people ON people.id = r.target_id ORDER BY CAST(articles.id AS TEXT) LIMIT 5
         """,
+        // SQLite keeps decimal ids as integers (PostgreSQL as text): ordered as text, they agree.
         """
         SELECT source_id, COUNT(*) FROM relationships WHERE source_type = 'articles' AND name = 'comments'
-        GROUP BY source_id ORDER BY COUNT(*) DESC, source_id LIMIT 3
+        GROUP BY source_id ORDER BY COUNT(*) DESC, CAST(source_id AS TEXT) LIMIT 3
         """,
         "SELECT source, status, bytes, resources, primary_count, included_count, relationship_rows FROM documents",
         "SELECT type, attribute, column_name FROM sluice_columns ORDER BY type, attribute",

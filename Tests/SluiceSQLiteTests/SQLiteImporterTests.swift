@@ -19,6 +19,74 @@ struct SQLiteImporterTests {
         try DatabaseQueue(path: database).read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
 
+    @Test("decimal ids are integer keys until another id turns the column into text, every id kept as read")
+    func integerKeysTurnIntoText() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        func article(_ id: String, author: String?, comments: [String]) -> String {
+            let linkage = author.map { #"{"type": "people", "id": "\#($0)"}"# } ?? "null"
+            let list = comments.map { #"{"type": "comments", "id": "\#($0)"}"# }.joined(separator: ", ")
+            return #"""
+                {"type": "articles", "id": "\#(id)", "attributes": {"title": "t\#(id)"},
+                 "relationships": {"author": {"data": \#(linkage)}, "comments": {"data": [\#(list)]}}}
+                """#
+        }
+        let decimal =
+            #"{"data": ["# + article("1", author: "9", comments: ["5"]) + ", "
+            + article("2", author: "10", comments: [])
+            + #"], "included": [{"type": "people", "id": "9"}, {"type": "people", "id": "10"}]}"#
+        // An id with a leading zero, one with letters, and a target that is not a number.
+        let mixed =
+            #"{"data": ["# + article("3", author: "007", comments: ["c-6"]) + ", "
+            + article("a4", author: "9", comments: []) + #"], "included": [{"type": "people", "id": "007"}]}"#
+        let database = directory.appendingPathComponent("keys.sqlite").path
+        let importer = try SQLiteImporter(path: database)
+        try importer.importDocument(
+            from: try FileChunkReader(path: try Self.file(Array(decimal.utf8), in: directory, named: "d.json")),
+            source: "d"
+        )
+        func typeOf(_ sql: String) throws -> [String] {
+            try DatabaseQueue(path: database).read { db in try String.fetchAll(db, sql: sql) }
+        }
+        #expect(try typeOf("SELECT DISTINCT typeof(id) FROM articles") == ["integer"])
+        #expect(try typeOf("SELECT DISTINCT typeof(author_id) FROM articles") == ["integer"])
+        #expect(
+            try typeOf("SELECT DISTINCT typeof(source_id) || typeof(target_id) FROM relationships") == [
+                "integerinteger"
+            ]
+        )
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM articles WHERE id = '2'") == 1)
+
+        for _ in 0..<2 {
+            try importer.importDocument(
+                from: try FileChunkReader(path: try Self.file(Array(mixed.utf8), in: directory, named: "m.json")),
+                source: "m"
+            )
+        }
+        #expect(try typeOf("SELECT id FROM articles ORDER BY id") == ["1", "2", "3", "a4"])
+        #expect(try typeOf("SELECT DISTINCT typeof(id) FROM articles") == ["text"])
+        #expect(try typeOf("SELECT author_id FROM articles ORDER BY id") == ["9", "10", "007", "9"])
+        #expect(try typeOf("SELECT id FROM people ORDER BY id") == ["007", "10", "9"])
+        #expect(
+            try typeOf("SELECT source_id || '>' || target_id FROM relationships ORDER BY source_id") == [
+                "1>5", "3>c-6",
+            ]
+        )
+        #expect(
+            try typeOf("SELECT declared_type FROM sluice_columns WHERE type = 'articles' AND column_name = 'author_id'")
+                == ["TEXT"]
+        )
+        // Joins read the same, and the indexes were made again with the table.
+        #expect(
+            try Self.count(database, "SELECT COUNT(*) FROM articles JOIN people ON people.id = articles.author_id") == 4
+        )
+        #expect(
+            try typeOf("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+                == ["articles_author_id_index", "relationships_target"]
+        )
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM articles") == 4)
+    }
+
     @Test("a document imports, and importing it again changes nothing")
     func importsAndReimports() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
@@ -72,7 +140,8 @@ struct SQLiteImporterTests {
         #expect(try Self.count(database, "SELECT COUNT(*) FROM relationships") == 200)
         let rows = try DatabaseQueue(path: database).read { db in
             try Row.fetchAll(db, sql: "SELECT id, a, b FROM things WHERE id IN ('5', '7', '99') ORDER BY id")
-                .map { "\($0["id"] as String) \($0["a"] as Int) \($0["b"] as String)" }
+                // Decimal ids are the table's integer keys; a text id finds them all the same.
+                .map { "\($0["id"] as Int64) \($0["a"] as Int) \($0["b"] as String)" }
         }
         #expect(rows == ["5 500 b-5", "7 701 y", "99 99 b-99"])
     }

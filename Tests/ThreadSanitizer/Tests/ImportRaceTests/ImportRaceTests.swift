@@ -64,7 +64,11 @@ struct ImportRaceTests {
             for (type, table) in try Row.fetchAll(db, sql: "SELECT type, table_name FROM sluice_tables ORDER BY type")
                 .map({ ($0[0] as String, $0[1] as String) })
             {
-                let ids = try String.fetchAll(db, sql: "SELECT id FROM \"\(table)\" ORDER BY id")
+                // Ids in text order, whether the table keeps them as integers or as text.
+                let ids = try String.fetchAll(
+                    db,
+                    sql: "SELECT CAST(id AS TEXT) FROM \"\(table)\" ORDER BY CAST(id AS TEXT)"
+                )
                 lines.append("\(type): \(ids.count) rows, ids \(ids.joined(separator: ","))")
                 // To-one linkage: the target columns recorded under a `/relationships/NAME/data/...` key
                 // (not meta: PostgreSQL's jsonb text has spaces where SQLite's has none).
@@ -79,7 +83,8 @@ struct ImportRaceTests {
                     lines += try String.fetchAll(
                         db,
                         sql: """
-                            SELECT '\(column) ' || id || ' ' || COALESCE("\(column)", '-') FROM "\(table)" ORDER BY id
+                            SELECT '\(column) ' || id || ' ' || COALESCE("\(column)", '-') FROM "\(table)"
+                            ORDER BY CAST(id AS TEXT)
                             """
                     )
                 }
@@ -89,7 +94,7 @@ struct ImportRaceTests {
                 sql: """
                     SELECT source_type || ' ' || source_id || ' ' || name || ' ' || position || ' '
                         || target_type || ' ' || target_id
-                    FROM relationships ORDER BY source_type, source_id, name, position
+                    FROM relationships ORDER BY source_type, CAST(source_id AS TEXT), name, position
                     """
             )
             return lines
