@@ -591,9 +591,14 @@ final class SQLiteResourceWriter {
     /// turned into text (a canonical decimal's text is the id it was read from), its other
     /// columns, primary key and indexes as they were. Runs in the open transaction, so the batch
     /// commits with it or not at all.
-    private func rebuild(table name: String, textColumns: Set<String>, primaryKey: [String], withoutRowID: Bool) throws {
+    private func rebuild(table name: String, textColumns: Set<String>, primaryKey: [String], withoutRowID: Bool) throws
+    {
         let quotedName = ImportNames.quoted(name)
-        let columns = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\" FROM pragma_table_info(?)", arguments: [name])
+        let columns = try Row.fetchAll(
+            db,
+            sql: "SELECT name, type, \"notnull\" FROM pragma_table_info(?)",
+            arguments: [name]
+        )
         let indexes = try String.fetchAll(
             db,
             sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
@@ -604,7 +609,9 @@ final class SQLiteResourceWriter {
         var copied: [String] = []
         var selected: [String] = []
         for column in columns {
-            let column: (name: String, type: String, notNull: Bool) = (column["name"], column["type"], column["notnull"])
+            let column: (name: String, type: String, notNull: Bool) = (
+                column["name"], column["type"], column["notnull"]
+            )
             let quoted = ImportNames.quoted(column.name)
             let toText = textColumns.contains(column.name)
             definitions.append("\(quoted) \(toText ? "TEXT" : column.type)\(column.notNull ? " NOT NULL" : "")")
@@ -614,7 +621,8 @@ final class SQLiteResourceWriter {
         definitions.append("PRIMARY KEY (\(primaryKey.map(ImportNames.quoted).joined(separator: ", ")))")
         let quotedTemporary = ImportNames.quoted(temporary)
         try db.execute(
-            sql: "CREATE TABLE \(quotedTemporary) (\(definitions.joined(separator: ", ")))\(withoutRowID ? " WITHOUT ROWID" : "")"
+            sql:
+                "CREATE TABLE \(quotedTemporary) (\(definitions.joined(separator: ", ")))\(withoutRowID ? " WITHOUT ROWID" : "")"
         )
         try db.execute(
             sql: """
