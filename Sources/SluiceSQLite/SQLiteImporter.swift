@@ -20,8 +20,10 @@ import SluiceJSONAPI
 /// ```
 ///
 /// The schema (created on first use, extended as new types and attributes appear):
-/// - one table per resource type, named as the type, keyed by `id TEXT PRIMARY KEY` (the `lid`
-///   for a resource that has no `id`), with one column per attribute: `TEXT`, `INTEGER` or `REAL`
+/// - one table per resource type, named as the type, keyed by `id` (the `lid` for a resource
+///   that has no `id`): `INTEGER PRIMARY KEY` while every id is a canonical decimal, `TEXT`
+///   from the first that is not (the same holds for to-one `NAME_id` columns and the ids of
+///   `relationships`), with one column per attribute: `TEXT`, `INTEGER` or `REAL`
 ///   after the attribute's first non-null value; objects and arrays as JSON text, Booleans as 0/1,
 ///   `null` as NULL;
 /// - `relationships(source_type, source_id, name, position, target_type, target_id)`, one row per
