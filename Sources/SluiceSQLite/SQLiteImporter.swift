@@ -124,11 +124,12 @@ public final class SQLiteImporter {
     /// - 16 KB pages in a new database (an existing one keeps its own): a B-tree of bigger pages
     ///   is shallower and splits less often; 32 KB gains nothing more.
     ///
-    /// None of `synchronous = OFF`, `journal_mode = DELETE`, `locking_mode = EXCLUSIVE`, a larger
-    /// WAL between checkpoints, a bigger cache, `mmap_size` (the same time, more resident memory),
-    /// sorter threads for the indexes (even at the end, once the reading is done), larger batches,
-    /// a deeper queue of blocks between the reading threads and the writer, or `WITHOUT ROWID` type
-    /// tables made the import faster: the time is SQLite's B-tree work on the CPU, not its I/O,
+    /// None of `synchronous = OFF`, `journal_mode = DELETE` or `TRUNCATE`, `locking_mode =
+    /// EXCLUSIVE`, a larger WAL between checkpoints, a bigger cache, `mmap_size` (the same time,
+    /// more resident memory), sorter threads for the indexes, larger batches, a deeper queue of
+    /// blocks between the reading threads and the writer, `WITHOUT ROWID` type tables, or
+    /// checkpoints run after each commit on a connection and thread of their own (5% slower: the
+    /// log could no longer start over, so every page went to a new place in it) made the import faster: the time is SQLite's B-tree work on the CPU, not its I/O,
     /// and a bigger cache only raises peak memory past the import's bound. So these settings trade
     /// nothing for speed: a killed import keeps every committed batch.
     static func applyBulkLoadSettings(_ db: Database) throws {
@@ -184,6 +185,11 @@ private final class ImportSession: ImportWriter {
     /// a resumed import goes on.
     func commit(_ mark: ImportMark, closing: Bool) throws -> [ImportMark] {
         try writer.flush()
+        // The indexes are made with the first batch and grow with the rows: with integer keys
+        // that costs the writer less than the time the reading threads leave it, where building
+        // them at the end kept one core busy alone for a third of a second.
+        try SQLiteSchema.createIndexes(db)
+        try writer.createToOneIndexes()
         committedRelationshipRows = relationshipRows
         committedToOneLinks = toOneLinks
         try SQLiteSchema.recordProgress(
@@ -209,12 +215,10 @@ private final class ImportSession: ImportWriter {
     private var committedToOneLinks = 0
     private var rolledBack = false
 
-    /// The document's row and the indexes, in a transaction of their own.
+    /// The document's row, in a transaction of its own.
     func finish(_ document: DocumentSummary, summary: ImportSummary) throws {
         try db.inTransaction(.immediate) {
             try SQLiteSchema.finishDocument(db, source: source, summary: summary, document: document)
-            try SQLiteSchema.createIndexes(db)
-            try writer.createToOneIndexes()
             return .commit
         }
     }

@@ -74,6 +74,9 @@ extension Statement {
     }
 }
 
+/// Its state is used by the import's thread alone, one access at a time: the hot properties
+/// skip the run-time exclusivity check (`@exclusivity(unchecked)`), which was about a tenth of the
+/// writer's own work per resource.
 final class SQLiteResourceWriter {
     private let db: Database
     /// Tables by resource type.
@@ -86,7 +89,7 @@ final class SQLiteResourceWriter {
     private let insertRelationship: Statement
     private let insertRelationships: Statement
     /// Queued relationship rows, and the texts of every queued row (see `RowQueue`).
-    private var links = RowQueue()
+    @exclusivity(unchecked) private var links = RowQueue()
     /// Whether `relationships.source_id` and `target_id` are INTEGER (see the file's comment).
     private var integerLinks: Bool
     private let arena = TextArena()
@@ -101,12 +104,12 @@ final class SQLiteResourceWriter {
     var tableRows: [(table: String, rows: Int)] {
         tablesWritten.map { ($0.name, $0.rowsWritten) }
     }
-    private(set) var relationshipRows = 0
+    @exclusivity(unchecked) private(set) var relationshipRows = 0
     /// To-one relationships written with a target (as columns).
-    private(set) var toOneLinks = 0
-    private(set) var typeMismatches = 0
+    @exclusivity(unchecked) private(set) var toOneLinks = 0
+    @exclusivity(unchecked) private(set) var typeMismatches = 0
     /// Reused per resource (its arrays keep their capacity): see `write(_:)`.
-    private var rowBuffer = PendingRow()
+    @exclusivity(unchecked) private var rowBuffer = PendingRow()
 
     /// The row being written: the columns it sets, by ordinal, and the values, the key first.
     struct PendingRow {
@@ -189,25 +192,25 @@ final class SQLiteResourceWriter {
         var upserts: [[Int]: Statement] = [:]
         var batchUpserts: [[Int]: Statement] = [:]
         /// Rows written but not yet run (see `RowQueue`).
-        var queue = RowQueue()
+        @exclusivity(unchecked) var queue = RowQueue()
         /// Whether the table had relationship rows when the import first met the type: only then
         /// can a resource's linkage replace earlier rows, which must be deleted first. A fresh
         /// import skips a delete per relationship (a third of its SQLite work).
         var hasEarlierLinks: Bool?
         /// Resources written into the table by this import.
-        var rowsWritten = 0
+        @exclusivity(unchecked) var rowsWritten = 0
         /// Whether `id` is `INTEGER PRIMARY KEY` (every id so far a canonical decimal); `nil`
         /// until the table is first written.
         var integerKeys: Bool?
         /// The columns of the attribute names at each position of the last resource.
-        private var recent = RecentNames()
+        @exclusivity(unchecked) private var recent = RecentNames()
         /// Columns by ordinal.
         private var byOrdinal: [Column] = []
         /// The columns of to-one relationships, by relationship name; and those of the names at
         /// each position of the last resource's relationships.
         private var toOne: [String: ToOneColumns] = [:]
         private var toOneList: [ToOneColumns] = []
-        private var recentToOne = RecentNames()
+        @exclusivity(unchecked) private var recentToOne = RecentNames()
 
         /// The column of the attribute `name`, the attribute at `position` of its resource.
         func column(named name: UnsafeRawBufferPointer, at position: Int) -> Column? {
@@ -645,8 +648,8 @@ final class SQLiteResourceWriter {
     }
 
     /// The indexes on the to-one id columns of the tables this import wrote: joins from a
-    /// related resource back to those that link to it (made at the end of an import, which is
-    /// cheaper than growing them row by row on the first).
+    /// related resource back to those that link to it (made at each commit when missing, so a
+    /// column that appears in a batch has its index from the batch's commit on).
     func createToOneIndexes() throws {
         // An index's name is fixed, so a later import finds it made; only a table or view that
         // took the name first makes it another.
