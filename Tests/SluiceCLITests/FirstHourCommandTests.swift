@@ -61,7 +61,7 @@ struct FirstHourCommandTests {
             ).map { row -> String in
                 let meta: String? = row["meta"]
                 return
-                    "\(row["source_id"] as String) \(row["name"] as String) \(row["position"] as Int) \(meta ?? "NULL")"
+                    "\(row["source_id"] as Int64) \(row["name"] as String) \(row["position"] as Int) \(meta ?? "NULL")"
             }
         }
         #expect(rows == [#"1 comments 0 {"total":2}"#, #"1 comments 1 {"total":2}"#])
@@ -69,8 +69,8 @@ struct FirstHourCommandTests {
             try Row.fetchAll(db, sql: "SELECT id, author_type, author_id, author_meta FROM articles ORDER BY id")
                 .map { row -> String in
                     let meta: String? = row["author_meta"]
-                    let target = "\(row["author_type"] as String) \(row["author_id"] as String)"
-                    return "\(row["id"] as String) \(target) \(meta ?? "NULL")"
+                    let target = "\(row["author_type"] as String) \(row["author_id"] as Int64)"
+                    return "\(row["id"] as Int64) \(target) \(meta ?? "NULL")"
                 }
         }
         #expect(authors == [#"1 people 9 {"role":"lead"}"#, "2 people 9 NULL"])
