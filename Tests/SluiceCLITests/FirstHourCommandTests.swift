@@ -61,10 +61,12 @@ struct FirstHourCommandTests {
             ).map { row -> String in
                 let meta: String? = row["meta"]
                 return
-                    "\(row["source_id"] as Int64) \(row["name"] as String) \(row["position"] as Int) \(meta ?? "NULL")"
+                    "\(row["source_id"] as String) \(row["name"] as String) \(row["position"] as Int) \(meta ?? "NULL")"
             }
         }
         #expect(rows == [#"1 comments 0 {"total":2}"#, #"1 comments 1 {"total":2}"#])
+        // The older database's relationships keep their text ids; the new table keys its
+        // decimal ids as integers.
         let authors = try ImportCommandTests.read(database) { db in
             try Row.fetchAll(db, sql: "SELECT id, author_type, author_id, author_meta FROM articles ORDER BY id")
                 .map { row -> String in
