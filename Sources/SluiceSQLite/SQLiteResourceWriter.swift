@@ -648,8 +648,8 @@ final class SQLiteResourceWriter {
     }
 
     /// The indexes on the to-one id columns of the tables this import wrote: joins from a
-    /// related resource back to those that link to it (made at each commit when missing, so a
-    /// column that appears in a batch has its index from the batch's commit on).
+    /// related resource back to those that link to it (made at the end of an import, which is
+    /// cheaper than growing them row by row on the first).
     func createToOneIndexes() throws {
         // An index's name is fixed, so a later import finds it made; only a table or view that
         // took the name first makes it another.
