@@ -7,10 +7,8 @@ public import SluiceJSONAPI
 /// How an import runs, into any target.
 public struct ImportOptions: Sendable {
     /// Resources per transaction. Larger batches are faster; a killed import loses at most the
-    /// batch in progress. Default: 10 000 (measured on the 100 000-article document: SQLite
-    /// 1.50 s at 5 000, 1.41 s at 10 000, 1.39 s at 20 000 with 2 MB more memory; PostgreSQL
-    /// 2.8 s, 2.65 s and 2.6 s, each batch's COPY text 4 MB at 10 000).
-    public var batchSize = 10_000
+    /// batch in progress. Default: 5 000.
+    public var batchSize = 5_000
     /// Limits on the input document. Default: `JSONLimits.streaming`: one resource is held at
     /// a time.
     public var limits = JSONLimits.streaming
