@@ -102,42 +102,42 @@ package enum ImportRun {
         progress: ((ImportProgress) -> Void)?
     ) async throws -> ImportSummary {
         let started = ContinuousClock.now
-        let batchSize = max(1, options.batchSize)
-        var tally: ImportTally?
+        let resume: ResumePoint?
         do {
-            let resume = options.resume ? try await writer.resumePoint(for: source) : nil
+            resume = options.resume ? try await writer.resumePoint(for: source) : nil
             if let reason = resume?.mismatch(withSize: reader.size) { throw ImportResumeError(reason: reason) }
             try await writer.prepare(source: source, sourceSize: reader.size, resumingFrom: resume)
-            tally = ImportTally(resumingFrom: resume, totalBytes: reader.size, started: started)
-            // Reading starts once the database is ready, on threads of its own.
-            let pipe = ImportPipe.start(reading: reader, options: options, resumingFrom: resume)
-            do {
-                let document = try await write(
-                    from: pipe,
-                    into: writer,
-                    batchSize: batchSize,
-                    tally: &tally!,
-                    progress: progress
-                )
-                tally!.bytesRead = reader.bytesRead
-                try await commit(writer, closing: true, tally: &tally!)
-                let summary = summary(of: tally!, document, writer)
-                try await writer.finish(document, summary: summary)
-                progress?(tally!.progress(finished: true))
-                return summary
-            } catch {
-                // Stop the reader first: from here on only this task touches the input.
-                pipe.cancelAndWait()
-                tally!.bytesRead = reader.bytesRead
-                let (durable, keepingBytesRead) = await writer.fail(error, at: tally!.mark)
-                for mark in durable { tally!.committedBatch(mark) }
-                tally!.rollBackToCommit(keepingBytesRead: keepingBytesRead)
-                await writer.recordFailure(error, summary: summary(of: tally!, nil, writer))
-                throw error
-            }
         } catch {
-            if let progress, let tally { progress(tally.progress(finished: true)) }
-            throw ImportFailure(underlying: writer.reported(error), committedResources: tally?.committed ?? 0)
+            // Nothing was read, so nothing was committed.
+            throw ImportFailure(underlying: writer.reported(error), committedResources: 0)
+        }
+        var tally = ImportTally(resumingFrom: resume, totalBytes: reader.size, started: started)
+        // Reading starts once the database is ready, on threads of its own.
+        let pipe = ImportPipe.start(reading: reader, options: options, resumingFrom: resume)
+        do {
+            let document = try await write(
+                from: pipe,
+                into: writer,
+                batchSize: max(1, options.batchSize),
+                tally: &tally,
+                progress: progress
+            )
+            tally.bytesRead = reader.bytesRead
+            try await commit(writer, closing: true, tally: &tally)
+            let summary = summary(of: tally, document, writer)
+            try await writer.finish(document, summary: summary)
+            progress?(tally.progress(finished: true))
+            return summary
+        } catch {
+            // Stop the reader first: from here on only this task touches the input.
+            pipe.cancelAndWait()
+            tally.bytesRead = reader.bytesRead
+            let (durable, keepingBytesRead) = await writer.fail(error, at: tally.mark)
+            for mark in durable { tally.committedBatch(mark) }
+            tally.rollBackToCommit(keepingBytesRead: keepingBytesRead)
+            await writer.recordFailure(error, summary: summary(of: tally, nil, writer))
+            progress?(tally.progress(finished: true))
+            throw ImportFailure(underlying: writer.reported(error), committedResources: tally.committed)
         }
     }
 

@@ -161,19 +161,11 @@ final class SQLiteResourceWriter {
         var type: DeclaredType
     }
 
-    /// A canonical decimal id (`0`, or 1 to 18 digits without a leading zero) as the integer it
-    /// spells; `nil` for any other id. Only such ids go into INTEGER key columns: SQLite would
-    /// turn `"007"` or `"1e3"` into a number that no longer spells the id.
+    /// A canonical decimal id as the integer it spells (see `decimalIDValue`); `nil` for any
+    /// other id. Only such ids go into INTEGER key columns: SQLite would turn `"007"` or `"1e3"`
+    /// into a number that no longer spells the id.
     static func integerKey(_ bytes: UnsafeRawBufferPointer) -> Int64? {
-        let count = bytes.count
-        guard count > 0, count <= 18, bytes[0] != UInt8(ascii: "0") || count == 1 else { return nil }
-        var value: Int64 = 0
-        for byte in bytes {
-            let digit = byte &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            value = value &* 10 &+ Int64(digit)
-        }
-        return value
+        decimalIDValue(bytes).map { Int64($0) }
     }
 
     final class TypeTable {
@@ -385,6 +377,7 @@ final class SQLiteResourceWriter {
                 row.set(column, to: boundValue(value, for: column))
             }
             let relationshipCount = reader.count()
+            var linkSource: BoundValue?
             let replacesLinks = relationshipCount > 0 ? try hasEarlierLinks(table) : false
             for position in 0..<relationshipCount {
                 let name = reader.text()
@@ -414,10 +407,11 @@ final class SQLiteResourceWriter {
                     let targetType = reader.text()
                     let (targetKind, target) = reader.key()
                     guard targetKind != .none else { continue }
-                    let source = try linkKey(key)
+                    // The resource's key as `relationships` keeps it, once per resource.
+                    if linkSource == nil { linkSource = try linkKey(key) }
                     try enqueueLink(
                         .text(type),
-                        source,
+                        linkSource!,
                         .text(name),
                         .integer(Int64(position)),
                         .text(targetType),

@@ -126,6 +126,30 @@ struct ImportRunTests {
         "{\"data\": [" + resources.joined(separator: ",") + "]}"
     }
 
+    /// The `ImportFailure` an import of `text` through `writer` throws; fails the test if it
+    /// returns or throws anything else.
+    static func failure(
+        of writer: MemoryWriter,
+        reading text: String,
+        options: ImportOptions
+    ) async throws
+        -> ImportFailure
+    {
+        do {
+            _ = try await ImportRun.run(
+                writer,
+                reading: try reader(text),
+                source: "doc",
+                options: options,
+                progress: nil
+            )
+        } catch let failure as ImportFailure {
+            return failure
+        }
+        Issue.record("the import succeeded")
+        throw MemoryWriter.Refused()
+    }
+
     static func article(_ id: Int) -> String { "{\"type\": \"articles\", \"id\": \"\(id)\"}" }
 
     @Test("batches end every batchSize resources, and the last commit closes before finish")
@@ -234,19 +258,7 @@ struct ImportRunTests {
         options.batchSize = 2
         // Five whole resources, then bad JSON.
         let text = "{\"data\": [" + (1...5).map(Self.article).joined(separator: ",") + ", {\"type\": }]}"
-        var failure: ImportFailure?
-        do {
-            _ = try await ImportRun.run(
-                writer,
-                reading: try Self.reader(text),
-                source: "doc",
-                options: options,
-                progress: nil
-            )
-        } catch let error as ImportFailure {
-            failure = error
-        }
-        let fault = try #require(failure)
+        let fault = try await Self.failure(of: writer, reading: text, options: options)
         #expect(fault.underlying is JSONError)
         // Batches of 2 and 4 were handed over; the writer made both durable when it failed and
         // dropped the fifth resource's open batch.
@@ -262,19 +274,11 @@ struct ImportRunTests {
         writer.failCommit = 2
         var options = ImportOptions()
         options.batchSize = 3
-        var failure: ImportFailure?
-        do {
-            _ = try await ImportRun.run(
-                writer,
-                reading: try Self.reader(Self.document((1...9).map(Self.article))),
-                source: "doc",
-                options: options,
-                progress: nil
-            )
-        } catch let error as ImportFailure {
-            failure = error
-        }
-        let fault = try #require(failure)
+        let fault = try await Self.failure(
+            of: writer,
+            reading: Self.document((1...9).map(Self.article)),
+            options: options
+        )
         #expect(fault.underlying is MemoryWriter.Refused)
         #expect(fault.committedResources == 3)
         #expect(writer.failureSummary?.resources == 3)

@@ -365,27 +365,12 @@ private struct TypeTable {
     private func hash(_ key: String, isLocal: Bool) -> UInt64 {
         var key = key
         return key.withUTF8 { bytes in
-            if !isLocal && !scrambled, let value = Self.decimalValue(bytes) { return value }
+            if !isLocal && !scrambled, let value = decimalIDValue(UnsafeRawBufferPointer(bytes)) { return value }
             return ByteHash.hash(
                 UnsafeRawBufferPointer(bytes),
                 seed: isLocal ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D
             )
         }
-    }
-
-    /// The value of `bytes` read as a decimal number of 1 to 18 digits without a leading zero,
-    /// or `nil`.
-    @inline(__always)
-    private static func decimalValue(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64? {
-        let count = bytes.count
-        guard count > 0, count <= 18, bytes[0] != UInt8(ascii: "0") || count == 1 else { return nil }
-        var value: UInt64 = 0
-        for byte in bytes {
-            let digit = byte &- UInt8(ascii: "0")
-            guard digit < 10 else { return nil }
-            value = value &* 10 &+ UInt64(digit)
-        }
-        return value
     }
 }
 
@@ -520,4 +505,20 @@ extension Linked {
 extension Linked: Identifiable where Model: Identifiable {
     /// The model's identity.
     public var id: Model.ID { model.id }
+}
+
+/// A canonical decimal id (`0`, or 1 to 18 digits without a leading zero) as the number it
+/// spells, or `nil` for any other id. Such ids are their own hash in a store, and the SQLite
+/// importer keeps them as INTEGER keys: exactly these round-trip through a number to the same text.
+@inlinable
+package func decimalIDValue(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+    let count = bytes.count
+    guard count > 0, count <= 18, bytes[0] != UInt8(ascii: "0") || count == 1 else { return nil }
+    var value: UInt64 = 0
+    for byte in bytes {
+        let digit = byte &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        value = value &* 10 &+ UInt64(digit)
+    }
+    return value
 }
