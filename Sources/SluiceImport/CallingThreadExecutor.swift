@@ -8,7 +8,7 @@ import Foundation
 /// A task executor that runs its jobs on the thread that called ``run(_:)``, until the operation
 /// given there ends.
 package final class CallingThreadExecutor: TaskExecutor, @unchecked Sendable {
-    // @unchecked: `jobs`, `running` and `result` are guarded by `condition`.
+    // @unchecked: `jobs`, `running` and `ended` are guarded by `condition`.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     /// Whether a thread is running the jobs; once the operation has ended it is not, and a job
