@@ -152,8 +152,9 @@ public final class PostgresImporter {
     ///   - progress: Called after every block of a few hundred resources and once at the end.
     /// - Throws: `ImportFailure` with the fault (a `PostgresImportError` for the server's, a
     ///   `CancellationError` when the calling task was cancelled) and how many resources were
-    ///   committed before it. A cancelled import stops at its next statement with the batches
-    ///   before it whole, and its `documents` row says `failed`.
+    ///   committed before it. A cancelled import lets the batch it is writing finish (a COPY is
+    ///   not broken off mid-stream), stops at its next statement with the batches before it
+    ///   whole, and its `documents` row says `failed`.
     @discardableResult
     public func importDocument(
         from reader: any ChunkSource,
@@ -241,13 +242,11 @@ public final class PostgresImporter {
     func copy(_ rows: [UInt8], into table: String, columns: [String]) async throws {
         try checkOpen()
         try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-            // Pieces of 1 MB: the server parses one while the next is on its way.
-            var start = 0
-            while start < rows.count {
-                let end = min(rows.count, start + 1 << 20)
-                try await writer.write(ByteBuffer(bytes: rows[start..<end]))
-                start = end
-            }
+            // One write for the whole COPY: the channel still streams it to the server, which
+            // parses as it arrives. postgres-nio stops the process (a precondition) when a write
+            // finds the connection no longer in its COPY, which a second write could after an
+            // error or a close the first one raced with.
+            try await writer.write(ByteBuffer(bytes: rows))
         }
     }
 

@@ -544,17 +544,15 @@ final class PostgresSession: ImportWriter {
         return durable
     }
 
-    /// Waits for the batch being written, if any; the counts it records become committed. The
-    /// task runs apart from the caller's, so a cancelled caller cancels it too.
+    /// Waits for the batch being written, if any; the counts it records become committed. A
+    /// cancelled caller still waits for it: cancelling postgres-nio inside a COPY can leave the
+    /// connection out of its copy state while a write is under way, which stops the process;
+    /// the caller's cancellation takes effect at its next statement.
     private func settleInFlight() async throws -> [ImportMark] {
         guard let (task, mark, linkRows, toOne) = inFlight else { return [] }
         inFlight = nil
         do {
-            try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                task.cancel()
-            }
+            try await task.value
         } catch {
             flushFailed = true
             throw error
