@@ -74,9 +74,12 @@ demo: build
 	@$(RELEASE_BIN) import $(DEMO)/invalid.json --sqlite $(DEMO)/invalid.sqlite --quiet || echo "(exit status $$?)"
 
 # The tests run beside a private PostgreSQL cluster on loopback (scripts/with-postgres.sh starts
-# and removes it); where none can start, the PostgreSQL tests skip and say why.
+# and removes it); where none can start, the PostgreSQL tests skip and say why. Their scratch
+# files and directories go in a TMPDIR of the run's own, removed when it ends, pass or fail.
 test: deps postgres-deps
-	scripts/with-postgres.sh scripts/failures-last.sh $(SWIFT) test --parallel
+	@scratch=$$(mktemp -d /tmp/sluice-test-run.XXXXXX) && \
+		TMPDIR=$$scratch scripts/with-postgres.sh scripts/failures-last.sh $(SWIFT) test --parallel; \
+		status=$$?; rm -rf "$$scratch"; exit $$status
 
 # libFuzzer targets (Fuzz/), each for FUZZ_SECONDS (default 60); fails on any crash, leak, hang,
 # memory blow-up or differential mismatch. See scripts/fuzz.sh.
@@ -106,8 +109,10 @@ test-tsan: deps postgres-deps
 	@# A path dependency's file list is cached with the build description: drop it, so that a
 	@# source file Sluice gained since the last run is built too (scripts/fuzz.sh does the same).
 	rm -f Tests/ThreadSanitizer/.build/*/debug/description.json
-	cd Tests/ThreadSanitizer && TSAN_OPTIONS=halt_on_error=1 SWIFT_BACKTRACE=enable=no \
-		../../scripts/with-postgres.sh $(SWIFT) test --sanitize=thread
+	@scratch=$$(mktemp -d /tmp/sluice-test-run.XXXXXX) && cd Tests/ThreadSanitizer && \
+		TMPDIR=$$scratch TSAN_OPTIONS=halt_on_error=1 SWIFT_BACKTRACE=enable=no \
+		../../scripts/with-postgres.sh $(SWIFT) test --sanitize=thread; \
+		status=$$?; rm -rf "$$scratch"; exit $$status
 
 # The DocC documentation of every library, built from its catalog; fails on any warning.
 docs: deps

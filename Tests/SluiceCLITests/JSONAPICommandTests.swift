@@ -101,6 +101,7 @@ struct JSONAPICommandTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "sluice-generate-\(UUID().uuidString).json"
         ).path
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let written = try Tool.run(["generate", "--articles", "50", "--seed", "9", "-o", path])
         #expect(written.status == 0)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == first.standardOutput)

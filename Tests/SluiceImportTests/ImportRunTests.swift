@@ -119,6 +119,8 @@ struct ImportRunTests {
     static func reader(_ text: String) throws -> FileChunkReader {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-run-\(UUID().uuidString).json")
         try Data(text.utf8).write(to: url)
+        // Open, then unlinked: the reader's descriptor keeps the bytes, and no file is left behind.
+        defer { try? FileManager.default.removeItem(at: url) }
         return try FileChunkReader(path: url.path)
     }
 

@@ -16,6 +16,7 @@ struct RegressionTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-\(UUID().uuidString).json")
             .path
         try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
         let whole = try JSONAPIValidator().validate(Data(json.utf8))
         let chunked = try JSONAPIValidator().validate(FileChunkReader(path: path, chunkSize: chunkSize))
         #expect(chunked == whole)
