@@ -184,16 +184,17 @@ extension JSONTape {
 
     /// The elements of an array ``JSONTape/Value``.
     public struct Elements: Sequence, IteratorProtocol, Sendable {
-        let tape: JSONTape
-        var cursor: Int
-        let end: Int
+        @usableFromInline let tape: JSONTape
+        @usableFromInline var cursor: Int
+        @usableFromInline let end: Int
 
-        /// The next element, or `nil` after the last.
+        /// The next element, or `nil` after the last. Inlinable, as ``Members/next()`` is.
+        @inlinable
         public mutating func next() -> Value? {
             guard cursor < end else { return nil }
             let valueEnd = tape.endOfValue(at: cursor) ?? end
             defer { cursor = valueEnd }
-            return Value(tape: tape, index: cursor, endIndex: valueEnd)
+            return Value(tape, from: cursor, to: valueEnd)
         }
     }
 
@@ -207,20 +208,32 @@ extension JSONTape {
 
         /// The key as a `String`.
         public var key: String { value.tape.text(of: keyToken) }
+
+        @usableFromInline
+        init(_ keyToken: JSONToken, _ value: Value) {
+            self.keyToken = keyToken
+            self.value = value
+        }
     }
 
     /// The members of an object ``JSONTape/Value``.
     public struct Members: Sequence, IteratorProtocol, Sendable {
-        let tape: JSONTape
-        var cursor: Int
-        let end: Int
+        @usableFromInline let tape: JSONTape
+        @usableFromInline var cursor: Int
+        @usableFromInline let end: Int
 
         /// The next member, or `nil` after the last.
+        ///
+        /// Inlinable: called from another module, each member came back through an opaque
+        /// call as a copy holding the tape (a retain and a release per member, and a generic
+        /// copy of the member on the importer's path); inlined, the loop borrows the tape the
+        /// iterator holds.
+        @inlinable
         public mutating func next() -> Member? {
             guard cursor < end else { return nil }
             let valueEnd = tape.endOfValue(at: cursor + 1) ?? end
             defer { cursor = valueEnd }
-            return Member(keyToken: tape[cursor], value: Value(tape: tape, index: cursor + 1, endIndex: valueEnd))
+            return Member(tape[cursor], Value(tape, from: cursor + 1, to: valueEnd))
         }
     }
 
