@@ -81,6 +81,10 @@ enum PostgresColumnType: String {
 }
 
 /// A resource type's table as this import knows it.
+///
+/// Only its session's task touches it, one call at a time, so the properties staging reads and
+/// writes for every resource skip the run-time exclusivity check (`@exclusivity(unchecked)`),
+/// which otherwise costs a call and a thread-local lookup per access.
 final class PostgresTable {
     let type: String
     let typeBytes: [UInt8]
@@ -98,23 +102,53 @@ final class PostgresTable {
         var declared: PostgresColumnType
     }
     /// Columns by ordinal (rows name their columns by it), and ordinals by attribute.
-    var columns: [Column] = []
-    var ordinals: [String: Int] = [:]
+    @exclusivity(unchecked) var columns: [Column] = []
+    @exclusivity(unchecked) var ordinals: [String: Int] = [:]
     var takenColumns: Set<String> = ["id"]
     /// Whether `relationships` had rows of this type when the import began: only then can a
     /// resource's linkage replace earlier rows, which must be deleted first.
     /// The keys staged in this batch: a key met twice makes the batch go in first.
-    var batchKeys: Set<String> = []
-    var rowsWritten = 0
-    /// This batch's rows, by the ordinals of the columns they set.
-    var groups: [[Int]: StageGroup] = [:]
+    @exclusivity(unchecked) var batchKeys: Set<String> = []
+    @exclusivity(unchecked) var rowsWritten = 0
+    /// This batch's rows, grouped by the ordinals of the columns they set, in the order the
+    /// groups were first met; and each group's place by its ordinals.
+    @exclusivity(unchecked) private(set) var groups: [StageGroup] = []
+    @exclusivity(unchecked) private var groupIndex: [[Int]: Int] = [:]
+    /// The group the last row went to: a type's resources mostly set the same columns, so a row's
+    /// ordinals are compared with that group's before any array is made or hashed.
+    @exclusivity(unchecked) private var lastGroup = -1
     /// The ordinals of the attribute names at each position of the last resource.
-    private var recent = RecentNames()
+    @exclusivity(unchecked) private var recent = RecentNames()
     /// The columns of to-one relationships, by relationship name; and those of the names at
     /// each position of the last resource's relationships.
-    private var toOne: [String: ToOneOrdinals] = [:]
-    private var toOneList: [ToOneOrdinals] = []
-    private var recentToOne = RecentNames()
+    @exclusivity(unchecked) private var toOne: [String: ToOneOrdinals] = [:]
+    @exclusivity(unchecked) private var toOneList: [ToOneOrdinals] = []
+    @exclusivity(unchecked) private var recentToOne = RecentNames()
+
+    /// Stages a row that sets `row`'s columns, keyed `key`: the key, then each value in the
+    /// text its column's type takes.
+    func stageRow(key: UnsafeRawBufferPointer, _ row: [(ordinal: Int, value: ImportRecord.Value)]) {
+        if lastGroup < 0 || !groups[lastGroup].ordinals.elementsEqual(row.lazy.map(\.ordinal)) {
+            let ordinals = row.map(\.ordinal)
+            if let known = groupIndex[ordinals] {
+                lastGroup = known
+            } else {
+                groups.append(StageGroup(ordinals: ordinals))
+                lastGroup = groups.count - 1
+                groupIndex[ordinals] = lastGroup
+            }
+        }
+        groups[lastGroup].rows.text(key)
+        for (ordinal, value) in row { groups[lastGroup].rows.value(value, for: columns[ordinal].type) }
+        groups[lastGroup].rows.endRow()
+    }
+
+    /// Forgets the batch's rows, once they are handed over.
+    func removeGroups() {
+        groups.removeAll(keepingCapacity: true)
+        groupIndex.removeAll(keepingCapacity: true)
+        lastGroup = -1
+    }
 
     /// The ordinals of a to-one relationship's columns so far: its type and id columns come with
     /// its first identifier, its meta column with its first `meta`.
@@ -198,29 +232,31 @@ struct StageGroup {
     var rows = CopyText()
 }
 
+/// Stages an import's records as COPY rows and hands each batch to its writer.
+///
+/// Used by one task at a time (the import's), so the properties staging touches for every
+/// resource skip the run-time exclusivity check, as ``PostgresTable``'s do.
 final class PostgresSession: ImportWriter {
     private unowned let importer: PostgresImporter
     private var source = ""
     /// Relationship rows written by earlier runs of a resumed import.
     private var earlierRelationshipRows = 0
-    private var tables: [String: PostgresTable] = [:]
+    @exclusivity(unchecked) private var tables: [String: PostgresTable] = [:]
     private var tableOrder: [PostgresTable] = []
     private var takenTableNames: Set<String> = []
-    private var lastTable: PostgresTable?
-    /// Schema changes this batch needs, run first in its transaction.
+    @exclusivity(unchecked) private var lastTable: PostgresTable?
     /// Tables, columns and widenings this session needs that the catalog may not have yet,
     /// settled before the next batch is written (see `applySchemaChanges`).
     private var pendingSchema: [SchemaChange] = []
-    private var linkRows = CopyText()
-    /// Types with relationship rows in this batch.
-    /// `(type, id, name)` of each relationship with linkage whose earlier rows it replaces.
+    /// The batch's relationship rows (see `linkRows` in `stage`).
+    @exclusivity(unchecked) private var linkRows = CopyText()
     /// For each relationship of the batch whose linkage has identifiers: source type, id, name and
     /// the identifier count. Rows past that count, from an earlier import's or a concurrent one's
     /// longer linkage, are deleted after the batch's own rows are in.
-    private var linkCounts = CopyText()
+    @exclusivity(unchecked) private var linkCounts = CopyText()
     /// The same for relationships whose rows all go: empty to-many linkage, and to-one
     /// relationships of a type that had rows when the import began.
-    private var emptiedLinks = CopyText()
+    @exclusivity(unchecked) private var emptiedLinks = CopyText()
     /// The types `relationships` had rows of when the import began: a database from before
     /// to-one relationships became columns has rows for them, which a to-one linkage replaces.
     private var earlierLinkTypes: Set<String> = []
@@ -229,14 +265,13 @@ final class PostgresSession: ImportWriter {
     /// Relationship rows handed to the writer so far (committed or not).
     private var relationshipRowsStaged = 0
     /// To-one links with a target in the batch being staged, and in committed batches.
-    private var toOneLinksStaged = 0
+    @exclusivity(unchecked) private var toOneLinksStaged = 0
     private var toOneLinksWritten = 0
-    /// The types `relationships` had rows of when the import began.
     /// Whether a flush failed: its batch is gone, and nothing may be flushed after it.
     private var flushFailed = false
     private var relationshipRowsWritten = 0
-    private var typeMismatches = 0
-    private var values: [(ordinal: Int, value: ImportRecord.Value)] = []
+    @exclusivity(unchecked) private var typeMismatches = 0
+    @exclusivity(unchecked) private var values: [(ordinal: Int, value: ImportRecord.Value)] = []
 
     init(importer: PostgresImporter) {
         self.importer = importer
@@ -402,7 +437,7 @@ final class PostgresSession: ImportWriter {
                     linkCounts.text(type)
                     linkCounts.text(key)
                     linkCounts.text(name)
-                    linkCounts.verbatim(String(identifiers).utf8)
+                    linkCounts.integer(identifiers)
                     linkCounts.endRow()
                 }
                 for position in 0..<identifiers {
@@ -412,19 +447,14 @@ final class PostgresSession: ImportWriter {
                     linkRows.text(type)
                     linkRows.text(key)
                     linkRows.text(name)
-                    linkRows.verbatim(String(position).utf8)
+                    linkRows.integer(position)
                     linkRows.text(targetType)
                     linkRows.text(target)
                     linkRows.text(orNull: meta)
                     linkRows.endRow()
                 }
             }
-            let ordinals = row.map(\.ordinal)
-            var group = table.groups.removeValue(forKey: ordinals) ?? StageGroup(ordinals: ordinals)
-            group.rows.text(key)
-            for (ordinal, value) in row { group.rows.value(value, for: table.columns[ordinal].type) }
-            group.rows.endRow()
-            table.groups[ordinals] = group
+            table.stageRow(key: key, row)
             table.rowsWritten += 1
             return .staged
         }
@@ -569,7 +599,8 @@ final class PostgresSession: ImportWriter {
         for table in tableOrder where !table.groups.isEmpty {
             // Groups in a fixed order, rows in key order within an upsert: two imports that
             // write the same keys lock them in the same order, which keeps deadlocks rare.
-            for (ordinals, group) in table.groups.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            for group in table.groups.sorted(by: { $0.ordinals.lexicographicallyPrecedes($1.ordinals) }) {
+                let ordinals = group.ordinals
                 let columns = ordinals.map { table.columns[$0] }
                 batch.groups.append(
                     PostgresBatch.Group(
@@ -584,7 +615,7 @@ final class PostgresSession: ImportWriter {
                     )
                 )
             }
-            table.groups.removeAll(keepingCapacity: true)
+            table.removeGroups()
             table.batchKeys.removeAll(keepingCapacity: true)
         }
         batch.linkRows = linkRows.bytes
