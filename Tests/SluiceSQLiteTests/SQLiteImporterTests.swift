@@ -109,6 +109,44 @@ struct SQLiteImporterTests {
         #expect(try Self.count(database, "SELECT COUNT(*) FROM documents WHERE status = 'complete'") == 1)
     }
 
+    @Test("a new database syncs once per document, an existing one at every commit, with the same rows")
+    func syncingFollowsTheDatabase() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = try Self.file(sampleDocument(articles: 60, seed: 2, idPrefix: ""), in: directory, named: "a.json")
+        let database = directory.appendingPathComponent("a.sqlite").path
+        func synchronous(_ importer: SQLiteImporter) throws -> Int? {
+            try importer.database.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        }
+        /// The size of the database file itself (not its log).
+        func fileSize() throws -> Int {
+            try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int ?? -1
+        }
+
+        let fresh = try SQLiteImporter(path: database)
+        #expect(!fresh.syncsEveryCommit)
+        #expect(try synchronous(fresh) == 0, "OFF while a new database fills")
+        let before = try fileSize()
+        let first = try fresh.importDocument(from: try FileChunkReader(path: path), source: "a.json")
+        // The document's end synced the log and copied it into the file (far too few pages for
+        // SQLite's own checkpoint, which waits for a thousand): the rows are in the file itself.
+        #expect(try fileSize() >= before + 8 * 16384, "the log was checkpointed at the document's end")
+        let counts = try ["articles", "people", "comments", "relationships"].map {
+            try Self.count(database, "SELECT COUNT(*) FROM \($0)")
+        }
+
+        let existing = try SQLiteImporter(path: database)
+        #expect(existing.syncsEveryCommit)
+        #expect(try synchronous(existing) == 1, "NORMAL for a database that was there before")
+        let again = try existing.importDocument(from: try FileChunkReader(path: path), source: "a.json")
+        #expect(again.resources == first.resources)
+        #expect(
+            try ["articles", "people", "comments", "relationships"].map {
+                try Self.count(database, "SELECT COUNT(*) FROM \($0)")
+            } == counts
+        )
+    }
+
     @Test("rows go in many to a statement and in order: a resource given again is upserted over its first")
     func queuedRowsKeepOrder() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
