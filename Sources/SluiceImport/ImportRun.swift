@@ -186,7 +186,10 @@ package enum ImportRun {
     }
 
     /// Commits the open batch at the tally's mark and counts the batches that became durable.
+    /// A cancelled caller stops here, before the batch: a writer's statements need not notice
+    /// cancellation themselves (postgres-nio's simple queries do not).
     private static func commit(_ writer: some ImportWriter, closing: Bool, tally: inout ImportTally) async throws {
+        try Task.checkCancellation()
         let durable = try await writer.commit(tally.mark, closing: closing)
         tally.closeBatch()
         for mark in durable { tally.committedBatch(mark) }

@@ -153,8 +153,8 @@ public final class PostgresImporter {
     /// - Throws: `ImportFailure` with the fault (a `PostgresImportError` for the server's, a
     ///   `CancellationError` when the calling task was cancelled) and how many resources were
     ///   committed before it. A cancelled import lets the batch it is writing finish (a COPY is
-    ///   not broken off mid-stream), stops at its next statement with the batches before it
-    ///   whole, and its `documents` row says `failed`.
+    ///   not broken off mid-stream) and stops before the next one: the batches before it whole,
+    ///   nothing read after them committed, and its `documents` row says `failed`.
     @discardableResult
     public func importDocument(
         from reader: any ChunkSource,

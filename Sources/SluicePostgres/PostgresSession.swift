@@ -105,8 +105,6 @@ final class PostgresTable {
     @exclusivity(unchecked) var columns: [Column] = []
     @exclusivity(unchecked) var ordinals: [String: Int] = [:]
     var takenColumns: Set<String> = ["id"]
-    /// Whether `relationships` had rows of this type when the import began: only then can a
-    /// resource's linkage replace earlier rows, which must be deleted first.
     /// The keys staged in this batch: a key met twice makes the batch go in first.
     @exclusivity(unchecked) var batchKeys: Set<String> = []
     @exclusivity(unchecked) var rowsWritten = 0
@@ -205,8 +203,7 @@ final class PostgresTable {
         self.quotedName = ImportNames.quoted(name)
     }
 
-    /// The ordinal of the column of the attribute `name`, the attribute at `position` of its
-    /// resource; `nil` when the table has none yet.
+    /// Gives the table the name the catalog settled on (another import may have made it first).
     func rename(_ name: String) {
         self.name = name
         quotedName = ImportNames.quoted(name)
@@ -218,6 +215,8 @@ final class PostgresTable {
         takenColumns.insert(name.lowercased())
     }
 
+    /// The ordinal of the column of the attribute `name`, the attribute at `position` of its
+    /// resource; `nil` when the table has none yet.
     func ordinal(named name: UnsafeRawBufferPointer, at position: Int) -> Int? {
         if let known = recent.value(named: name, at: position) { return known }
         guard let ordinal = ordinals[String(decoding: name, as: UTF8.self)] else { return nil }
@@ -248,7 +247,8 @@ final class PostgresSession: ImportWriter {
     /// Tables, columns and widenings this session needs that the catalog may not have yet,
     /// settled before the next batch is written (see `applySchemaChanges`).
     private var pendingSchema: [SchemaChange] = []
-    /// The batch's relationship rows (see `linkRows` in `stage`).
+    /// The batch's relationship rows, one per identifier of a to-many linkage: source type, id
+    /// and relationship name, the identifier's position, target type and id, and the meta.
     @exclusivity(unchecked) private var linkRows = CopyText()
     /// For each relationship of the batch whose linkage has identifiers: source type, id, name and
     /// the identifier count. Rows past that count, from an earlier import's or a concurrent one's
@@ -393,8 +393,8 @@ final class PostgresSession: ImportWriter {
             guard keyKind != .none else { return .unidentified }
             let table = table(for: type)
             guard table.batchKeys.insert(String(decoding: key, as: UTF8.self)).inserted else { return .repeatedKey }
-            // A local row: set per value on a class's property, it would cost an exclusivity
-            // check each time.
+            // A local row, its storage kept in `values` between resources: set per value on
+            // the class's property, it would go through the property's accessors each time.
             var row: [(ordinal: Int, value: ImportRecord.Value)] = []
             swap(&row, &values)
             defer { swap(&row, &values) }
@@ -577,7 +577,7 @@ final class PostgresSession: ImportWriter {
     /// Waits for the batch being written, if any; the counts it records become committed. A
     /// cancelled caller still waits for it: cancelling postgres-nio inside a COPY can leave the
     /// connection out of its copy state while a write is under way, which stops the process;
-    /// the caller's cancellation takes effect at its next statement.
+    /// the engine stops a cancelled import before its next batch.
     private func settleInFlight() async throws -> [ImportMark] {
         guard let (task, mark, linkRows, toOne) = inFlight else { return [] }
         inFlight = nil
@@ -805,14 +805,16 @@ final class PostgresSession: ImportWriter {
     /// Flushes what was read before `error` (whole resources) when the connection still works.
     func fail(_ error: any Error, at mark: ImportMark) async -> (durable: [ImportMark], keepingBytesRead: Bool) {
         let isServerFault = error is PSQLError || error is PostgresImporter.ConnectionClosed
-        // The batch being written goes in (or fails) first; then what was staged after it.
+        // The batch being written goes in (or fails) first; then what was staged after it, unless
+        // the caller stopped the import, which commits nothing more.
         var durable = (try? await settleInFlight()) ?? []
-        if !isServerFault, !flushFailed {
+        let cancelled = error is CancellationError || Task.isCancelled
+        if !isServerFault, !flushFailed, !cancelled {
             durable += (try? await flush(mark)) ?? []
             durable += (try? await settleInFlight()) ?? []
         }
         // What the row records is what was committed: a batch the server did not take is gone.
-        return (durable, !(isServerFault || flushFailed))
+        return (durable, !(isServerFault || flushFailed || cancelled))
     }
 
     /// Marks the row failed (on a new connection when the old one is gone).

@@ -53,22 +53,23 @@ public final class SQLiteImporter {
     /// before it stays.
     public typealias Failure = ImportFailure
 
-    /// Whether every commit waits for the disk: in a database that existed before this importer
-    /// opened it, yes; in one it creates, only the end of each document does (see
-    /// `applyBulkLoadSettings`).
-    public let syncsEveryCommit: Bool
+    /// Whether the import waits for the disk at each checkpoint (the moments SQLite copies its
+    /// log into the database file): in a database that existed before this importer opened it,
+    /// yes; in one it creates, only at the end of each document (see `applyBulkLoadSettings`).
+    public let syncsAtCheckpoints: Bool
 
     /// Opens (or creates) the database at `path` and its schema.
     ///
-    /// A database that does not exist yet (or is empty) is written without waiting for the disk
-    /// at each commit, and synced once at the end of each document: its whole content comes from
-    /// this importer's sources. A killed process still keeps every committed batch; a power loss
-    /// or an operating-system crash in the middle of a document may leave the new file unreadable
-    /// (import again). An existing database waits for the disk at every commit, as any other
-    /// data it holds deserves.
+    /// A database that does not exist yet (or is empty) is written without waiting for the disk,
+    /// and synced once at the end of each document: its whole content comes from this importer's
+    /// sources. A killed process still keeps every committed batch; a power loss or an
+    /// operating-system crash while a document is imported may leave the new file unreadable,
+    /// documents imported before it included (import them again). An existing database waits for
+    /// the disk at each checkpoint, as any other data it holds deserves: such a crash may lose the
+    /// last batches, never the file.
     public init(path: String, options: Options = Options()) throws {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        syncsEveryCommit = (size ?? 0) > 0
+        syncsAtCheckpoints = (size ?? 0) > 0
         var configuration = Configuration()
         configuration.label = "sluice-import"
         // A reader of the same file (someone checking progress with sqlite3, a test polling
@@ -78,9 +79,9 @@ public final class SQLiteImporter {
         configuration.busyMode = .timeout(10)
         database = try DatabaseQueue(path: path, configuration: configuration)
         self.options = options
-        let syncsEveryCommit = syncsEveryCommit
+        let syncsAtCheckpoints = syncsAtCheckpoints
         try database.writeWithoutTransaction { db in
-            try SQLiteImporter.applyBulkLoadSettings(db, syncsEveryCommit: syncsEveryCommit)
+            try SQLiteImporter.applyBulkLoadSettings(db, syncsAtCheckpoints: syncsAtCheckpoints)
             try SQLiteSchema.createFixedTables(db)
             try SQLiteSchema.upgradeFixedTables(db)
         }
@@ -105,7 +106,8 @@ public final class SQLiteImporter {
         progress: ((Progress) -> Void)? = nil
     ) throws -> Summary {
         let options = options
-        let syncsEveryCommit = syncsEveryCommit
+        let syncsAtCheckpoints = syncsAtCheckpoints
+        let path = database.path
         do {
             return try database.writeWithoutTransaction { db in
                 // The engine runs on this thread, inside GRDB's access to the connection, which
@@ -124,16 +126,23 @@ public final class SQLiteImporter {
                     }
                 } catch {
                     // What was committed before the fault is made durable too, for --resume.
-                    if !syncsEveryCommit { try? SQLiteImporter.syncCommitted(db) }
+                    if !syncsAtCheckpoints { try? SQLiteImporter.syncCommitted(db, path: path) }
                     throw error
                 }
-                if !syncsEveryCommit { try SQLiteImporter.syncCommitted(db) }
+                if !syncsAtCheckpoints {
+                    do {
+                        try SQLiteImporter.syncCommitted(db, path: path)
+                    } catch {
+                        // Every batch is committed; only the disk did not confirm them.
+                        throw Failure(underlying: error, committedResources: summary.resources)
+                    }
+                }
                 return summary
             }
         } catch let failure as Failure {
             throw failure
         } catch {
-            // GRDB's own faults, before the engine ran.
+            // GRDB's own faults, before the engine ran (after it, faults are `Failure`s).
             throw Failure(underlying: error, committedResources: 0)
         }
     }
@@ -146,7 +155,7 @@ public final class SQLiteImporter {
     ///   last commits, never the database's consistency. `OFF` in a database the importer
     ///   creates: a commit still survives the process being killed (the operating system holds
     ///   it), and no checkpoint waits for the disk, which took a tenth of the 100 000-article
-    ///   import's time (1.41-1.50 s against 1.30-1.33 s); `syncCommitted` makes each document
+    ///   import's time (1.41-1.50 s against 1.33-1.43 s); `syncCommitted` makes each document
     ///   durable at its end.
     /// - 6 MB of page cache (the default is 2 MB): the tables' key indexes stay in memory instead
     ///   of being read back for every insert; 8 MB was no faster and took the peak past 64 MB.
@@ -161,20 +170,25 @@ public final class SQLiteImporter {
     /// log could no longer start over, so every page went to a new place in it) made the import
     /// faster: the rest of the time is SQLite's B-tree work on the CPU, and a bigger cache only
     /// raises peak memory past the import's bound. A killed import keeps every committed batch.
-    static func applyBulkLoadSettings(_ db: Database, syncsEveryCommit: Bool) throws {
+    static func applyBulkLoadSettings(_ db: Database, syncsAtCheckpoints: Bool) throws {
         try db.execute(sql: "PRAGMA page_size = 16384")
         try db.execute(sql: "PRAGMA journal_mode = WAL")
-        try db.execute(sql: syncsEveryCommit ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = OFF")
+        try db.execute(sql: syncsAtCheckpoints ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = OFF")
         try db.execute(sql: "PRAGMA cache_size = -6144")
     }
 
     /// Makes every committed batch durable, in a database written without waiting for the disk:
-    /// a checkpoint under `synchronous = NORMAL` syncs the log before it copies pages into the
-    /// database file, and the file after.
-    static func syncCommitted(_ db: Database) throws {
-        try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        defer { try? db.execute(sql: "PRAGMA synchronous = OFF") }
+    /// copies the log into the database file (so that reopening it has little to replay), then
+    /// syncs the file and the log themselves. Not left to SQLite's checkpoint: one syncs only
+    /// when it has pages left to copy, and the automatic checkpoints of the last commit (the
+    /// indexes' transaction) may have copied them all without syncing.
+    static func syncCommitted(_ db: Database, path: String) throws {
         _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        for path in [path, path + "-wal"] where FileManager.default.fileExists(atPath: path) {
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+            defer { try? handle.close() }
+            try handle.synchronize()
+        }
     }
 }
 

@@ -109,7 +109,7 @@ struct SQLiteImporterTests {
         #expect(try Self.count(database, "SELECT COUNT(*) FROM documents WHERE status = 'complete'") == 1)
     }
 
-    @Test("a new database syncs once per document, an existing one at every commit, with the same rows")
+    @Test("a new database syncs once per document, an existing one at each checkpoint, with the same rows")
     func syncingFollowsTheDatabase() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -124,19 +124,20 @@ struct SQLiteImporterTests {
         }
 
         let fresh = try SQLiteImporter(path: database)
-        #expect(!fresh.syncsEveryCommit)
+        #expect(!fresh.syncsAtCheckpoints)
         #expect(try synchronous(fresh) == 0, "OFF while a new database fills")
         let before = try fileSize()
         let first = try fresh.importDocument(from: try FileChunkReader(path: path), source: "a.json")
         // The document's end synced the log and copied it into the file (far too few pages for
         // SQLite's own checkpoint, which waits for a thousand): the rows are in the file itself.
         #expect(try fileSize() >= before + 8 * 16384, "the log was checkpointed at the document's end")
+        #expect(try synchronous(fresh) == 0, "still OFF for the next document")
         let counts = try ["articles", "people", "comments", "relationships"].map {
             try Self.count(database, "SELECT COUNT(*) FROM \($0)")
         }
 
         let existing = try SQLiteImporter(path: database)
-        #expect(existing.syncsEveryCommit)
+        #expect(existing.syncsAtCheckpoints)
         #expect(try synchronous(existing) == 1, "NORMAL for a database that was there before")
         let again = try existing.importDocument(from: try FileChunkReader(path: path), source: "a.json")
         #expect(again.resources == first.resources)
