@@ -155,7 +155,7 @@ public final class SQLiteImporter {
     ///   last commits, never the database's consistency. `OFF` in a database the importer
     ///   creates: a commit still survives the process being killed (the operating system holds
     ///   it), and no checkpoint waits for the disk, which took a tenth of the 100 000-article
-    ///   import's time (1.41-1.50 s against 1.33-1.43 s); `syncCommitted` makes each document
+    ///   import's time (1.42-1.45 s against 1.33-1.35 s); `syncCommitted` makes each document
     ///   durable at its end.
     /// - 6 MB of page cache (the default is 2 MB): the tables' key indexes stay in memory instead
     ///   of being read back for every insert; 8 MB was no faster and took the peak past 64 MB.
