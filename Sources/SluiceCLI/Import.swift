@@ -89,7 +89,7 @@ struct Import: AsyncParsableCommand {
     var postgres: String?
 
     @Option(help: "Resources per transaction.")
-    var batchSize = 5_000
+    var batchSize = ImportOptions().batchSize
 
     @Flag(help: "Continue an interrupted import of the same file from its last committed batch.")
     var resume = false

@@ -45,21 +45,10 @@ struct CopyText {
         bytes.append(contentsOf: text)
     }
 
-    /// A non-negative integer's decimal digits, written without making a `String`.
+    /// An integer's decimal digits, written without making a `String`.
     mutating func integer(_ value: Int) {
-        precondition(value >= 0, "CopyText.integer takes counts and positions")
         separate()
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var rest = value
-            var at = buffer.count
-            repeat {
-                at -= 1
-                buffer[at] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[at...]))
-        }
+        withDecimalDigits(of: UInt64(value.magnitude), negative: value < 0) { bytes.append(contentsOf: $0) }
     }
 
     mutating func null() {

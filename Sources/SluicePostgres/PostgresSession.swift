@@ -271,7 +271,7 @@ final class PostgresSession: ImportWriter {
     private var flushFailed = false
     private var relationshipRowsWritten = 0
     @exclusivity(unchecked) private var typeMismatches = 0
-    @exclusivity(unchecked) private var values: [(ordinal: Int, value: ImportRecord.Value)] = []
+    private var values: [(ordinal: Int, value: ImportRecord.Value)] = []
 
     init(importer: PostgresImporter) {
         self.importer = importer
@@ -393,8 +393,8 @@ final class PostgresSession: ImportWriter {
             guard keyKind != .none else { return .unidentified }
             let table = table(for: type)
             guard table.batchKeys.insert(String(decoding: key, as: UTF8.self)).inserted else { return .repeatedKey }
-            // A local row, its storage kept in `values` between resources: set per value on
-            // the class's property, it would go through the property's accessors each time.
+            // A local row, its storage kept in `values` between resources: set per value on a
+            // class's property, it would cost an exclusivity check each time.
             var row: [(ordinal: Int, value: ImportRecord.Value)] = []
             swap(&row, &values)
             defer { swap(&row, &values) }
@@ -808,7 +808,7 @@ final class PostgresSession: ImportWriter {
         // The batch being written goes in (or fails) first; then what was staged after it, unless
         // the caller stopped the import, which commits nothing more.
         var durable = (try? await settleInFlight()) ?? []
-        let cancelled = error is CancellationError || Task.isCancelled
+        let cancelled = Self.stoppedByCaller(error)
         if !isServerFault, !flushFailed, !cancelled {
             durable += (try? await flush(mark)) ?? []
             durable += (try? await settleInFlight()) ?? []
@@ -836,16 +836,22 @@ final class PostgresSession: ImportWriter {
         return keepsItsWords ? error : PostgresImportError(error, doing: "importing")
     }
 
+    /// Whether `error` ends the import because its caller stopped it: a `CancellationError`, or
+    /// whatever the connection made of a cancelled task's statement (not a fault of the input,
+    /// which stands as it is). Such an import commits nothing more and reports the cancellation.
+    static func stoppedByCaller(_ error: any Error) -> Bool {
+        error is CancellationError || (Task.isCancelled && !PostgresImporter.isInputFault(error))
+    }
+
     /// The fault as the import throws it.
     func reported(_ error: any Error) -> any Error {
-        let inputFault = PostgresImporter.isInputFault(error)
-        if error is CancellationError || (Task.isCancelled && !inputFault) {
+        if Self.stoppedByCaller(error) {
             // The caller stopped the import: a CancellationError, whatever the connection made
             // of it (postgres-nio may answer a cancelled query with an error of its own), not
             // "PostgreSQL: CancellationError() while importing", which blamed the server.
             return CancellationError()
         }
-        if inputFault || error is PostgresImportError { return error }
+        if PostgresImporter.isInputFault(error) || error is PostgresImportError { return error }
         return PostgresImportError(error, doing: "importing")
     }
 

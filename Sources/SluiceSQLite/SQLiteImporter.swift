@@ -68,7 +68,7 @@ public final class SQLiteImporter {
     /// the disk at each checkpoint, as any other data it holds deserves: such a crash may lose the
     /// last batches, never the file.
     public init(path: String, options: Options = Options()) throws {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
         syncsAtCheckpoints = (size ?? 0) > 0
         var configuration = Configuration()
         configuration.label = "sluice-import"

@@ -408,10 +408,11 @@ final class SQLiteResourceWriter {
                     let (targetKind, target) = reader.key()
                     guard targetKind != .none else { continue }
                     // The resource's key as `relationships` keeps it, once per resource.
-                    if linkSource == nil { linkSource = try linkKey(key) }
+                    let source = try linkSource ?? linkKey(key)
+                    linkSource = source
                     try enqueueLink(
                         .text(type),
-                        linkSource!,
+                        source,
                         .text(name),
                         .integer(Int64(position)),
                         .text(targetType),

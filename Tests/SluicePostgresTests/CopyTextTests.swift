@@ -8,14 +8,16 @@ import Testing
 struct CopyTextTests {
     static func text(_ copy: CopyText) -> String { String(decoding: copy.bytes, as: UTF8.self) }
 
-    @Test("integers are written as their decimal digits, fields apart by tabs, rows ended by line feeds")
+    @Test("integers are written as their decimal digits, signed, fields apart by tabs, rows ended by line feeds")
     func integers() {
         var copy = CopyText()
         for value in [0, 9, 10, 1234, Int.max] { copy.integer(value) }
         copy.endRow()
         copy.integer(7)
+        copy.integer(-42)
+        copy.integer(Int.min)
         copy.endRow()
-        #expect(Self.text(copy) == "0\t9\t10\t1234\t\(Int.max)\n7\n")
+        #expect(Self.text(copy) == "0\t9\t10\t1234\t\(Int.max)\n7\t-42\t\(Int.min)\n")
         #expect(copy.rows == 2)
     }
 

@@ -9,6 +9,13 @@ import Testing
 /// `SQLiteImporter` through its library API.
 @Suite("SQLite importer")
 struct SQLiteImporterTests {
+    /// A fresh directory for one test's files.
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
     static func file(_ bytes: [UInt8], in directory: URL, named name: String) throws -> String {
         let url = directory.appendingPathComponent(name)
         try Data(bytes).write(to: url)
@@ -21,8 +28,7 @@ struct SQLiteImporterTests {
 
     @Test("decimal ids are integer keys until another id turns the column into text, every id kept as read")
     func integerKeysTurnIntoText() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory()
         func article(_ id: String, author: String?, comments: [String]) -> String {
             let linkage = author.map { #"{"type": "people", "id": "\#($0)"}"# } ?? "null"
             let list = comments.map { #"{"type": "comments", "id": "\#($0)"}"# }.joined(separator: ", ")
@@ -89,8 +95,7 @@ struct SQLiteImporterTests {
 
     @Test("a document imports, and importing it again changes nothing")
     func importsAndReimports() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory()
         let path = try Self.file(sampleDocument(articles: 100, seed: 1, idPrefix: ""), in: directory, named: "a.json")
         let database = directory.appendingPathComponent("a.sqlite").path
         let importer = try SQLiteImporter(path: database)
@@ -111,8 +116,7 @@ struct SQLiteImporterTests {
 
     @Test("a new database syncs once per document, an existing one at each checkpoint, with the same rows")
     func syncingFollowsTheDatabase() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory()
         let path = try Self.file(sampleDocument(articles: 60, seed: 2, idPrefix: ""), in: directory, named: "a.json")
         let database = directory.appendingPathComponent("a.sqlite").path
         func synchronous(_ importer: SQLiteImporter) throws -> Int? {
@@ -150,8 +154,7 @@ struct SQLiteImporterTests {
 
     @Test("rows go in many to a statement and in order: a resource given again is upserted over its first")
     func queuedRowsKeepOrder() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory()
         // 100 resources (several full statements of rows and of relationship rows, and a rest),
         // then "5" again with fewer attributes (another set of columns) and "7" twice more with
         // the same ones (both in one statement's rows).
@@ -187,8 +190,7 @@ struct SQLiteImporterTests {
 
     @Test("a database fault mid-batch rolls the batch back, its queued rows too, and keeps the batches before")
     func databaseFaultRollsBack() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory()
         func document(_ ids: Range<Int>) -> [UInt8] {
             let things = ids.map { #"{"type":"things","id":"\#($0)","attributes":{"a":\#($0)}}"# }
             return Array((#"{"data":["# + things.joined(separator: ",") + "]}").utf8)
@@ -227,8 +229,7 @@ struct SQLiteImporterTests {
 
     @Test("to-one linkage is columns that later linkage replaces or clears, and absent linkage keeps")
     func toOneColumnsChangeShape() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory()
         let database = directory.appendingPathComponent("shapes.sqlite").path
         let importer = try SQLiteImporter(path: database)
         for (index, document) in ToOneShapes.documents.enumerated() {
@@ -245,8 +246,7 @@ struct SQLiteImporterTests {
 
     @Test("an import job takes SQLite's documents one after another, each with its row")
     func jobIsSequential() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory()
         let sources = try (0..<3).map { index in
             ImportSource(
                 path: try Self.file(
@@ -273,8 +273,7 @@ struct SQLiteImporterTests {
 
     @Test("a job reads asynchronous sequences of chunks beside files; a failing one stops alone")
     func jobReadsChunkSequences() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.directory()
         let file = ImportSource(
             path: try Self.file(sampleDocument(articles: 20, seed: 1, idPrefix: "f-"), in: directory, named: "f.json")
         )

@@ -972,28 +972,12 @@ package struct JSONModelWriterState {
         }
     }
 
-    /// Digits printed backwards into the buffer's tail room, then in place.
+    /// The digits (see `withDecimalDigits`), copied in place.
     mutating func unsigned(_ value: UInt64, negative: Bool) {
         reserve(21)
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes on the stack
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            var position = 24
-            var rest = value
-            repeat {
-                position -= 1
-                scratch[position] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
-                rest /= 10
-            } while rest != 0
-            if negative {
-                position -= 1
-                scratch[position] = UInt8(ascii: "-")
-            }
-            let length = 24 - position
-            (bytes + count).update(
-                from: scratch.baseAddress!.advanced(by: position).assumingMemoryBound(to: UInt8.self),
-                count: length
-            )
-            count += length
+        withDecimalDigits(of: value, negative: negative) { digits in
+            (bytes + count).update(from: digits.baseAddress!.assumingMemoryBound(to: UInt8.self), count: digits.count)
+            count += digits.count
         }
     }
 }
@@ -1039,5 +1023,31 @@ private enum EscapeTable {
         table[Int(UInt8(ascii: "\\"))] = UInt8(ascii: "\\")
         if slash { table[Int(UInt8(ascii: "/"))] = UInt8(ascii: "/") }
         return UnsafePointer(table)
+    }
+}
+
+/// Calls `body` with the decimal digits of `value`, after a minus sign when `negative`: printed
+/// backwards into 24 bytes on the stack, so that a writer puts an integer in its buffer without
+/// making a `String` (the JSON writers, PostgreSQL's COPY text).
+@inlinable @inline(__always)
+package func withDecimalDigits<Result>(
+    of value: UInt64,
+    negative: Bool = false,
+    _ body: (UnsafeRawBufferPointer) throws -> Result
+) rethrows -> Result {
+    var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 digits and a sign fit
+    return try withUnsafeMutableBytes(of: &scratch) { scratch in
+        var position = scratch.count
+        var rest = value
+        repeat {
+            position -= 1
+            scratch[position] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+            rest /= 10
+        } while rest != 0
+        if negative {
+            position -= 1
+            scratch[position] = UInt8(ascii: "-")
+        }
+        return try body(UnsafeRawBufferPointer(rebasing: scratch[position...]))
     }
 }

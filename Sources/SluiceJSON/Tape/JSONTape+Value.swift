@@ -209,6 +209,8 @@ extension JSONTape {
         /// The key as a `String`.
         public var key: String { value.tape.text(of: keyToken) }
 
+        /// The memberwise initializer, for the inlinable ``Members/next()``, which cannot call
+        /// an implicit one.
         @usableFromInline
         init(_ keyToken: JSONToken, _ value: Value) {
             self.keyToken = keyToken
@@ -226,8 +228,8 @@ extension JSONTape {
         ///
         /// Inlinable: called from another module, each member came back through an opaque
         /// call as a copy holding the tape (a retain and a release per member, and a generic
-        /// copy of the member on the importer's path); inlined, the loop borrows the tape the
-        /// iterator holds.
+        /// copy of the member on the importer's path); where the optimizer inlines it (most
+        /// loops, not the largest functions), the loop borrows the tape the iterator holds.
         @inlinable
         public mutating func next() -> Member? {
             guard cursor < end else { return nil }
