@@ -1,4 +1,5 @@
 import ArgumentParser
+import SluiceImport
 import SluiceJSON
 import SluiceJSONAPI
 
@@ -45,11 +46,19 @@ struct FaultReport {
                 "\(file): \(error.description)\n"
             }
         case let error as FileChunkReader.Failure:
-            record(2, file, nil, pointer: nil, "error", "unreadable", "cannot read: \(error.reason)") {
-                "\(file): cannot read: \(error.reason)\n"
-            }
+            unreadable(file, error.reason)
+        case let error as ImportSourceError:
+            unreadable(file, error.reason)
+        case let error as ImportGzipError:
+            unreadable(file, error.description)
         default:
             throw error
+        }
+    }
+
+    private mutating func unreadable(_ file: String, _ reason: String) {
+        record(2, file, nil, pointer: nil, "error", "unreadable", "cannot read: \(reason)") {
+            "\(file): cannot read: \(reason)\n"
         }
     }
 

@@ -158,10 +158,10 @@ struct Import: AsyncParsableCommand {
         let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
         do {
             let summary = try await target.importDocument(from: input.reader, source: name, display: display).get()
-            guard input.finish() else {
+            if let fault = input.finish() {
                 // A document that parsed although gzip failed (a damaged trailer, say).
-                Terminal.message("\(name): cannot read: gzip could not decompress it completely\n")
-                throw ExitCode(2)
+                try report.add(fault, in: name)
+                throw ExitCode(report.exitCode)
             }
             guard !quiet else { return }
             var line = "Imported \(summary.resources) resources (\(summary.primaryCount) primary, "
@@ -186,9 +186,11 @@ struct Import: AsyncParsableCommand {
             }
             try Terminal.standardOutput.write(line)
         } catch let failure as ImportFailure {
+            // A truncated gzip file reads as JSON cut short: gzip's fault is the one to report.
+            let cause = input.readFailure ?? failure.underlying
             input.cancel()
             do {
-                try report.add(failure.underlying, in: name)
+                try report.add(cause, in: name)
             } catch {
                 Terminal.message("sluice: \(target.name): \(error)\n")
                 Terminal.message("\(Self.count(failure.committedResources)) imported before the fault.\n")

@@ -152,10 +152,12 @@ public struct ImportSource: Sendable, Hashable {
 /// a sequence of chunks the task that reads it into a feed.
 public final class OpenedImportSource: @unchecked Sendable {
     // @unchecked: used by one import at a time, which hands the reader to its reading thread
-    // and calls `finish` or `cancel` once that thread is done.
+    // and calls `finish`, `readFailure` or `cancel` once that thread is done.
     /// The document's bytes.
     public let reader: any ChunkSource
     private let gzip: Process?
+    /// gzip's standard error, kept for the fault it explains rather than printed beside ours.
+    private let gzipMessages: FileHandle?
     private let feed: ImportFeed?
     private let task: Task<Void, Never>?
 
@@ -164,6 +166,7 @@ public final class OpenedImportSource: @unchecked Sendable {
         self.feed = feed
         self.task = task
         gzip = nil
+        gzipMessages = nil
     }
 
     init(path: String) throws {
@@ -172,6 +175,7 @@ public final class OpenedImportSource: @unchecked Sendable {
         guard path.hasSuffix(".gz") else {
             reader = try FileChunkReader(path: path)
             gzip = nil
+            gzipMessages = nil
             return
         }
         // Checked first, so a missing file reads as one rather than as gzip's complaint.
@@ -179,32 +183,55 @@ public final class OpenedImportSource: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["gzip", "-dc", "--", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
+        let output = Pipe()
+        let messages = Pipe()
+        process.standardOutput = output
+        process.standardError = messages
         do {
             try process.run()
         } catch {
             throw ImportSourceError(path: path, reason: "cannot run gzip: \(error.localizedDescription)")
         }
-        // Our copy of the write end must go, or the read end never sees the end of the data.
-        try? pipe.fileHandleForWriting.close()
+        // Our copies of the write ends must go, or the read ends never see the end of the data.
+        try? output.fileHandleForWriting.close()
+        try? messages.fileHandleForWriting.close()
         gzip = process
+        gzipMessages = messages.fileHandleForReading
         // The pipe's read end, opened again by path: FileChunkReader reads descriptors it opens.
-        reader = try FileChunkReader(path: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)")
-        try? pipe.fileHandleForReading.close()
+        reader = try FileChunkReader(path: "/dev/fd/\(output.fileHandleForReading.fileDescriptor)")
+        try? output.fileHandleForReading.close()
     }
 
-    /// Whether gzip, if any, read the whole file without complaint (a document may parse although
-    /// its gzip trailer is damaged).
-    public func finish() -> Bool {
-        guard let gzip else { return true }
+    /// Waits for gzip, if any, once the document has been read: `nil` when it read the whole file
+    /// without complaint, else its fault (a document may parse although its gzip trailer is
+    /// damaged).
+    public func finish() -> ImportGzipError? {
+        guard let gzip else { return nil }
         gzip.waitUntilExit()
-        return gzip.terminationStatus == 0
+        return gzipFault(of: gzip)
     }
 
-    /// The error a sequence of chunks failed with, if it did: for a body that failed mid-way the
-    /// cause of the import's fault, where the importer saw only a document cut short.
-    var streamFailure: (any Error)? { feed?.senderFailure }
+    /// What made the document end early or fail, where the reader saw only bytes cut short: the
+    /// error a sequence of chunks failed with, or gzip's fault when its output ended because the
+    /// file is truncated or damaged. `nil` when the source ran as it should (the fault is then the
+    /// document's own). Call it after the import failed, before ``cancel()``.
+    public var readFailure: (any Error)? {
+        if let failure = feed?.senderFailure { return failure }
+        // Only once the reader met the end of gzip's output: gzip has closed it and is exiting.
+        // A document that failed mid-way left gzip blocked on a full pipe, which cancel() stops.
+        guard let gzip, (reader as? FileChunkReader)?.reachedEnd == true else { return nil }
+        gzip.waitUntilExit()
+        return gzipFault(of: gzip)
+    }
+
+    private func gzipFault(of gzip: Process) -> ImportGzipError? {
+        guard gzip.terminationStatus != 0 else { return nil }
+        let text = String(decoding: (try? gzipMessages?.readToEnd()) ?? Data(), as: UTF8.self)
+        // gzip says "gzip: PATH: what"; the path is already the report's.
+        let line = text.split(separator: "\n").last.map(String.init) ?? ""
+        let what = line.range(of: ": ", options: .backwards).map { String(line[$0.upperBound...]) } ?? line
+        return ImportGzipError(detail: what.isEmpty ? nil : what)
+    }
 
     /// Stops gzip, or the task reading a sequence of chunks, after a fault.
     public func cancel() {
@@ -230,10 +257,21 @@ public struct ImportSourceError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(path): cannot read: \(reason)" }
 }
 
-/// Thrown for a `.gz` document that parsed although gzip could not decompress it completely.
+/// A `.gz` document that gzip could not decompress completely: cut short, or damaged.
 public struct ImportGzipError: Error, Sendable, CustomStringConvertible {
+    /// What gzip said, without its name and the path (`unexpected end of file`), when it said
+    /// anything.
+    public var detail: String?
+
+    /// Wraps what gzip said.
+    public init(detail: String? = nil) {
+        self.detail = detail
+    }
+
     /// The fault, as one sentence.
-    public var description: String { "gzip could not decompress it completely" }
+    public var description: String {
+        "gzip could not decompress it completely" + (detail.map { " (\($0))" } ?? "")
+    }
 }
 
 /// Several documents imported into one database in one run, each with its own `documents` row,
@@ -339,17 +377,15 @@ public struct ImportJob: Sendable {
                 source: source.name,
                 progress: progress
             )
-            guard opened.finish() else {
+            if let fault = opened.finish() {
                 return Outcome(
                     source: source,
-                    result: .failure(
-                        ImportFailure(underlying: ImportGzipError(), committedResources: summary.resources)
-                    )
+                    result: .failure(ImportFailure(underlying: fault, committedResources: summary.resources))
                 )
             }
             return Outcome(source: source, result: .success(summary))
         } catch let failure as ImportFailure {
-            let cause = opened.streamFailure
+            let cause = opened.readFailure
             opened.cancel()
             if let cause {
                 // What was committed stays the importer's count.

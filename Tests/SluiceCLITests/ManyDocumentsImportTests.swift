@@ -75,6 +75,52 @@ struct ManyDocumentsImportTests {
         }
     }
 
+    @Test("a truncated gzip file is reported as gzip's fault, alone and among others, with what was kept")
+    func truncatedGzip() throws {
+        let directory = try ImportCommandTests.directory()
+        let exports = directory.appendingPathComponent("exports")
+        try FileManager.default.createDirectory(at: exports, withIntermediateDirectories: true)
+        let whole = exports.appendingPathComponent("1.json").path
+        #expect(try Command.run(["generate", "--articles", "3000", "-o", whole]).status == 0)
+        let cut = exports.appendingPathComponent("2.json.gz").path
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "sed 's/\"id\":\"/\"id\":\"c/g' \"$0\" | gzip > \"$1\"", whole, cut]
+        try gzip.run()
+        gzip.waitUntilExit()
+        // Half of the compressed bytes: the JSON ends inside the data, gzip without its trailer.
+        let compressed = try Data(contentsOf: URL(fileURLWithPath: cut))
+        #expect(compressed.count > 10_000)
+        try compressed.prefix(compressed.count / 2).write(to: URL(fileURLWithPath: cut))
+
+        let alone = directory.appendingPathComponent("alone.sqlite").path
+        let one = try Command.run(["import", cut, "--sqlite", alone, "--batch-size", "500", "--quiet"])
+        #expect(one.status == 2, "\(one.standardError)")
+        let fault = "\(cut): cannot read: gzip could not decompress it completely (unexpected end of file)"
+        #expect(one.standardError.contains(fault), "\(one.standardError)")
+        // Neither gzip's own line nor the JSON's cut: one fault, gzip's.
+        #expect(!one.standardError.contains("gzip: "), "\(one.standardError)")
+        #expect(!one.standardError.contains("The input ended"), "\(one.standardError)")
+        let kept = try ImportCommandTests.read(alone) { db in
+            try Row.fetchOne(db, sql: "SELECT status, resources FROM documents").map { ($0[0] as String, $0[1] as Int) }
+        }
+        #expect(kept?.0 == "failed")
+        #expect((kept?.1 ?? 0) >= 500, "whole batches before the cut stay")
+        #expect(one.standardError.contains("\(kept?.1 ?? -1) resources were imported before the fault"))
+
+        let both = directory.appendingPathComponent("both.sqlite").path
+        let many = try Command.run(["import", exports.path, "--sqlite", both, "--batch-size", "500"])
+        #expect(many.status == 2, "\(many.standardError)")
+        #expect(many.standardError.contains(fault), "\(many.standardError)")
+        #expect(many.standardOutput.contains("\(cut): failed"))
+        #expect(many.standardOutput.contains("Imported 1 of 2 documents (1 failed)"), "\(many.standardOutput)")
+        let statuses = try ImportCommandTests.read(both) { db in
+            try Row.fetchAll(db, sql: "SELECT source, status FROM documents ORDER BY source")
+                .map { [$0[0] as String, $0[1] as String] }
+        }
+        #expect(statuses == [[whole, "complete"], [cut, "failed"]])
+    }
+
     @Test("a URL goes alone, and a directory without documents is an error")
     func wrongCalls() throws {
         let directory = try ImportCommandTests.directory()

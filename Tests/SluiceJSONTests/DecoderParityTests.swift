@@ -254,6 +254,28 @@ struct DecoderParityTests {
         }
     }
 
+    @Test("the chunked reader says whether it met the end of its input, not when its body stopped it")
+    func readerEnd() throws {
+        struct Stop: Error {}
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-end-\(UUID()).json")
+        try Data(repeating: 0x20, count: 10_000).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let stopped = try FileChunkReader(path: url.path, chunkSize: 4096)
+        #expect(throws: Stop.self) { try stopped.forEachChunk { _ in throw Stop() } }
+        #expect(!stopped.reachedEnd)
+        #expect(stopped.bytesRead == 4096)
+        let whole = try FileChunkReader(path: url.path, chunkSize: 4096)
+        try whole.forEachChunk { _ in #expect(!whole.reachedEnd) }
+        #expect(whole.reachedEnd)
+        #expect(whole.bytesRead == 10_000)
+        let pulled = try FileChunkReader(path: url.path, chunkSize: 8192)
+        #expect(try pulled.nextChunk()?.count == 8192)
+        #expect(try pulled.nextChunk()?.count == 1808)
+        #expect(!pulled.reachedEnd)
+        #expect(try pulled.nextChunk() == nil)
+        #expect(pulled.reachedEnd)
+    }
+
     @Test("userInfo reaches the models")
     func userInfo() throws {
         struct Probe: Decodable {

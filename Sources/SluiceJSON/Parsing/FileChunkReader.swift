@@ -51,6 +51,9 @@ public final class FileChunkReader: ChunkSource {
     private let ownsDescriptor: Bool
     /// The number of bytes read so far.
     public private(set) var bytesRead = 0
+    /// Whether a read has found the end of the input: the whole file, or everything the process
+    /// writing a pipe wrote before it closed it. A reader stopped by its body's error has not.
+    public private(set) var reachedEnd = false
 
     /// Opens `path` for reading; `-` reads standard input.
     ///
@@ -102,7 +105,10 @@ public final class FileChunkReader: ChunkSource {
                 if errno == EINTR { continue }
                 throw Failure(path: path, reason: Self.describe(errno))
             }
-            if count == 0 { return }
+            if count == 0 {
+                reachedEnd = true
+                return
+            }
             bytesRead += count
             try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
         }
@@ -120,7 +126,10 @@ public final class FileChunkReader: ChunkSource {
                 if errno == EINTR { continue }
                 throw Failure(path: path, reason: Self.describe(errno))
             }
-            if count == 0 { return nil }
+            if count == 0 {
+                reachedEnd = true
+                return nil
+            }
             bytesRead += count
             if count < chunkSize { chunk.removeLast(chunkSize - count) }
             return chunk
