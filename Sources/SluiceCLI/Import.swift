@@ -41,7 +41,7 @@ struct Import: AsyncParsableCommand {
 
             Several documents (files, and directories standing for their .json and .json.gz files) \
             are imported in one run, each with its own documents row, progress lines and resume \
-            point. Into PostgreSQL, --jobs of them go at once (default: the cores), each read on \
+            point; a file named twice goes once. Into PostgreSQL, --jobs of them go at once (default: the cores), each read on \
             one thread; into SQLite, whose file has one writer, one after another. A document that \
             fails is reported with its position and the others go on; the summary has a line per \
             document and the totals, and the exit code is the worst document's.

@@ -105,17 +105,26 @@ public struct ImportSource: Sendable, Hashable {
     }
 
     /// The sources `paths` name, in order, a directory standing for the documents directly in it
-    /// (names ending in `.json` or `.json.gz`, sorted by name).
+    /// (names ending in `.json` or `.json.gz`, sorted by name). A file named more than once (by
+    /// two spellings of its path, a link to it, or a directory and the file in it) is imported
+    /// once, under the name it first came by: twice in one run would write the same rows and the
+    /// same `documents` row twice, at the same time when documents go side by side.
     ///
     /// - Throws: ``ImportSourceError`` for a directory that cannot be listed.
     public static func expanding(_ paths: [String]) throws -> [ImportSource] {
         var sources: [ImportSource] = []
+        var seen: Set<String> = []
+        func add(_ path: String) {
+            let file =
+                path == "-" ? path : URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+            if seen.insert(file).inserted { sources.append(ImportSource(path: path)) }
+        }
         for path in paths {
             var isDirectory: ObjCBool = false
             guard path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
                 isDirectory.boolValue
             else {
-                sources.append(ImportSource(path: path))
+                add(path)
                 continue
             }
             let names: [String]
@@ -126,7 +135,7 @@ public struct ImportSource: Sendable, Hashable {
             }
             let directory = URL(fileURLWithPath: path)
             for name in names.sorted() where name.hasSuffix(".json") || name.hasSuffix(".json.gz") {
-                sources.append(ImportSource(path: directory.appendingPathComponent(name).path))
+                add(directory.appendingPathComponent(name).path)
             }
         }
         return sources

@@ -132,6 +132,24 @@ struct ImportFeedTests {
             ]
         )
         #expect(sources.last?.name == "<stdin>")
+        // A file named again (another spelling, a link, inside a directory named too) goes once,
+        // under its first name; a file that is not there stays, to fail as itself.
+        let link = directory.appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(
+            at: link,
+            withDestinationURL: exports.appendingPathComponent("b.json")
+        )
+        let again = try ImportSource.expanding([
+            exports.appendingPathComponent("b.json").path, exports.path, exports.path + "/./a.json", link.path, "-",
+            "-",
+            "missing.json",
+        ])
+        #expect(
+            again.map(\.path) == [
+                exports.appendingPathComponent("b.json").path, exports.appendingPathComponent("a.json").path,
+                exports.appendingPathComponent("c.json").path, "-", "missing.json",
+            ]
+        )
 
         let database = directory.appendingPathComponent("job.sqlite").path
         let job = ImportJob(sources: Array(sources.dropLast()), concurrentDocuments: 4) {
