@@ -169,7 +169,7 @@ struct Import: AsyncParsableCommand {
             line += "\(summary.relationshipRows) relationship rows "
             line += "from \(name) into \(target.name) in \(Terminal.formatted(summary.seconds, decimals: 2)) s "
             line += "(\(Terminal.formatted(throughputOf: summary.bytes, seconds: summary.seconds)), "
-            line += "\(summary.batches) transactions).\n"
+            line += "\(summary.batches) transaction\(summary.batches == 1 ? "" : "s")).\n"
             if summary.resumedAfter > 0 {
                 line += "Resumed after the \(summary.resumedAfter) resources an interrupted import had committed.\n"
             }

@@ -20,7 +20,8 @@ import SluiceJSONAPI
 /// ```
 ///
 /// The schema is the SQLite importer's (see `SQLiteImporter`), with PostgreSQL's types: one table per
-/// resource type keyed by `id text COLLATE "C" PRIMARY KEY`, a column per attribute (`text`, `bigint` for
+/// resource type keyed by `id text COLLATE "C" PRIMARY KEY` (to-one linkage columns in the same
+/// collation, so joins back to them use their index), a column per attribute (`text`, `bigint` for
 /// integers and Booleans as 0/1, `double precision`, `numeric` for numbers beyond a double,
 /// `jsonb` for objects and arrays); `relationships` with `meta jsonb`; `documents` with `meta`,
 /// `links` and `jsonapi` as `jsonb`; `sluice_tables` and `sluice_columns`. A value a column's type

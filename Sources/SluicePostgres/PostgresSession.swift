@@ -297,13 +297,22 @@ final class PostgresSession: ImportWriter {
             tables[type] = table
             takenTableNames.insert(name.lowercased())
         }
+        // Linkage columns an earlier version made in the database's collation.
+        var linkage: [(PostgresTable, Int)] = []
         for row in try await importer.query(
             "SELECT type, attribute, column_name, declared_type FROM sluice_columns ORDER BY type, column_name"
         ) {
             let (type, attribute, name, declared) = try row.decode((String, String, String, String).self)
             guard let table = tables[type] else { continue }
             let kind = PostgresColumnType(rawValue: declared) ?? .text
-            add(attribute, name: name, type: kind, to: table)
+            let ordinal = add(attribute, name: name, type: kind, to: table)
+            if Self.isLinkageKey(attribute) { linkage.append((table, ordinal)) }
+        }
+        if !linkage.isEmpty {
+            let uncollated = try await Self.uncollatedColumns(on: importer)
+            for (table, ordinal) in linkage where uncollated.contains([table.name, table.columns[ordinal].name]) {
+                pendingSchema.append(.collateAsKeys(table, ordinal))
+            }
         }
         for row in try await importer.query(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
@@ -645,6 +654,9 @@ final class PostgresSession: ImportWriter {
         case column(PostgresTable, Int)
         /// The column at this ordinal, widened to hold this session's values.
         case widen(PostgresTable, Int)
+        /// The linkage column at this ordinal, made by an earlier version of the importer in the
+        /// database's collation, given the keys' (`isLinkageKey`).
+        case collateAsKeys(PostgresTable, Int)
     }
 
     /// Makes the tables and columns the batch needs, in a transaction of its own that holds the
@@ -703,10 +715,11 @@ final class PostgresSession: ImportWriter {
             }
             let column = table.columns[ordinal]
             table.renameColumn(ordinal, to: ImportNames.column(for: attribute, avoiding: taken))
+            let collation = Self.isLinkageKey(attribute) ? " COLLATE \"C\"" : ""
             try await importer.execute(
                 PostgresQuery(
                     unsafeSQL:
-                        "ALTER TABLE \(table.quotedName) ADD COLUMN \(table.columns[ordinal].quoted) \(column.type.sql)"
+                        "ALTER TABLE \(table.quotedName) ADD COLUMN \(table.columns[ordinal].quoted) \(column.type.sql)\(collation)"
                 )
             )
             try await importer.execute(
@@ -717,6 +730,17 @@ final class PostgresSession: ImportWriter {
             )
         case .widen(let table, let ordinal):
             _ = try await settleKnownColumn(ordinal, of: table)
+        case .collateAsKeys(let table, let ordinal):
+            // Read again under the lock: another import may have done it. No rewrite of the
+            // table, its index rebuilt.
+            let quoted = table.columns[ordinal].quoted
+            guard try await Self.uncollatedColumns(on: importer).contains([table.name, table.columns[ordinal].name])
+            else { return }
+            try await importer.execute(
+                PostgresQuery(
+                    unsafeSQL: "ALTER TABLE \(table.quotedName) ALTER COLUMN \(quoted) TYPE text COLLATE \"C\""
+                )
+            )
         }
     }
 
@@ -751,6 +775,30 @@ final class PostgresSession: ImportWriter {
         }
         table.columns[ordinal].type = joined
         return true
+    }
+
+    /// Whether the `sluice_columns` key names a to-one relationship's type or id column. Those
+    /// compare as the keys they point at (`COLLATE "C"`, as every table's `id`): a join such as
+    /// `comments.article_id = articles.id` otherwise compares in "C" while the column's index is
+    /// in the database's collation, which the planner cannot use, and scans the table.
+    private static func isLinkageKey(_ key: String) -> Bool {
+        guard let (_, part) = ImportNames.toOnePart(ofKey: key) else { return false }
+        return part != .meta
+    }
+
+    /// The text columns of this schema's tables not in the "C" collation, as [table, column].
+    private static func uncollatedColumns(on importer: PostgresImporter) async throws -> Set<[String]> {
+        var columns: Set<[String]> = []
+        for row in try await importer.query(
+            """
+            SELECT table_name, column_name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C'
+            """
+        ) {
+            let (table, column) = try row.decode((String, String).self)
+            columns.insert([table, column])
+        }
+        return columns
     }
 
     private var relationshipRows: Int { earlierRelationshipRows + relationshipRowsWritten }

@@ -63,6 +63,48 @@ struct PostgresImportJobTests {
         try await watcher.close()
     }
 
+    @Test("linkage columns compare as the keys do: a join back to them uses their index, older tables mended")
+    func linkageJoinsUseIndexes() async throws {
+        let bytes = sampleDocument(articles: 200, seed: 5, idPrefix: "")
+        let database = try await TestPostgres.database()
+        let importer = try await PostgresImporter.connect(to: try PostgresTarget(url: database))
+        let watcher = try await PostgresImporter.connect(to: try PostgresTarget(url: database))
+        func importDocument(_ source: String) async throws {
+            // One chunk fits the feed, so it is sent and finished before the import reads it.
+            let feed = ImportFeed(capacity: 2)
+            try await feed.send(bytes)
+            feed.finish()
+            _ = try await importer.importDocument(reading: feed, source: source, progress: nil)
+        }
+        let collations = """
+            SELECT column_name, collation_name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = 'comments' AND column_name LIKE 'article%'
+            ORDER BY column_name
+            """
+        // With sequential scans priced out, only an index the join can use avoids one.
+        _ = try await watcher.rows("SET enable_seqscan = off")
+        func joinPlan() async throws -> String {
+            let rows = try await watcher.rows(
+                "EXPLAIN SELECT c.id FROM articles a JOIN comments c ON c.article_id = a.id WHERE a.id = '5'"
+            )
+            return rows.compactMap { $0.first ?? nil }.joined(separator: "\n")
+        }
+        try await importDocument("first")
+        #expect(try await watcher.rows(collations) == [["article_id", "C"], ["article_type", "C"]])
+        let plan = try await joinPlan()
+        #expect(plan.contains("comments_article_id_index") && !plan.contains("Seq Scan on comments"), "\(plan)")
+
+        // A column as an earlier version made it, in the database's collation: the join scans.
+        _ = try await watcher.rows(#"ALTER TABLE comments ALTER COLUMN article_id TYPE text COLLATE "default""#)
+        #expect(try await watcher.rows(collations) == [["article_id", nil], ["article_type", "C"]])
+        #expect(try await joinPlan().contains("Seq Scan on comments"))
+        try await importDocument("again")
+        #expect(try await watcher.rows(collations) == [["article_id", "C"], ["article_type", "C"]])
+        #expect(try await joinPlan().contains("comments_article_id_index"))
+        try await importer.close()
+        try await watcher.close()
+    }
+
     @Test("a document fed from async code imports as the same file does")
     func fedDocument() async throws {
         let bytes = sampleDocument(articles: 80, seed: 4, idPrefix: "")
