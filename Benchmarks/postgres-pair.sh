@@ -15,7 +15,8 @@ sluice=$1 url=$2 document=$3 rounds=${4:-3}
 export PGPASSWORD="${PGPASSWORD:-${SLUICE_POSTGRES_PASSWORD:-}}"
 psql=$(command -v psql || ls /usr/lib/postgresql/*/bin/psql | tail -1)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+sampler=""
+trap '[ -n "$sampler" ] && kill "$sampler" 2>/dev/null; rm -rf "$work"' EXIT
 sed 's/"id":"/"id":"b/g' "$document" > "$work/other.json"
 pair="${url/\/postgres\?//sluice_pair?}"
 fresh() {
@@ -26,23 +27,30 @@ fresh() {
 sample() {
     while :; do
         "$psql" "$url" -Atc "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU')
-            FROM pg_stat_activity WHERE datname = 'sluice_pair' AND state = 'active'" >>"$work/waits.$1" 2>/dev/null
+            FROM pg_stat_activity WHERE datname = 'sluice_pair' AND state = 'active'" >>"$work/waits.$1" 2>/dev/null ||
+            true
         sleep 0.02
     done
 }
 # Times `$2...` (a command run in a subshell), sampling its waits as kind $1 when WAITS=1.
 timed() {
-    local kind=$1 sampler=""
+    local kind=$1
     shift
     if [ "${WAITS:-0}" = 1 ]; then sample "$kind" & sampler=$!; fi
     { time ("$@"); } 2>&1 | tail -1
-    if [ -n "$sampler" ]; then kill "$sampler"; wait "$sampler" 2>/dev/null || true; fi
-    return 0
+    if [ -n "$sampler" ]; then
+        kill "$sampler" 2>/dev/null || true
+        wait "$sampler" 2>/dev/null || true
+        sampler=""
+    fi
 }
+# Both imports as processes of their own; fails when either does.
 both() {
     "$sluice" import "$document" --postgres "$pair" --quiet &
+    local first=$!
     "$sluice" import "$work/other.json" --postgres "$pair" --quiet &
-    wait
+    local second=$!
+    wait "$first" && wait "$second"
 }
 TIMEFORMAT="%R s wall, %U+%S s CPU"
 for _ in $(seq "$rounds"); do
@@ -56,7 +64,7 @@ done
 if [ "${WAITS:-0}" = 1 ]; then
     for kind in one two; do
         echo "what the importing backends waited on, $kind import(s) at once (samples):"
-        grep -v '^$' "$work/waits.$kind" | sort | uniq -c | sort -rn | head -8
+        { grep -v '^$' "$work/waits.$kind" 2>/dev/null || true; } | sort | uniq -c | sort -rn | head -8
     done
 fi
 "$psql" "$url" -qc "DROP DATABASE IF EXISTS sluice_pair" >/dev/null 2>&1

@@ -106,17 +106,18 @@ public struct ImportSource: Sendable, Hashable {
 
     /// The sources `paths` name, in order, a directory standing for the documents directly in it
     /// (names ending in `.json` or `.json.gz`, sorted by name). A file named more than once (by
-    /// two spellings of its path, a link to it, or a directory and the file in it) is imported
-    /// once, under the name it first came by: twice in one run would write the same rows and the
-    /// same `documents` row twice, at the same time when documents go side by side.
+    /// two spellings of its path, a link to it, or a directory and the file in it: the same file
+    /// on disk, by device and inode) is imported once, under the name it first came by: twice in
+    /// one run would write the same rows and the same `documents` row twice, at the same time
+    /// when documents go side by side. A path that names no file is kept, to fail as itself.
     ///
     /// - Throws: ``ImportSourceError`` for a directory that cannot be listed.
     public static func expanding(_ paths: [String]) throws -> [ImportSource] {
         var sources: [ImportSource] = []
         var seen: Set<String> = []
         func add(_ path: String) {
-            let file =
-                path == "-" ? path : URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+            var info = stat()
+            let file = path != "-" && stat(path, &info) == 0 ? "\(info.st_dev):\(info.st_ino)" : "path:" + path
             if seen.insert(file).inserted { sources.append(ImportSource(path: path)) }
         }
         for path in paths {
@@ -226,15 +227,23 @@ public final class OpenedImportSource: @unchecked Sendable {
     /// document's own). Call it after the import failed, before ``cancel()``.
     public var readFailure: (any Error)? {
         if let failure = feed?.senderFailure { return failure }
-        // Only once the reader met the end of gzip's output: gzip has closed it and is exiting.
-        // A document that failed mid-way left gzip blocked on a full pipe, which cancel() stops.
-        guard let gzip, (reader as? FileChunkReader)?.reachedEnd == true else { return nil }
-        gzip.waitUntilExit()
+        guard let gzip else { return nil }
+        if (reader as? FileChunkReader)?.reachedEnd == true {
+            // gzip has closed its output and is exiting.
+            gzip.waitUntilExit()
+        } else if gzip.isRunning {
+            // The document failed mid-way on its own: gzip waits on a full pipe, which cancel()
+            // stops. One that already failed (a damaged stream) is the cause, and is asked below.
+            return nil
+        }
         return gzipFault(of: gzip)
     }
 
     private func gzipFault(of gzip: Process) -> ImportGzipError? {
-        guard gzip.terminationStatus != 0 else { return nil }
+        // 2 is gzip's warning (trailing garbage or zeros ignored): the data it gave is whole.
+        guard gzip.terminationReason == .exit, ![0, 2].contains(gzip.terminationStatus) else {
+            return gzip.terminationReason == .exit ? nil : ImportGzipError(detail: "stopped by a signal")
+        }
         let text = String(decoding: (try? gzipMessages?.readToEnd()) ?? Data(), as: UTF8.self)
         // gzip says "gzip: PATH: what"; the path is already the report's.
         let line = text.split(separator: "\n").last.map(String.init) ?? ""

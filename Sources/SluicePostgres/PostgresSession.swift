@@ -731,16 +731,7 @@ final class PostgresSession: ImportWriter {
         case .widen(let table, let ordinal):
             _ = try await settleKnownColumn(ordinal, of: table)
         case .collateAsKeys(let table, let ordinal):
-            // Read again under the lock: another import may have done it. No rewrite of the
-            // table, its index rebuilt.
-            let quoted = table.columns[ordinal].quoted
-            guard try await Self.uncollatedColumns(on: importer).contains([table.name, table.columns[ordinal].name])
-            else { return }
-            try await importer.execute(
-                PostgresQuery(
-                    unsafeSQL: "ALTER TABLE \(table.quotedName) ALTER COLUMN \(quoted) TYPE text COLLATE \"C\""
-                )
-            )
+            try await collateAsKeys(ordinal, of: table)
         }
     }
 
@@ -784,6 +775,37 @@ final class PostgresSession: ImportWriter {
     private static func isLinkageKey(_ key: String) -> Bool {
         guard let (_, part) = ImportNames.toOnePart(ofKey: key) else { return false }
         return part != .meta
+    }
+
+    /// Mends a linkage column an earlier version made, if it can: no rewrite of the table, its
+    /// index rebuilt. Only a speed-up of joins, so it never fails the import: a column a view
+    /// uses, a table this role does not own, or a lock not had within two seconds (a long
+    /// reader) leave the column as it was, for a later import to try again. Read again under the
+    /// schema lock first: another import may have mended it.
+    private func collateAsKeys(_ ordinal: Int, of table: PostgresTable) async throws {
+        let column = table.columns[ordinal]
+        let rows = try await importer.query(
+            """
+            SELECT collation_name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = \(table.name) AND column_name = \(column.name)
+            """
+        )
+        guard let row = rows.first, try row.decode(String?.self) != "C" else { return }
+        try await importer.execute(sql: "SAVEPOINT sluice_collate")
+        do {
+            try await importer.execute(sql: "SET LOCAL lock_timeout = '2s'")
+            try await importer.execute(
+                PostgresQuery(
+                    unsafeSQL:
+                        "ALTER TABLE \(table.quotedName) ALTER COLUMN \(column.quoted) TYPE text COLLATE \"C\""
+                )
+            )
+            try await importer.execute(sql: "RELEASE SAVEPOINT sluice_collate")
+            // The rest of the schema's changes wait for their locks as before.
+            try await importer.execute(sql: "SET LOCAL lock_timeout = DEFAULT")
+        } catch is PSQLError {
+            try await importer.execute(sql: "ROLLBACK TO SAVEPOINT sluice_collate")
+        }
     }
 
     /// The text columns of this schema's tables not in the "C" collation, as [table, column].

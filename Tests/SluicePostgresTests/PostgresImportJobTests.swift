@@ -81,6 +81,10 @@ struct PostgresImportJobTests {
             WHERE table_schema = current_schema() AND table_name = 'comments' AND column_name LIKE 'article%'
             ORDER BY column_name
             """
+        let indexCollation = """
+            SELECT c.collname FROM pg_index i JOIN pg_class x ON x.oid = i.indexrelid
+            JOIN pg_collation c ON c.oid = i.indcollation[0] WHERE x.relname = 'comments_article_id_index'
+            """
         // With sequential scans priced out, only an index the join can use avoids one.
         _ = try await watcher.rows("SET enable_seqscan = off")
         func joinPlan() async throws -> String {
@@ -93,14 +97,25 @@ struct PostgresImportJobTests {
         #expect(try await watcher.rows(collations) == [["article_id", "C"], ["article_type", "C"]])
         let plan = try await joinPlan()
         #expect(plan.contains("comments_article_id_index") && !plan.contains("Seq Scan on comments"), "\(plan)")
+        #expect(try await watcher.rows(indexCollation) == [["C"]])
 
         // A column as an earlier version made it, in the database's collation: the join scans.
         _ = try await watcher.rows(#"ALTER TABLE comments ALTER COLUMN article_id TYPE text COLLATE "default""#)
         #expect(try await watcher.rows(collations) == [["article_id", nil], ["article_type", "C"]])
+        #expect(try await watcher.rows(indexCollation) == [["default"]])
         #expect(try await joinPlan().contains("Seq Scan on comments"))
+        // A view on the column forbids the change: the import goes on and leaves the column.
+        _ = try await watcher.rows("CREATE VIEW linked AS SELECT id, article_id FROM comments")
+        try await importDocument("viewed")
+        #expect(try await watcher.rows(collations) == [["article_id", nil], ["article_type", "C"]])
+        #expect(try await watcher.rows("SELECT status FROM documents WHERE source = 'viewed'") == [["complete"]])
+        _ = try await watcher.rows("DROP VIEW linked")
         try await importDocument("again")
         #expect(try await watcher.rows(collations) == [["article_id", "C"], ["article_type", "C"]])
-        #expect(try await joinPlan().contains("comments_article_id_index"))
+        // The index rebuilt in the keys' collation, as the join needs. (Its plan is not asked here:
+        // an index rebuilt over updated rows waits, before plans may use it, for transactions
+        // older than it anywhere on the server to end, which tests beside this one hold.)
+        #expect(try await watcher.rows(indexCollation) == [["C"]])
         try await importer.close()
         try await watcher.close()
     }
