@@ -41,8 +41,9 @@ struct Import: AsyncParsableCommand {
 
             Several documents (files, and directories standing for their .json and .json.gz files) \
             are imported in one run, each with its own documents row, progress lines and resume \
-            point; a file named twice goes once. Into PostgreSQL, --jobs of them go at once (default: the cores), each read on \
-            one thread; into SQLite, whose file has one writer, one after another. A document that \
+            point; a file named twice goes once. Into PostgreSQL, --jobs of them go at once \
+            (default: the cores), each read on one thread; into SQLite, whose file has one writer, \
+            one after another. A document that \
             fails is reported with its position and the others go on; the summary has a line per \
             document and the totals, and the exit code is the worst document's.
 
@@ -187,10 +188,9 @@ struct Import: AsyncParsableCommand {
             try Terminal.standardOutput.write(line)
         } catch let failure as ImportFailure {
             // A truncated gzip file reads as JSON cut short: gzip's fault is the one to report.
-            let cause = input.readFailure ?? failure.underlying
-            input.cancel()
+            let failure = input.stop(after: failure)
             do {
-                try report.add(cause, in: name)
+                try report.add(failure.underlying, in: name)
             } catch {
                 Terminal.message("sluice: \(target.name): \(error)\n")
                 Terminal.message("\(Self.count(failure.committedResources)) imported before the fault.\n")

@@ -162,21 +162,27 @@ public struct ImportSource: Sendable, Hashable {
 /// a sequence of chunks the task that reads it into a feed.
 public final class OpenedImportSource: @unchecked Sendable {
     // @unchecked: used by one import at a time, which hands the reader to its reading thread
-    // and calls `finish`, `readFailure` or `cancel` once that thread is done.
+    // and calls `finish` or `stop(after:)` once that thread is done.
     /// The document's bytes.
     public let reader: any ChunkSource
-    private let gzip: Process?
-    /// gzip's standard error, kept for the fault it explains rather than printed beside ours.
-    private let gzipMessages: FileHandle?
+    private let gzip: Gzip?
     private let feed: ImportFeed?
     private let task: Task<Void, Never>?
+
+    /// The `gzip -dc` process a `.gz` file is read through.
+    fileprivate struct Gzip {
+        let process: Process
+        /// What the reader reads: the process's output.
+        let output: FileChunkReader
+        /// Its standard error, kept for the fault it explains rather than printed beside ours.
+        let messages: FileHandle
+    }
 
     init(feed: ImportFeed, task: Task<Void, Never>) {
         reader = feed
         self.feed = feed
         self.task = task
         gzip = nil
-        gzipMessages = nil
     }
 
     init(path: String) throws {
@@ -185,7 +191,6 @@ public final class OpenedImportSource: @unchecked Sendable {
         guard path.hasSuffix(".gz") else {
             reader = try FileChunkReader(path: path)
             gzip = nil
-            gzipMessages = nil
             return
         }
         // Checked first, so a missing file reads as one rather than as gzip's complaint.
@@ -205,11 +210,11 @@ public final class OpenedImportSource: @unchecked Sendable {
         // Our copies of the write ends must go, or the read ends never see the end of the data.
         try? output.fileHandleForWriting.close()
         try? messages.fileHandleForWriting.close()
-        gzip = process
-        gzipMessages = messages.fileHandleForReading
         // The pipe's read end, opened again by path: FileChunkReader reads descriptors it opens.
-        reader = try FileChunkReader(path: "/dev/fd/\(output.fileHandleForReading.fileDescriptor)")
+        let decompressed = try FileChunkReader(path: "/dev/fd/\(output.fileHandleForReading.fileDescriptor)")
         try? output.fileHandleForReading.close()
+        reader = decompressed
+        gzip = Gzip(process: process, output: decompressed, messages: messages.fileHandleForReading)
     }
 
     /// Waits for gzip, if any, once the document has been read: `nil` when it read the whole file
@@ -217,38 +222,34 @@ public final class OpenedImportSource: @unchecked Sendable {
     /// damaged).
     public func finish() -> ImportGzipError? {
         guard let gzip else { return nil }
-        gzip.waitUntilExit()
-        return gzipFault(of: gzip)
+        gzip.process.waitUntilExit()
+        return gzip.fault
     }
 
-    /// What made the document end early or fail, where the reader saw only bytes cut short: the
-    /// error a sequence of chunks failed with, or gzip's fault when its output ended because the
-    /// file is truncated or damaged. `nil` when the source ran as it should (the fault is then the
-    /// document's own). Call it after the import failed, before ``cancel()``.
-    public var readFailure: (any Error)? {
+    /// Stops the source after the import of it failed, and returns the failure with its cause:
+    /// where the importer saw only bytes cut short, what cut them (the error a sequence of chunks
+    /// failed with, or gzip's fault for a truncated or damaged file); else the failure as it is.
+    public func stop(after failure: ImportFailure) -> ImportFailure {
+        let cause = readFailure
+        cancel()
+        guard let cause else { return failure }
+        // What was committed stays the importer's count.
+        return ImportFailure(underlying: cause, committedResources: failure.committedResources)
+    }
+
+    /// Asked before gzip is stopped, which would make it a failure of its own.
+    private var readFailure: (any Error)? {
         if let failure = feed?.senderFailure { return failure }
         guard let gzip else { return nil }
-        if (reader as? FileChunkReader)?.reachedEnd == true {
+        if gzip.output.reachedEnd {
             // gzip has closed its output and is exiting.
-            gzip.waitUntilExit()
-        } else if gzip.isRunning {
+            gzip.process.waitUntilExit()
+        } else if gzip.process.isRunning {
             // The document failed mid-way on its own: gzip waits on a full pipe, which cancel()
-            // stops. One that already failed (a damaged stream) is the cause, and is asked below.
+            // stops. One that already failed (a damaged stream) is the cause.
             return nil
         }
-        return gzipFault(of: gzip)
-    }
-
-    private func gzipFault(of gzip: Process) -> ImportGzipError? {
-        // 2 is gzip's warning (trailing garbage or zeros ignored): the data it gave is whole.
-        guard gzip.terminationReason == .exit, ![0, 2].contains(gzip.terminationStatus) else {
-            return gzip.terminationReason == .exit ? nil : ImportGzipError(detail: "stopped by a signal")
-        }
-        let text = String(decoding: (try? gzipMessages?.readToEnd()) ?? Data(), as: UTF8.self)
-        // gzip says "gzip: PATH: what"; the path is already the report's.
-        let line = text.split(separator: "\n").last.map(String.init) ?? ""
-        let what = line.range(of: ": ", options: .backwards).map { String(line[$0.upperBound...]) } ?? line
-        return ImportGzipError(detail: what.isEmpty ? nil : what)
+        return gzip.fault
     }
 
     /// Stops gzip, or the task reading a sequence of chunks, after a fault.
@@ -258,9 +259,23 @@ public final class OpenedImportSource: @unchecked Sendable {
             feed.abandon()
             task?.cancel()
         }
-        guard let gzip, gzip.isRunning else { return }
-        gzip.terminate()
-        gzip.waitUntilExit()
+        guard let process = gzip?.process, process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+extension OpenedImportSource.Gzip {
+    /// The exited process's fault, with what it said; `nil` for success or for its warning
+    /// (status 2: trailing garbage or zeros ignored, the data it gave whole).
+    var fault: ImportGzipError? {
+        guard process.terminationReason == .exit else { return ImportGzipError(detail: "stopped by a signal") }
+        guard process.terminationStatus != 0, process.terminationStatus != 2 else { return nil }
+        let text = String(decoding: (try? messages.readToEnd()) ?? Data(), as: UTF8.self)
+        // gzip says "gzip: PATH: what"; the path is already the report's.
+        let line = text.split(separator: "\n").last.map(String.init) ?? ""
+        let what = line.range(of: ": ", options: .backwards).map { String(line[$0.upperBound...]) } ?? line
+        return ImportGzipError(detail: what.isEmpty ? nil : what)
     }
 }
 
@@ -403,14 +418,7 @@ public struct ImportJob: Sendable {
             }
             return Outcome(source: source, result: .success(summary))
         } catch let failure as ImportFailure {
-            let cause = opened.readFailure
-            opened.cancel()
-            if let cause {
-                // What was committed stays the importer's count.
-                let failure = ImportFailure(underlying: cause, committedResources: failure.committedResources)
-                return Outcome(source: source, result: .failure(failure))
-            }
-            return Outcome(source: source, result: .failure(failure))
+            return Outcome(source: source, result: .failure(opened.stop(after: failure)))
         } catch {
             opened.cancel()
             return Outcome(source: source, result: .failure(ImportFailure(underlying: error, committedResources: 0)))
