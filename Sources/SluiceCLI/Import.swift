@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SluiceHTTP
+import SluiceImport
 import SluiceJSON
 import SluiceJSONAPI
 import SluicePostgres
@@ -110,11 +111,71 @@ struct Import: AsyncParsableCommand {
     @Option(help: "With a URL: stop after this many pages.")
     var maxPages: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "What the input is: automatic, jsonapi, json, lines or json-seq.",
+            discussion: """
+                automatic (the default) decides per file: .jsonl and .ndjson files (also .gz) are JSON \
+                Lines and .json-seq files JSON text sequences; otherwise a first byte 0x1E means a text \
+                sequence, [ an array of records, an object followed by another value JSON Lines, an \
+                object with a top-level data, errors or included member a JSON:API document, and any \
+                other object one record.
+                """,
+            valueName: "format"
+        ),
+        transform: rawValueOption
+    )
+    var format = ImportFormat.automatic
+
+    @Option(
+        name: .customLong("at"),
+        help: ArgumentHelp(
+            "Plain JSON: the array of records is at this JSON Pointer (or dotted path), not at the top.",
+            valueName: "pointer"
+        )
+    )
+    var recordsAt: String?
+
+    @Option(help: "Plain JSON: the table the records go into. Default: the file's name without extensions.")
+    var table: String?
+
+    @Option(
+        name: .customLong("pk"),
+        help: ArgumentHelp(
+            "Plain JSON: the members that key a record, comma-separated; a re-import updates their rows.",
+            discussion: """
+                Without it a record is keyed by its file and place (events.ndjson:17 for line 17), so a \
+                re-import of the same file still updates rather than duplicates.
+                """,
+            valueName: "member[,member]"
+        )
+    )
+    var primaryKey: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Plain JSON: what nested objects and arrays become: flatten (the default), json or tables.",
+            discussion: """
+                flatten: an object's members become columns named by their path joined with _ \
+                (actor.login is actor_login), arrays stay JSON text. json: objects and arrays stay JSON \
+                text (jsonb in PostgreSQL). tables: objects are flattened and each array becomes rows of \
+                a child table TABLE_MEMBER with _parent_id, _position and the element's members (or \
+                value), arrays within them grandchild tables.
+                """,
+            valueName: "mode"
+        ),
+        transform: rawValueOption
+    )
+    var nested = NestedValues.flatten
+
     @OptionGroup var timeouts: HTTPTimeouts
 
     @OptionGroup var jobs: JobsOption
 
     func validate() throws {
+        if format == .jsonAPI, recordsAt != nil || table != nil || primaryKey != nil {
+            throw ValidationError("--at, --table and --pk are for plain JSON, not --format jsonapi.")
+        }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive.") }
         guard progressInterval > 0 else { throw ValidationError("--progress-interval must be positive.") }
         if files.count > 1, files.contains(where: HTTPSource.isURL) {
@@ -165,6 +226,10 @@ struct Import: AsyncParsableCommand {
                 throw ExitCode(report.exitCode)
             }
             guard !quiet else { return }
+            if summary.format.isPlain {
+                try Terminal.standardOutput.write(Self.plainSummary(summary, from: name, into: target.name))
+                return
+            }
             var line = "Imported \(summary.resources) resources (\(summary.primaryCount) primary, "
             line += "\(summary.includedCount) included), \(summary.toOneLinks) to-one links and "
             line += "\(summary.relationshipRows) relationship rows "
@@ -215,6 +280,13 @@ extension Import {
         options.batchSize = batchSize
         options.parallelism = parallelism
         options.resume = resume
+        options.format = format
+        options.records.table = table
+        options.records.nested = nested
+        options.records.recordsAt = recordsAt.map { JSONPath($0) }
+        options.records.primaryKey =
+            primaryKey?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            ?? []
         return options
     }
 
@@ -253,6 +325,27 @@ extension Import {
             throw error
         }
         await target.close()
+    }
+
+    /// The summary of an import of plain records: records, child rows, the format it was read as,
+    /// the rate and each table's rows.
+    static func plainSummary(_ summary: ImportSummary, from name: String, into database: String) -> String {
+        var line = "Imported \(summary.primaryCount) record\(summary.primaryCount == 1 ? "" : "s")"
+        if summary.includedCount > 0 {
+            line += " and \(summary.includedCount) child row\(summary.includedCount == 1 ? "" : "s")"
+        }
+        line += " from \(name) (\(summary.format)) into \(database) "
+        line += "in \(Terminal.formatted(summary.seconds, decimals: 2)) s "
+        line += "(\(Terminal.formatted(throughputOf: summary.bytes, seconds: summary.seconds)), "
+        line += "\(summary.batches) transaction\(summary.batches == 1 ? "" : "s")).\n"
+        if summary.resumedAfter > 0 {
+            line += "Resumed after the \(summary.resumedAfter) rows an interrupted import had committed.\n"
+        }
+        line += tableRates(summary)
+        if summary.typeMismatches > 0 {
+            line += "\(summary.typeMismatches) values differed from their column's declared type.\n"
+        }
+        return line
     }
 
     /// Rows and rows per second of each table the import wrote, one line each.

@@ -57,8 +57,13 @@ extension Import {
                     text += "\(outcome.source.name): failed\n"
                     continue
                 }
-                text += "\(outcome.source.name): \(summary.resources) resources and \(summary.relationshipRows) "
-                text += "relationship rows in \(Terminal.formatted(summary.seconds, decimals: 2)) s"
+                if summary.format.isPlain {
+                    text += "\(outcome.source.name): \(summary.primaryCount) records (\(summary.format)), "
+                    text += "\(summary.resources) rows in \(Terminal.formatted(summary.seconds, decimals: 2)) s"
+                } else {
+                    text += "\(outcome.source.name): \(summary.resources) resources and \(summary.relationshipRows) "
+                    text += "relationship rows in \(Terminal.formatted(summary.seconds, decimals: 2)) s"
+                }
                 text += " (\(Terminal.formatted(throughputOf: summary.bytes, seconds: summary.seconds)))\n"
             }
             let failed = outcomes.count - totals.documents
@@ -103,4 +108,15 @@ final class DocumentsProgress: @unchecked Sendable {
         guard enabled, case .success(let summary) = outcome.result else { return }
         Terminal.message("\(outcome.source.name): done, \(summary.resources) resources\n")
     }
+}
+
+/// Reads a `RawRepresentable` option (`--format`, `--nested`) by its raw value, naming the
+/// accepted ones when it is none of them.
+func rawValueOption<Value: RawRepresentable & CaseIterable>(_ text: String) throws -> Value
+where Value.RawValue == String {
+    guard let value = Value(rawValue: text) else {
+        let names = Value.allCases.map(\.rawValue).joined(separator: ", ")
+        throw ValidationError("'\(text)' is not one of \(names).")
+    }
+    return value
 }

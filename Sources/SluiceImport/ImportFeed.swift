@@ -86,7 +86,9 @@ public final class ImportFeed: ChunkSource, @unchecked Sendable {
 
     /// The reading side: each chunk in turn until ``finish(throwing:)``; then the feed is closed.
     public func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        defer { close() }
+        // Stopped after a look ahead at its first bytes, the feed stays open for the rest.
+        var closing = true
+        defer { if closing { close() } }
         while true {
             condition.lock()
             while chunks.isEmpty && !ended { condition.wait() }
@@ -101,7 +103,12 @@ public final class ImportFeed: ChunkSource, @unchecked Sendable {
             condition.unlock()
             waiting?.resume()
             bytesRead += chunk.count
-            try chunk.withUnsafeBytes(body)
+            do {
+                try chunk.withUnsafeBytes(body)
+            } catch let stop as PeekedChunkSource.Stop {
+                closing = false
+                throw stop
+            }
         }
     }
 

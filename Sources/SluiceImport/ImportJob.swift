@@ -104,8 +104,17 @@ public struct ImportSource: Sendable, Hashable {
         if case .stream(let stream) = origin { hasher.combine(ObjectIdentifier(stream)) }
     }
 
+    /// The extensions a directory's documents have, each also with `.gz` after it.
+    public static let documentExtensions = [".json", ".jsonl", ".ndjson", ".json-seq"]
+
+    private static func isDocumentName(_ name: String) -> Bool {
+        let plain = name.hasSuffix(".gz") ? String(name.dropLast(3)) : name
+        return documentExtensions.contains { plain.hasSuffix($0) }
+    }
+
     /// The sources `paths` name, in order, a directory standing for the documents directly in it
-    /// (names ending in `.json` or `.json.gz`, sorted by name). A file named more than once (by
+    /// (names ending in `.json`, `.jsonl`, `.ndjson` or `.json-seq`, each perhaps followed by
+    /// `.gz`, sorted by name). A file named more than once (by
     /// two spellings of its path, a link to it, or a directory and the file in it: the same file
     /// on disk, by device and inode) is imported once, under the name it first came by: twice in
     /// one run would write the same rows and the same `documents` row twice, at the same time
@@ -135,7 +144,7 @@ public struct ImportSource: Sendable, Hashable {
                 throw ImportSourceError(path: path, reason: "cannot list the directory: \(error.localizedDescription)")
             }
             let directory = URL(fileURLWithPath: path)
-            for name in names.sorted() where name.hasSuffix(".json") || name.hasSuffix(".json.gz") {
+            for name in names.sorted() where isDocumentName(name) {
                 add(directory.appendingPathComponent(name).path)
             }
         }

@@ -112,39 +112,64 @@ package final class ImportPipe: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The format the input was read as, once the reader has decided (read it after
+    /// ``Delivery/finished(_:)``).
+    package private(set) var format = ImportFormat.jsonAPI
+
     /// Starts reading `reader` on a thread of its own (and the decoder's workers) with `options`'s
-    /// limits and parallelism, passing over the resources `resume` says an interrupted import
-    /// committed.
+    /// format, limits and parallelism, passing over the resources `resume` says an interrupted
+    /// import committed. `source` names the input (its extension may tell its format, and plain
+    /// records are keyed by it).
     package static func start(
         reading reader: any ChunkSource,
+        source: String,
         options: ImportOptions,
         resumingFrom resume: ResumePoint?
     ) -> ImportPipe {
         let skipping = resume?.resourcesRead ?? 0
         let pipe = ImportPipe()
-        let decoder = JSONAPIDecoder()
-        decoder.limits = options.limits
-        decoder.parallelism = options.readingParallelism
-        decoder.rawEncoding = ImportRecord.encoding
-        // The reader and decoder are used by the new thread only from here on: the importer
-        // touches neither until `end` (awaited by `take` or `cancelAndWait`) says the thread is done.
-        let work = UncheckedBox((reader, decoder))
+        // The reader is used by the new thread only from here on: the importer touches it not
+        // until `end` (awaited by `take` or `cancelAndWait`) says the thread is done.
+        let work = UncheckedBox(reader)
         let thread = Thread {
-            let (reader, decoder) = work.value
+            let reader = work.value
             var block = Block(records: [], resourcesRead: 0, bytesRead: 0)
             block.records.reserveCapacity(blockSize)
             var read = 0
+            func add(_ record: ImportRecord) throws {
+                read += 1
+                guard read > skipping else { return }
+                block.records.append(record)
+                if block.records.count >= blockSize {
+                    block.bytesRead = reader.bytesRead
+                    block.resourcesRead = read
+                    try pipe.put(block)
+                    block.records.removeAll(keepingCapacity: true)
+                }
+            }
             do {
-                let summary = try decoder.forEachResource(in: reader) { streamed in
-                    read += 1
-                    guard read > skipping, let encoded = streamed.resource.encoded else { return }
-                    block.records.append(ImportRecord(encoded: encoded))
-                    if block.records.count >= blockSize {
-                        block.bytesRead = reader.bytesRead
-                        block.resourcesRead = read
-                        try pipe.put(block)
-                        block.records.removeAll(keepingCapacity: true)
+                let (format, input) = try settleFormat(of: reader, source: source, options: options)
+                pipe.format = format
+                let summary: DocumentSummary
+                if format == .jsonAPI {
+                    let decoder = JSONAPIDecoder()
+                    decoder.limits = options.limits
+                    decoder.parallelism = options.readingParallelism
+                    decoder.rawEncoding = ImportRecord.encoding
+                    summary = try decoder.forEachResource(in: input) { streamed in
+                        guard let encoded = streamed.resource.encoded else { return }
+                        try add(ImportRecord(encoded: encoded))
                     }
+                } else {
+                    let counts = try PlainRecordReader.read(
+                        input,
+                        as: format,
+                        options: options.records,
+                        source: source,
+                        limits: options.limits,
+                        emit: add
+                    )
+                    summary = DocumentSummary(primaryCount: counts.records, includedCount: counts.childRows)
                 }
                 block.bytesRead = reader.bytesRead
                 block.resourcesRead = read
@@ -161,6 +186,21 @@ package final class ImportPipe: @unchecked Sendable {
         thread.name = "sluice-import-reader"
         thread.start()
         return pipe
+    }
+
+    /// The format to read `reader` as: the options', else the name's, else what its first bytes
+    /// say (read ahead and given again by the returned source).
+    private static func settleFormat(
+        of reader: any ChunkSource,
+        source: String,
+        options: ImportOptions
+    ) throws -> (ImportFormat, any ChunkSource) {
+        if options.format != .automatic { return (options.format, reader) }
+        if let format = ImportFormat.byName(source) { return (format, reader) }
+        if options.records.recordsAt != nil { return (.json, reader) }
+        let sniffer = FormatSniffer()
+        let peeked = try PeekedChunkSource(reader) { sniffer.look(at: $0) }
+        return (sniffer.decideAtEnd(), peeked)
     }
 }
 

@@ -20,7 +20,7 @@ package import SluiceJSONAPI
 /// type, key kind and key. Strings are unescaped UTF-8; objects and arrays are compact JSON text
 /// as ``JSONValue/jsonText`` writes it.
 package struct ImportRecord: Sendable {
-    package private(set) var bytes: [UInt8]
+    package internal(set) var bytes: [UInt8]
 
     /// What an attribute's value is, with what its payload holds.
     package enum ValueTag: UInt8, Sendable {

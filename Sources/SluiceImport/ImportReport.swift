@@ -22,6 +22,11 @@ public struct ImportOptions: Sendable {
     /// are read again but not written. An import with no interrupted run to continue (no row, or a
     /// complete one) runs whole. Default: `false`.
     public var resume = false
+    /// What the input is read as. Default: ``ImportFormat/automatic``, by each source's name and
+    /// first bytes.
+    public var format = ImportFormat.automatic
+    /// How plain JSON records become rows (ignored for JSON:API documents).
+    public var records = PlainRecordOptions()
 
     /// The defaults.
     public init() {}
@@ -111,6 +116,8 @@ public struct ImportSummary: Sendable {
     /// Resources a resumed import passed over because an earlier run had committed them (0 for an
     /// import that was not resumed).
     public var resumedAfter: Int
+    /// The format the input was read as (``ImportFormat/automatic`` decided for one).
+    public var format = ImportFormat.jsonAPI
     /// Rows per table written by this run, resource tables in the order first met, then
     /// `relationships`.
     public var tables: [TableRows]

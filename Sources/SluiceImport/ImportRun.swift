@@ -113,7 +113,7 @@ package enum ImportRun {
         }
         var tally = ImportTally(resumingFrom: resume, totalBytes: reader.size, started: started)
         // Reading starts once the database is ready, on threads of its own.
-        let pipe = ImportPipe.start(reading: reader, options: options, resumingFrom: resume)
+        let pipe = ImportPipe.start(reading: reader, source: source, options: options, resumingFrom: resume)
         do {
             let document = try await write(
                 from: pipe,
@@ -124,7 +124,8 @@ package enum ImportRun {
             )
             tally.bytesRead = reader.bytesRead
             try await commit(writer, closing: true, tally: &tally)
-            let summary = summary(of: tally, document, writer)
+            var summary = summary(of: tally, document, writer)
+            summary.format = pipe.format
             try await writer.finish(document, summary: summary)
             progress?(tally.progress(finished: true))
             return summary

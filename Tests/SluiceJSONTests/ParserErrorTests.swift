@@ -243,10 +243,6 @@ struct ParserErrorTests {
                 "Unexpected form feed (0x0C); JSON allows only space, tab, line feed and carriage return between tokens.",
                 1
             ),
-            (
-                "\u{FEFF}{}",
-                "Unexpected byte 0xEF at the start of the input; JSON text may not begin with a byte order mark.", 0
-            ),
         ]
     )
     func syntaxMessages(text: String, message: String, offset: Int) throws {

@@ -107,7 +107,7 @@ extension String {
 
 /// The state machine under ``StreamingJSONDecoder``'s element streaming. Feed it the tape after
 /// every chunk; it reports complete elements of the arrays at its path.
-struct JSONElementReader {
+package struct JSONElementReader {
     /// An open container.
     private struct Frame {
         /// Whether it is an object.
@@ -122,7 +122,7 @@ struct JSONElementReader {
         var children = 0
     }
 
-    let path: JSONPath
+    package let path: JSONPath
     /// The path's steps as UTF-8, for comparing keys without making strings.
     private let stepBytes: [[UInt8]]
     /// The next token to look at.
@@ -133,13 +133,13 @@ struct JSONElementReader {
     /// The depth (frame count) of the target array whose element is open.
     private var elementDepth = 0
     /// How many elements have been reported.
-    private(set) var elementCount = 0
+    package private(set) var elementCount = 0
     /// What stands at the path, once seen: the kind of its first token.
-    private(set) var targetKind: JSONToken.Kind?
+    package private(set) var targetKind: JSONToken.Kind?
     /// Where the value at the path starts, once seen.
-    private(set) var targetPosition: JSONPosition?
+    package private(set) var targetPosition: JSONPosition?
 
-    init(path: JSONPath) {
+    package init(path: JSONPath) {
         self.path = path
         stepBytes = path.steps.map { Array($0.utf8) }
     }
@@ -151,13 +151,13 @@ struct JSONElementReader {
     }
 
     /// The first token the reader still needs: every token before it may be released.
-    func firstNeededIndex(on tape: JSONTape) -> Int {
+    package func firstNeededIndex(on tape: JSONTape) -> Int {
         elementStart ?? cursor ?? tape.endIndex
     }
 
     /// Reads the tokens added since the last call and reports every element they complete, with
     /// its index among all elements reported.
-    mutating func advance(over tape: JSONTape, _ report: (JSONTape.Value, Int) throws -> Void) rethrows {
+    package mutating func advance(over tape: JSONTape, _ report: (JSONTape.Value, Int) throws -> Void) rethrows {
         var index = cursor ?? tape.startIndex
         let end = tape.endIndex
         while index < end {

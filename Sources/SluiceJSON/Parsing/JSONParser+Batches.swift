@@ -11,6 +11,7 @@ extension JSONParser {
     /// A parser whose first byte is the document's byte at `offset`, on `line` at `column`.
     package convenience init(limits: JSONLimits, startingAt offset: Int, line: Int, column: Int) {
         self.init(limits: limits)
+        startsMidDocument()
         state.pointee.chunkBase = offset
         state.pointee.scanOffset = offset
         state.pointee.line = line

@@ -57,7 +57,9 @@ public import Foundation
 /// ```
 ///
 /// The input must be one JSON value (RFC 8259) in UTF-8: no comments, no trailing commas, nothing
-/// after the value but whitespace. Every fault throws a ``JSONError`` with its position; after one,
+/// after the value but whitespace. A UTF-8 byte order mark at the very start is skipped, as RFC
+/// 8259 lets a parser do (positions still count its three bytes, so byte offsets stay the file's;
+/// columns on the first line start after it). Every fault throws a ``JSONError`` with its position; after one,
 /// the parser is spent and rethrows the same error. Limits come from ``JSONLimits``.
 ///
 /// A parser is not thread-safe; use one per document.
@@ -65,6 +67,9 @@ public final class JSONParser {
     private let callbacks: UnsafeMutablePointer<yajl_callbacks>
     let state: UnsafeMutablePointer<ParserState>
     private var finished = false
+    /// The first bytes of the input while they may still be a byte order mark (a chunk may end
+    /// inside one); `nil` once the start of the input has been judged.
+    private var leadingBytes: [UInt8]? = []
     /// Whether the tokenizer reads what it can and yajl only the rest; off, yajl reads everything
     /// (the tests compare the two).
     let usesTokenizer: Bool
@@ -121,6 +126,23 @@ public final class JSONParser {
         hot.pointee.hand_back = usesTokenizer
     }
 
+    /// Makes the parser ready for another value that starts at the input's byte `offset`, on `line`
+    /// at `column`, keeping its buffers: what reads a sequence of values (JSON Lines) does between
+    /// values, so that each value costs no allocation and reports the input's own positions. A
+    /// byte order mark is not skipped there.
+    package func reset(startingAt offset: Int, line: Int, column: Int) {
+        if let handle = state.pointee.handle { yajl_free(handle) }
+        state.pointee.reset(startingAt: offset, line: line, lineStart: offset - (column - 1))
+        finished = false
+        leadingBytes = nil
+        if !usesTokenizer { startYajl() }
+    }
+
+    /// For a parser that starts inside a document: no byte order mark can stand there.
+    func startsMidDocument() {
+        leadingBytes = nil
+    }
+
     /// Lets the tokenizer read on: yajl stopped after the token it was started for.
     private func stopYajl() {
         if let handle = state.pointee.handle { yajl_free(handle) }
@@ -168,6 +190,46 @@ public final class JSONParser {
         if let failure = state.pointee.failure { throw failure }
         precondition(!finished, "JSONParser.parse(_:) called after finish()")
         guard !bytes.isEmpty else { return }
+        if leadingBytes != nil {
+            try parseStart(bytes)
+            return
+        }
+        try parseChecked(bytes)
+    }
+
+    /// The UTF-8 byte order mark.
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// Parses the first bytes of the input, skipping a byte order mark: bytes that may be the
+    /// start of one are held until the mark is whole or ruled out, so that a chunk's end inside it
+    /// changes nothing.
+    private func parseStart(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
+        let held = leadingBytes ?? []
+        var candidate = held
+        var taken = 0
+        while candidate.count < 3, taken < bytes.count {
+            candidate.append(bytes[taken])
+            taken += 1
+        }
+        if candidate.elementsEqual(Self.byteOrderMark.prefix(candidate.count)) {
+            guard candidate.count == 3 else {
+                leadingBytes = candidate
+                return
+            }
+            leadingBytes = nil
+            // Skipped, not parsed: the next byte is the document's fourth, at column 1.
+            state.pointee.chunkBase = 3
+            state.pointee.scanOffset = 3
+            state.pointee.lineStart = 3
+            if taken < bytes.count { try parseChecked(UnsafeRawBufferPointer(rebasing: bytes[taken...])) }
+            return
+        }
+        leadingBytes = nil
+        if !held.isEmpty { try withBytes(held) { buffer throws(JSONError) in try parseChecked(buffer) } }
+        try parseChecked(bytes)
+    }
+
+    private func parseChecked(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
         let allowed = state.pointee.limits.maxDocumentBytes - state.pointee.chunkBase
         if bytes.count > allowed {
             try feed(UnsafeRawBufferPointer(rebasing: bytes[..<allowed]))
@@ -203,6 +265,12 @@ public final class JSONParser {
     public func finish() throws(JSONError) {
         if let failure = state.pointee.failure { throw failure }
         precondition(!finished, "JSONParser.finish() called twice")
+        if let held = leadingBytes, !held.isEmpty {
+            // The start of a byte order mark and nothing after it: not a mark, but input.
+            leadingBytes = nil
+            try withBytes(held) { buffer throws(JSONError) in try parseChecked(buffer) }
+        }
+        leadingBytes = nil
         finished = true
         if state.pointee.handle == nil {
             // The tokenizer never leaves a token open: a complete value needs nothing more.

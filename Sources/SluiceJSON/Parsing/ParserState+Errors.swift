@@ -273,7 +273,7 @@ extension ParserState {
         case .invalidCharacter where last == 0 && byte(at: 0) == 0xEF:
             return error(
                 .syntax,
-                "Unexpected byte 0xEF at the start of the input; JSON text may not begin with a byte order mark.",
+                "Unexpected byte 0xEF at the start of the input: the start of a UTF-8 byte order mark, but not a whole one.",
                 at: 0
             )
         case .invalidCharacter:

@@ -130,6 +130,39 @@ struct ParserState {
         hot.pointee.max_depth = limits.maxDepth
     }
 
+    /// Puts the state back as a new parser's, with its buffers kept and the next byte at `offset`
+    /// on `line` (whose first byte is at `lineStart`); the caller has freed any yajl handle.
+    mutating func reset(startingAt offset: Int, line: Int, lineStart: Int) {
+        failure = nil
+        tape.removeAll()
+        recent.removeAll(keepingCapacity: true)
+        pendingFirstByte = 0
+        carry.removeAll(keepingCapacity: true)
+        carryStart = 0
+        tokenWindow.removeAll(keepingCapacity: true)
+        tokenWindowStart = 0
+        let hot = self.hot
+        hot.pointee.chunk = nil
+        hot.pointee.chunk_count = 0
+        hot.pointee.chunk_base = offset
+        hot.pointee.chunk_is_virtual = false
+        hot.pointee.gap_had_separator = false
+        hot.pointee.last_token_was_key = false
+        hot.pointee.last_token_ended_value = false
+        hot.pointee.saw_token = false
+        hot.pointee.scan_offset = offset
+        hot.pointee.line = line
+        hot.pointee.line_start = lineStart
+        hot.pointee.pending_start = -1
+        hot.pointee.top_child_count = 0
+        hot.pointee.handle = nil
+        hot.pointee.yajl_base = 0
+        hot.pointee.muted = false
+        hot.pointee.hand_back = false
+        hot.pointee.handed_back = false
+        hot.pointee.container_count = 0
+    }
+
     /// Frees what the state allocated; called once, when the parser goes away.
     func deallocate() {
         containers.deallocate()

@@ -50,6 +50,13 @@ public struct DocumentSummary: Sendable {
     public var primaryCount = 0
     /// How many resources `included` held.
     public var includedCount = 0
+
+    /// A summary with these counts and no top-level members (what a reader of another format
+    /// reports).
+    package init(primaryCount: Int = 0, includedCount: Int = 0) {
+        self.primaryCount = primaryCount
+        self.includedCount = includedCount
+    }
 }
 
 /// Drives the parser and the document reader over a document's chunks, and the parallel path when

@@ -1,0 +1,332 @@
+// Plain JSON records as the import's records: a record's members become a row of one table (the
+// same record format, type inference and widening as a JSON:API resource's attributes), its key
+// comes from the members `--pk` names or from where it stands, and its nested values become JSON
+// text, flattened columns or child tables' rows. Written from the tape on the reading thread.
+
+import SluiceJSON
+
+/// Turns a plain record on the tape into the import's records: its own row, then the rows of
+/// its child tables (``NestedValues/tables``).
+struct PlainRecordBuilder {
+    let table: String
+    let nested: NestedValues
+    /// The members that key a record, as UTF-8.
+    private let keyMembers: [[UInt8]]
+    /// The one key member named `id`, which is the key column and not repeated as a column.
+    private let keyIsID: Bool
+    /// What keys a record without ``keyMembers``: its source's name and `:`.
+    private let sourcePrefix: String
+
+    init(options: PlainRecordOptions, source: String) {
+        table = options.table(for: source)
+        nested = options.nested
+        keyMembers = options.primaryKey.map { Array($0.utf8) }
+        keyIsID = options.primaryKey == ["id"]
+        sourcePrefix = source + ":"
+    }
+
+    /// Appends the records of `value` to `records`; `place` keys it when no member does (a line
+    /// number or an index), `pointer` names it in messages.
+    ///
+    /// - Throws: `JSONError` when a key member is missing or not a string or number.
+    func records(of value: JSONTape.Value, place: Int, pointer: String, into records: inout [ImportRecord]) throws {
+        var record = ImportRecord()
+        record.appendText(table)
+        record.append(ImportRecord.KeyKind.id.rawValue)
+        let keyAt = record.beginText()
+        try appendKey(of: value, place: place, pointer: pointer, into: &record.bytes)
+        record.endText(keyAt)
+        let key = Array(record.bytes[(keyAt + 4)...])
+        var children: [ImportRecord] = []
+        let countAt = record.bytes.count
+        record.append(UInt32(0))
+        var count: UInt32 = 0
+        if value.kind == .objectStart {
+            appendMembers(
+                of: value,
+                prefix: "",
+                table: table,
+                key: key,
+                topLevel: true,
+                into: &record,
+                count: &count,
+                children: &children
+            )
+        } else {
+            record.appendText("value")
+            record.appendScalarOrJSON(value)
+            count = 1
+        }
+        record.patch(count, at: countAt)
+        // No relationships.
+        record.append(UInt32(0))
+        records.append(record)
+        records.append(contentsOf: children)
+    }
+
+    /// The key's text: the key member's value, a JSON array of several, or the source and place.
+    private func appendKey(of value: JSONTape.Value, place: Int, pointer: String, into bytes: inout [UInt8]) throws {
+        guard !keyMembers.isEmpty else {
+            bytes.append(contentsOf: sourcePrefix.utf8)
+            bytes.append(contentsOf: String(place).utf8)
+            return
+        }
+        guard value.kind == .objectStart else {
+            throw keyFault(
+                "The record is \(value.kind.nounPhrase), not an object with the key's members.",
+                value,
+                pointer
+            )
+        }
+        var parts: [JSONTape.Value] = []
+        for name in keyMembers {
+            let member = name.withUnsafeBytes { name in
+                value.firstMember { $0.elementsEqual(name) }
+            }
+            guard let member, member.kind == .string || member.kind == .number else {
+                let quoted = "\"\(String(decoding: name, as: UTF8.self))\""
+                let what =
+                    member.map { "its member \(quoted) is \($0.kind.nounPhrase), but a key is a string or a number" }
+                    ?? "it has no member \(quoted), which the key names"
+                throw keyFault("The record cannot be keyed: \(what).", member ?? value, pointer)
+            }
+            parts.append(member)
+        }
+        if parts.count == 1 {
+            parts[0].tape.withUnsafeText(of: parts[0].token) { bytes.append(contentsOf: $0) }
+            return
+        }
+        bytes.append(UInt8(ascii: "["))
+        for (index, part) in parts.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            part.writeJSON(into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    private func keyFault(_ message: String, _ at: JSONTape.Value, _ pointer: String) -> JSONError {
+        var error = JSONError(kind: .typeMismatch, message: message, position: at.position)
+        error.pointer = pointer
+        return error
+    }
+
+    /// Appends an object's members as attributes named `prefix` + name: flattened objects and,
+    /// with child tables, arrays as child records of `table` keyed under `key`.
+    private func appendMembers(
+        of object: JSONTape.Value,
+        prefix: String,
+        table: String,
+        key: [UInt8],
+        topLevel: Bool,
+        into record: inout ImportRecord,
+        count: inout UInt32,
+        children: inout [ImportRecord]
+    ) {
+        guard let members = try? object.members() else { return }
+        for member in members {
+            let value = member.value
+            let isKeyColumn =
+                topLevel && keyIsID
+                && object.tape.withUnsafeText(of: member.keyToken) { $0.elementsEqual("id".utf8) }
+            if isKeyColumn { continue }
+            let name = prefix + object.tape.text(of: member.keyToken)
+            switch (value.kind, nested) {
+            case (.objectStart, .flatten), (.objectStart, .tables):
+                appendMembers(
+                    of: value,
+                    prefix: name + "_",
+                    table: table,
+                    key: key,
+                    topLevel: false,
+                    into: &record,
+                    count: &count,
+                    children: &children
+                )
+            case (.arrayStart, .tables):
+                appendChildren(of: value, table: table + "_" + name, parentKey: key, into: &children)
+            default:
+                record.appendText(name)
+                record.appendScalarOrJSON(value)
+                count += 1
+            }
+        }
+    }
+
+    /// The rows of child table `table`: one per element of `array`.
+    private func appendChildren(
+        of array: JSONTape.Value,
+        table: String,
+        parentKey: [UInt8],
+        into children: inout [ImportRecord]
+    ) {
+        guard let elements = try? array.elements() else { return }
+        for (position, element) in elements.enumerated() {
+            var record = ImportRecord()
+            record.appendText(table)
+            record.append(ImportRecord.KeyKind.id.rawValue)
+            let keyAt = record.beginText()
+            record.bytes.append(contentsOf: parentKey)
+            record.bytes.append(UInt8(ascii: "/"))
+            record.bytes.append(contentsOf: String(position).utf8)
+            record.endText(keyAt)
+            let key = Array(record.bytes[(keyAt + 4)...])
+            let countAt = record.bytes.count
+            record.append(UInt32(0))
+            record.appendText("_parent_id")
+            parentKey.withUnsafeBytes { record.appendKeyValue($0) }
+            record.appendText("_position")
+            String(position).utf8.withContiguousStorageIfAvailable {
+                record.appendNumber(UnsafeRawBufferPointer($0))
+            }
+            var count: UInt32 = 2
+            var grandchildren: [ImportRecord] = []
+            if element.kind == .objectStart {
+                appendMembers(
+                    of: element,
+                    prefix: "",
+                    table: table,
+                    key: key,
+                    topLevel: false,
+                    into: &record,
+                    count: &count,
+                    children: &grandchildren
+                )
+            } else {
+                record.appendText("value")
+                record.appendScalarOrJSON(element)
+                count += 1
+            }
+            record.patch(count, at: countAt)
+            record.append(UInt32(0))
+            children.append(record)
+            children.append(contentsOf: grandchildren)
+        }
+    }
+}
+
+extension ImportRecord {
+    /// A value as an attribute's tag and payload: scalars as themselves, objects and arrays as
+    /// compact JSON text.
+    mutating func appendScalarOrJSON(_ value: JSONTape.Value) {
+        let tape = value.tape
+        switch value.kind {
+        case .null: append(ValueTag.null.rawValue)
+        case .true: append(ValueTag.true.rawValue)
+        case .false: append(ValueTag.false.rawValue)
+        case .string:
+            append(ValueTag.string.rawValue)
+            tape.withUnsafeText(of: value.token) { appendText($0) }
+        case .number:
+            tape.withUnsafeText(of: value.token) { appendNumber($0) }
+        case .objectStart, .arrayStart:
+            append(ValueTag.json.rawValue)
+            let at = beginText()
+            value.writeJSON(into: &bytes)
+            endText(at)
+        case .objectEnd, .arrayEnd, .key:
+            append(ValueTag.null.rawValue)
+        }
+    }
+
+    /// A key's text as an attribute: an integer where it spells one (so `_parent_id` joins an
+    /// integer `id`), else a string.
+    mutating func appendKeyValue(_ key: UnsafeRawBufferPointer) {
+        if Self.exactInteger(key) != nil {
+            appendNumber(key)
+        } else {
+            append(ValueTag.string.rawValue)
+            appendText(key)
+        }
+    }
+}
+
+/// Reads plain records from an input in one of the plain formats and hands over their import
+/// records in order, in memory the size of one record.
+enum PlainRecordReader {
+    /// Reads `input` as `format` (``ImportFormat/json``, ``ImportFormat/lines`` or
+    /// ``ImportFormat/textSequence``), calling `emit` with each import record.
+    ///
+    /// - Returns: the counts of the `documents` row: records, and child tables' rows.
+    /// - Throws: `JSONError` at the first fault of the input (with the file's line and column),
+    ///   or what `emit` throws.
+    static func read(
+        _ input: any ChunkSource,
+        as format: ImportFormat,
+        options: PlainRecordOptions,
+        source: String,
+        limits: JSONLimits,
+        emit: (ImportRecord) throws -> Void
+    ) throws -> (records: Int, childRows: Int) {
+        let builder = PlainRecordBuilder(options: options, source: source)
+        var records: [ImportRecord] = []
+        var counts = (records: 0, childRows: 0)
+        func take(_ value: JSONTape.Value, place: Int, pointer: String) throws {
+            records.removeAll(keepingCapacity: true)
+            try builder.records(of: value, place: place, pointer: pointer, into: &records)
+            counts.records += 1
+            counts.childRows += records.count - 1
+            for record in records { try emit(record) }
+        }
+        switch format {
+        case .lines, .textSequence:
+            let sequence = format == .lines ? JSONSequenceFormat.lines : .textSequence
+            let reader = JSONSequenceReader(format: sequence, limits: limits)
+            // A JSON Lines record is keyed and named by its line, a sequence's by its index.
+            func takeValue(_ value: JSONTape.Value, at: JSONSequenceIndex) throws {
+                try take(value, place: sequence == .lines ? at.position.line : at.index, pointer: "")
+            }
+            try input.forEachChunk { chunk in try reader.feed(chunk, takeValue) }
+            try reader.finish(takeValue)
+        default:
+            try readValue(input, at: options.recordsAt, limits: limits, take: take)
+        }
+        return counts
+    }
+
+    /// One JSON value: the elements of the array at `path` (the top level by default), or, with no
+    /// path, a top-level object as one record.
+    private static func readValue(
+        _ input: any ChunkSource,
+        at path: JSONPath?,
+        limits: JSONLimits,
+        take: (JSONTape.Value, Int, String) throws -> Void
+    ) throws {
+        let parser = JSONParser(limits: limits)
+        var elements = JSONElementReader(path: path ?? JSONPath(steps: []))
+        let prefix = elements.path.description
+        // Undecided until the first token: a top-level object (with no path) is kept whole.
+        var wholeValue: Bool?
+        try input.forEachChunk { chunk in
+            try parser.parse(chunk)
+            let tape = parser.tape
+            if wholeValue == nil, tape.endIndex > tape.startIndex {
+                wholeValue = path == nil && tape[tape.startIndex].kind != .arrayStart
+            }
+            guard wholeValue == false else { return }
+            try elements.advance(over: tape) { value, index in try take(value, index, "\(prefix)/\(index)") }
+            parser.removeTokens(before: elements.firstNeededIndex(on: parser.tape))
+        }
+        try parser.finish()
+        let tape = parser.tape
+        if wholeValue == true {
+            try take(tape.value(at: tape.startIndex), 0, "")
+            return
+        }
+        try elements.advance(over: tape) { value, index in try take(value, index, "\(prefix)/\(index)") }
+        guard let kind = elements.targetKind else {
+            throw JSONError(
+                kind: .typeMismatch,
+                message: "The input has no value at \(prefix), where the records were to be.",
+                position: JSONPosition(byteOffset: 0, line: 1, column: 1)
+            )
+        }
+        guard kind == .arrayStart else {
+            throw JSONError(
+                kind: .typeMismatch,
+                message:
+                    "Expected an array of records at \(prefix.isEmpty ? "the top level" : prefix), but found \(kind.nounPhrase).",
+                position: elements.targetPosition ?? JSONPosition(byteOffset: 0, line: 1, column: 1)
+            )
+        }
+    }
+}
