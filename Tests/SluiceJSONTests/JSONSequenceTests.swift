@@ -133,4 +133,55 @@ struct JSONSequenceTests {
             #expect(error.kind == .unexpectedEndOfInput)
         }
     }
+
+    struct Event: Decodable, Equatable {
+        var id: Int
+        var userName: String
+    }
+
+    static let eventLines = "{\"id\": 1, \"user_name\": \"ada\"}\r\n\n{\"id\": 2, \"user_name\": \"bob\"}"
+
+    @Test("the decoder reads JSON Lines with its strategies, from memory and from chunks")
+    func decoderValues() async throws {
+        let decoder = StreamingJSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        var events: [Event] = []
+        try decoder.forEachValue(of: Event.self, in: Data(Self.eventLines.utf8)) { events.append($0) }
+        let expected = [Event(id: 1, userName: "ada"), Event(id: 2, userName: "bob")]
+        #expect(events == expected)
+        let bytes = Array(Self.eventLines.utf8)
+        let chunks = AsyncStream<[UInt8]> { continuation in
+            for byte in bytes { continuation.yield([byte]) }
+            continuation.finish()
+        }
+        var streamed: [Event] = []
+        for try await event in decoder.values(of: Event.self, from: chunks) { streamed.append(event) }
+        #expect(streamed == expected)
+    }
+
+    @Test("a value that fails to decode names its index and line; bad JSON names its line")
+    func decoderErrors() throws {
+        let decoder = StreamingJSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let wrongType = "{\"id\": 1, \"user_name\": \"a\"}\n{\"id\": \"two\", \"user_name\": \"b\"}\n"
+        var decoded = 0
+        do {
+            try decoder.forEachValue(of: Event.self, in: Data(wrongType.utf8)) { _ in decoded += 1 }
+            Issue.record("decoded a string as an Int")
+        } catch DecodingError.typeMismatch(_, let context) {
+            #expect(
+                context.codingPath.map(\.stringValue) == ["Index 1", "id"]
+                    || context.codingPath.map(\.stringValue) == ["1", "id"]
+            )
+            #expect(context.debugDescription.contains("line 2"), "\(context.debugDescription)")
+        }
+        #expect(decoded == 1)
+        do {
+            try decoder.forEachValue(of: Event.self, in: Data("{\"id\": 1, \"user_name\": \"a\"}\n{\"id\": 2,\n".utf8))
+            { _ in }
+            Issue.record("accepted a cut line")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.debugDescription.contains("line 2, column "), "\(context.debugDescription)")
+        }
+    }
 }
