@@ -22,26 +22,53 @@ struct Flatten: AsyncParsableCommand {
             document: the server reported errors instead of data, and each error object is summed up \
             on standard error (status, title or code, detail and source, as far as it has them).
 
+            Plain JSON is flattened into its records instead: with --at POINTER, each element of the \
+            array there becomes a line; with --lines (or a file named .jsonl or .ndjson), each value \
+            of a JSON Lines file is written again as one compact line, blank lines dropped. A bad line \
+            stops at FILE:LINE:COLUMN.
+
             Examples:
               sluice flatten articles.json > articles.ndjson
               sluice generate --articles 1000 | sluice flatten - | wc -l
+              sluice flatten --at /results export.json > export.ndjson
             """
     )
 
     @Argument(help: "The document to read. Give - (the default) to read standard input.")
     var file = "-"
 
+    @Option(
+        name: .customLong("at"),
+        help: ArgumentHelp("Plain JSON: write each element of the array at this JSON Pointer.", valueName: "pointer")
+    )
+    var recordsAt: String?
+
+    @Flag(help: "Plain JSON: read JSON Lines and write each value again as one compact line.")
+    var lines = false
+
     @OptionGroup var jobs: JobsOption
+
+    func validate() throws {
+        if recordsAt != nil && lines { throw ValidationError("Give --at or --lines, not both.") }
+    }
 
     func run() async throws {
         let name = Input.displayName(of: file)
         var report = FaultReport()
         var output = OutputBuffer(terminal: .standardOutput)
+        let lowercased = file.lowercased()
+        let readsLines = lines || lowercased.hasSuffix(".jsonl") || lowercased.hasSuffix(".ndjson")
         do {
             let reader = try FileChunkReader(path: file)
-            var flattener = JSONAPIFlattener()
-            flattener.parallelism = jobs.parallelism
-            try flattener.flatten(reader) { try output.write($0) }
+            if let recordsAt {
+                try Self.writeElements(of: reader, at: JSONPath(recordsAt)) { try output.write($0) }
+            } else if readsLines {
+                try Self.writeLines(of: reader) { try output.write($0) }
+            } else {
+                var flattener = JSONAPIFlattener()
+                flattener.parallelism = jobs.parallelism
+                try flattener.flatten(reader) { try output.write($0) }
+            }
         } catch let failure as OutputFailure {
             throw failure
         } catch {
@@ -51,6 +78,50 @@ struct Flatten: AsyncParsableCommand {
         }
         try output.flush()
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
+    }
+}
+
+extension Flatten {
+    /// Writes each value of a JSON Lines input as one compact line.
+    static func writeLines(of reader: FileChunkReader, _ write: ([UInt8]) throws -> Void) throws {
+        let sequence = JSONSequenceReader(format: .lines, limits: .streaming)
+        var line: [UInt8] = []
+        func each(_ value: JSONTape.Value, _: JSONSequenceIndex) throws {
+            line.removeAll(keepingCapacity: true)
+            value.writeJSON(into: &line)
+            line.append(0x0A)
+            try write(line)
+        }
+        try reader.forEachChunk { chunk in try sequence.feed(chunk, each) }
+        try sequence.finish(each)
+    }
+
+    /// Writes each element of the array at `path` as one compact line, in one element's memory.
+    static func writeElements(of reader: FileChunkReader, at path: JSONPath, _ write: ([UInt8]) throws -> Void) throws {
+        let parser = JSONParser(limits: .streaming)
+        var elements = JSONElementReader(path: path)
+        var line: [UInt8] = []
+        func each(_ value: JSONTape.Value, _: Int) throws {
+            line.removeAll(keepingCapacity: true)
+            value.writeJSON(into: &line)
+            line.append(0x0A)
+            try write(line)
+        }
+        try reader.forEachChunk { chunk in
+            try parser.parse(chunk)
+            try elements.advance(over: parser.tape, each)
+            parser.removeTokens(before: elements.firstNeededIndex(on: parser.tape))
+        }
+        try parser.finish()
+        try elements.advance(over: parser.tape, each)
+        guard elements.targetKind == .arrayStart else {
+            let found = elements.targetKind.map { "found \($0.nounPhrase)" } ?? "found nothing"
+            throw JSONError(
+                kind: .typeMismatch,
+                message: "Expected an array at \(path), but \(found).",
+                position: elements.targetPosition ?? JSONPosition(byteOffset: 0, line: 1, column: 1)
+            )
+        }
     }
 }
 

@@ -16,8 +16,18 @@ import Musl
 /// `sluice import`: a JSON:API document streamed into SQLite or PostgreSQL.
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Imports a JSON:API document into SQLite or PostgreSQL, as a stream, in constant memory.",
+        abstract:
+            "Imports JSON:API documents or plain JSON (JSON Lines, arrays of objects) into SQLite or PostgreSQL, as a stream.",
         discussion: """
+            Plain JSON (see --format for how it is told from JSON:API) goes into one table, --table \
+            (default: the file's name without extensions), a row per record and a column per member \
+            with the types below; the records are the lines of a JSON Lines file, the elements of an \
+            array (the one at --at POINTER, or the top-level one), or one object. Nested objects \
+            become columns named by their path (--nested flatten, the default), stay JSON text \
+            (--nested json), or, with arrays, rows of child tables (--nested tables). A record's id is \
+            its --pk members' value, else FILE:LINE (or FILE:INDEX), so a re-import updates either \
+            way. A bad line stops the import at FILE:LINE:COLUMN, as any fault does.
+
             Every resource, primary or included, becomes a row of the table named as its type, keyed \
             by its id (its lid when it has none), with one column per attribute: TEXT, INTEGER or REAL \
             after the attribute's first value, objects and arrays as JSON text, Booleans as 0 or 1, null \
@@ -40,7 +50,8 @@ struct Import: AsyncParsableCommand {
             followed to the last page (a documents row per page); --header adds request headers \
             (credentials are never printed).
 
-            Several documents (files, and directories standing for their .json and .json.gz files) \
+            Several documents (files, and directories standing for their .json, .jsonl, .ndjson and \
+            .json-seq files, each also .gz) \
             are imported in one run, each with its own documents row, progress lines and resume \
             point; a file named twice goes once. Into PostgreSQL, --jobs of them go at once \
             (default: the cores), each read on one thread; into SQLite, whose file has one writer, \
@@ -61,6 +72,8 @@ struct Import: AsyncParsableCommand {
               sluice import export.json.gz --sqlite /var/tmp/export.sqlite --batch-size 20000
               PGPASSWORD=secret sluice import export.json --postgres postgres://importer@db:5432/exports
               sluice import export.json --resume
+              sluice import events.ndjson.gz --pk id --table events
+              sluice import users.json --at /results --nested tables
               sluice import exports/ part-7.json.gz --postgres postgres://importer@db:5432/exports --jobs 4
               sluice generate --articles 1000 | sluice import - --quiet
               sluice import 'https://api.example.com/articles?page[size]=500' -H 'Authorization: Bearer $TOKEN'
@@ -69,7 +82,7 @@ struct Import: AsyncParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "The documents to import: files, directories (their .json and .json.gz files), - for standard input (the default), or one URL.",
+            "The documents to import: files, directories (their .json, .jsonl, .ndjson and .json-seq files, also .gz), - for standard input (the default), or one URL.",
             valueName: "document"
         )
     )
@@ -193,7 +206,9 @@ struct Import: AsyncParsableCommand {
             throw ExitCode(2)
         }
         guard !sources.isEmpty else {
-            Terminal.message("sluice: no .json or .json.gz documents in \(files.joined(separator: ", "))\n")
+            Terminal.message(
+                "sluice: no .json, .jsonl, .ndjson or .json-seq documents (or .gz) in \(files.joined(separator: ", "))\n"
+            )
             throw ExitCode(2)
         }
         if files.count <= 1, sources.count == 1, sources[0].path == file {

@@ -64,6 +64,15 @@ struct Validate: AsyncParsableCommand {
     @Flag(help: "Check JSON syntax only: the grammar of RFC 8259, strict UTF-8, and the limits below.")
     var syntax = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "With --syntax: read each file as JSON Lines, one value per line, and list every bad line.",
+            discussion:
+                "Files named .jsonl or .ndjson are read so without it, and .json-seq files as RFC 7464 sequences."
+        )
+    )
+    var lines = false
+
     @Option(
         help: ArgumentHelp(
             "Treat the documents as requests to a resource endpoint (resource, the default when the value is left out), updates of a resource (update) or requests to a relationship endpoint (relationship).",
@@ -128,6 +137,7 @@ struct Validate: AsyncParsableCommand {
         guard maxDepth > 0 else { throw ValidationError("--max-depth must be at least 1.") }
         guard maxStringBytes >= 0 else { throw ValidationError("--max-string-bytes must not be negative.") }
         guard maxHeldBytes > 0 else { throw ValidationError("--max-held-bytes must be at least 1.") }
+        if lines && !syntax { throw ValidationError("--lines checks syntax: give --syntax with it.") }
         guard maxViolations > 0 else { throw ValidationError("--max-violations must be at least 1.") }
     }
 
@@ -144,7 +154,16 @@ struct Validate: AsyncParsableCommand {
                 let reader = try FileChunkReader(path: path)
                 let bytes: Int
                 var isValid = true
-                if syntax {
+                if syntax, let format = lineFormat(of: path) {
+                    // Each line stands alone: every bad one is listed, not only the first.
+                    let faults = try Self.checkLines(of: reader, format: format, limits: limits, limit: maxViolations)
+                    for fault in faults.listed { try report.add(fault, in: name) }
+                    if faults.more > 0 {
+                        Terminal.message("\(name): \(faults.more) more bad \(format == .lines ? "lines" : "values")\n")
+                    }
+                    isValid = faults.listed.isEmpty
+                    bytes = reader.bytesRead
+                } else if syntax {
                     bytes = try JSONParser.validateSyntax(
                         of: reader,
                         limits: limits,
@@ -192,6 +211,40 @@ struct Validate: AsyncParsableCommand {
 }
 
 extension Validate {
+    /// The sequence format `--syntax` checks `path` as: `--lines`, or its extension (`.jsonl`,
+    /// `.ndjson`, `.json-seq`); `nil` for one JSON value.
+    func lineFormat(of path: String) -> JSONSequenceFormat? {
+        if lines { return .lines }
+        let name = path.lowercased()
+        if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") { return .lines }
+        if name.hasSuffix(".json-seq") { return .textSequence }
+        return nil
+    }
+
+    /// The values of a JSON Lines input (or a text sequence) that are not valid JSON, the first
+    /// `limit` of them, and how many more there are.
+    static func checkLines(
+        of reader: FileChunkReader,
+        format: JSONSequenceFormat,
+        limits: JSONLimits,
+        limit: Int
+    ) throws -> (listed: [JSONError], more: Int) {
+        let sequence = JSONSequenceReader(format: format, limits: limits)
+        var listed: [JSONError] = []
+        var more = 0
+        sequence.valueFault = { fault in
+            if listed.count < limit { listed.append(fault) } else { more += 1 }
+        }
+        do {
+            try reader.forEachChunk { chunk in try sequence.feed(chunk) { _, _ in } }
+            try sequence.finish { _, _ in }
+        } catch let fault as JSONError {
+            // A fault of the sequence itself (a line past the limit) ends the check.
+            listed.append(fault)
+        }
+        return (listed, more)
+    }
+
     /// `--request` alone means `--request resource`: it was a flag before it took a value, and
     /// it still reads best that way for the common case. ArgumentParser has no option whose value
     /// may be left out, so the arguments of `sluice validate` are completed before parsing.

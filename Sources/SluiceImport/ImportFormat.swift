@@ -145,7 +145,8 @@ final class FormatSniffer {
             try parser.parse(chunk)
         } catch {
             // A second value after a whole first one: a file of lines. Any other fault is the
-            // reader's to report.
+            // reader's to report, after the members before it have had their say.
+            scanKeys()
             decided = parser.isComplete ? .lines : documentOrRecord
             return true
         }

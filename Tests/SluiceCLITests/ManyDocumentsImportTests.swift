@@ -131,6 +131,6 @@ struct ManyDocumentsImportTests {
             "import", directory.path, "--sqlite", directory.appendingPathComponent("x.sqlite").path,
         ])
         #expect(empty.status == 2)
-        #expect(empty.standardError.contains("no .json or .json.gz documents in"))
+        #expect(empty.standardError.contains("no .json, .jsonl, .ndjson or .json-seq documents (or .gz) in"))
     }
 }

@@ -233,4 +233,42 @@ struct PlainImportCommandTests {
         #expect(outputs[0].count == 2000)
         #expect(outputs[0] == outputs[1])
     }
+
+    @Test("validate --syntax lists every bad line of a JSON Lines file, up to --max-violations")
+    func validateLines() throws {
+        let directory = try ImportCommandTests.directory()
+        let text = "{\"a\": 1}\n{\"a\": }\n{\"a\": 3}\n[1,\n\u{FEFF}{}\n{\"a\": 6}\n"
+        let input = try Self.write(text, named: "mixed.ndjson", in: directory)
+        let run = try Command.run(["validate", "--syntax", input])
+        #expect(run.status == 1)
+        let faults = run.standardError.split(separator: "\n").filter { $0.hasPrefix(input + ":") }
+        #expect(faults.map { $0.split(separator: ":")[1] } == ["2", "4", "5"], "\(run.standardError)")
+        let limited = try Command.run(["validate", "--syntax", "--max-violations", "1", input])
+        #expect(limited.standardError.contains("\(input): 2 more bad lines"), "\(limited.standardError)")
+        let good = try Self.write("{}\r\n\n[]\n", named: "good.log", in: directory)
+        #expect(try Command.run(["validate", "--syntax", "--lines", good]).status == 0)
+        #expect(try Command.run(["validate", "--syntax", good]).status == 1)
+    }
+
+    @Test("flatten writes the records of plain JSON one compact line each")
+    func flattenPlain() throws {
+        let directory = try ImportCommandTests.directory()
+        let wrapped = try Self.write(
+            "{\"n\": 2, \"results\": [ {\"a\": 1},\n {\"b\": [1, 2]} ]}",
+            named: "r.json",
+            in: directory
+        )
+        let elements = try Command.run(["flatten", "--at", "/results", wrapped])
+        #expect(elements.status == 0, "\(elements.standardError)")
+        #expect(elements.standardOutput == "{\"a\":1}\n{\"b\":[1,2]}\n")
+        let lines = try Self.write("{ \"a\" : 1 }\r\n\n[ 1 ]\n", named: "l.jsonl", in: directory)
+        let relined = try Command.run(["flatten", lines])
+        #expect(relined.standardOutput == "{\"a\":1}\n[1]\n", "\(relined.standardError)")
+        let missing = try Command.run(["flatten", "--at", "/nothing", wrapped])
+        #expect(missing.status == 1)
+        #expect(
+            missing.standardError.contains("Expected an array at /nothing, but found nothing."),
+            "\(missing.standardError)"
+        )
+    }
 }

@@ -415,4 +415,39 @@ struct PostgresImportTests {
         #expect(closed.standardError.contains("cannot open the database"))
         #expect(!closed.standardError.contains("secret"))
     }
+
+    @Test("plain JSON Lines with child tables gives the same rows in PostgreSQL as in SQLite")
+    func plainRecordsLikeSQLite() async throws {
+        let directory = try ImportCommandTests.directory()
+        let lines = (0..<300).map { index in
+            var line = "{\"id\": \(index), \"kind\": \"k\(index % 3)\", \"actor\": {\"login\": \"u\(index % 17)\"}"
+            line += ", \"items\": [{\"n\": \(index)}, {\"n\": \(index + 1), \"extra\": true}]"
+            if index > 150 { line += ", \"late\": \(Double(index) / 4)" }
+            return line + "}"
+        }
+        let input = directory.appendingPathComponent("feed.ndjson").path
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: input))
+        let sqlite = directory.appendingPathComponent("out.sqlite").path
+        let options = ["--pk", "id", "--nested", "tables", "--batch-size", "64"]
+        let sqliteRun = try Command.run(["import", input, "--sqlite", sqlite] + options)
+        #expect(sqliteRun.status == 0, "\(sqliteRun.standardError)")
+        let url = try await TestPostgres.database()
+        for _ in 0..<2 {
+            let run = try Command.run(["import", input, "--postgres", url] + options)
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardOutput.hasPrefix("Imported 300 records and 600 child rows"), "\(run.standardOutput)")
+        }
+        let questions = [
+            "SELECT COUNT(*), SUM(CAST(id AS INTEGER)), MIN(actor_login), MAX(actor_login) FROM feed",
+            "SELECT kind, COUNT(*), CAST(SUM(late * 4) AS INTEGER) FROM feed GROUP BY kind ORDER BY kind",
+            "SELECT COUNT(*), SUM(n), COUNT(extra) FROM feed_items",
+            "SELECT CAST(_parent_id AS TEXT), _position, n FROM feed_items ORDER BY n, _position LIMIT 5",
+            "SELECT source, status, primary_count, included_count FROM documents",
+        ]
+        for question in questions {
+            let expected = try Self.sqliteAnswers(sqlite, question)
+            let answer = try await TestPostgres.query(url, question)
+            #expect(answer == expected, "\(question)")
+        }
+    }
 }

@@ -65,6 +65,11 @@ package final class JSONSequenceReader {
     /// The line `pendingStart` is on, and the offset of that line's first byte.
     private var line = 1
     private var lineStart = 0
+    /// Where a value that is not valid JSON goes, when the caller wants the rest of the input read
+    /// anyway (each value is delimited without parsing, so a bad one leaves the next intact);
+    /// `nil` throws it. Faults of the sequence itself (a value over the limit, a text sequence
+    /// without a separator) always throw.
+    package var valueFault: ((JSONError) throws -> Void)?
     /// Values handed over so far.
     package private(set) var count = 0
     /// Whether the start of the input (where a byte order mark may stand) is still ahead.
@@ -169,8 +174,14 @@ package final class JSONSequenceReader {
         }
         let origin = position(of: start, in: bytes, from: pendingStart)
         parser.reset(startingAt: start, line: origin.line, column: origin.column)
-        try parser.parse(text)
-        try parser.finish()
+        do {
+            try parser.parse(text)
+            try parser.finish()
+        } catch {
+            guard let valueFault else { throw error }
+            try valueFault(error)
+            return
+        }
         let tape = parser.tape
         let index = JSONSequenceIndex(
             index: count,
