@@ -60,8 +60,8 @@ def main():
     parser.add_argument("--array")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    # About 520 bytes an event.
-    total = args.megabytes * 1_000_000 // 520
+    # About 400 bytes an event.
+    total = args.megabytes * 1_000_000 // 400
     with open(args.lines, "w") as lines:
         for index in range(total):
             lines.write(json.dumps(event(index, rng, total), separators=(",", ":")))

@@ -167,6 +167,7 @@ package final class ImportPipe: @unchecked Sendable {
                         options: options.records,
                         source: source,
                         limits: options.limits,
+                        threads: options.readingParallelism.threadCount,
                         emit: add
                     )
                     summary = DocumentSummary(primaryCount: counts.records, includedCount: counts.childRows)

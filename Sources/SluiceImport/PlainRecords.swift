@@ -44,7 +44,7 @@ struct PlainRecordBuilder {
         if value.kind == .objectStart {
             appendMembers(
                 of: value,
-                prefix: "",
+                prefix: [],
                 table: table,
                 key: key,
                 topLevel: true,
@@ -111,10 +111,11 @@ struct PlainRecordBuilder {
     }
 
     /// Appends an object's members as attributes named `prefix` + name: flattened objects and,
-    /// with child tables, arrays as child records of `table` keyed under `key`.
+    /// with child tables, arrays as child records of `table` keyed under `key`. Names are written
+    /// from the tape's bytes, with no `String` made per member.
     private func appendMembers(
         of object: JSONTape.Value,
-        prefix: String,
+        prefix: [UInt8],
         table: String,
         key: [UInt8],
         topLevel: Bool,
@@ -123,18 +124,20 @@ struct PlainRecordBuilder {
         children: inout [ImportRecord]
     ) {
         guard let members = try? object.members() else { return }
+        let tape = object.tape
         for member in members {
             let value = member.value
             let isKeyColumn =
-                topLevel && keyIsID
-                && object.tape.withUnsafeText(of: member.keyToken) { $0.elementsEqual("id".utf8) }
+                topLevel && keyIsID && tape.withUnsafeText(of: member.keyToken) { $0.elementsEqual("id".utf8) }
             if isKeyColumn { continue }
-            let name = prefix + object.tape.text(of: member.keyToken)
             switch (value.kind, nested) {
             case (.objectStart, .flatten), (.objectStart, .tables):
+                var inner = prefix
+                tape.withUnsafeText(of: member.keyToken) { inner.append(contentsOf: $0) }
+                inner.append(UInt8(ascii: "_"))
                 appendMembers(
                     of: value,
-                    prefix: name + "_",
+                    prefix: inner,
                     table: table,
                     key: key,
                     topLevel: false,
@@ -143,9 +146,14 @@ struct PlainRecordBuilder {
                     children: &children
                 )
             case (.arrayStart, .tables):
+                let name = String(decoding: prefix, as: UTF8.self) + tape.text(of: member.keyToken)
                 appendChildren(of: value, table: table + "_" + name, parentKey: key, into: &children)
             default:
-                record.appendText(name)
+                tape.withUnsafeText(of: member.keyToken) { name in
+                    record.append(UInt32(prefix.count + name.count))
+                    record.bytes.append(contentsOf: prefix)
+                    record.bytes.append(contentsOf: name)
+                }
                 record.appendScalarOrJSON(value)
                 count += 1
             }
@@ -183,7 +191,7 @@ struct PlainRecordBuilder {
             if element.kind == .objectStart {
                 appendMembers(
                     of: element,
-                    prefix: "",
+                    prefix: [],
                     table: table,
                     key: key,
                     topLevel: false,
@@ -255,6 +263,7 @@ enum PlainRecordReader {
         options: PlainRecordOptions,
         source: String,
         limits: JSONLimits,
+        threads: Int = 1,
         emit: (ImportRecord) throws -> Void
     ) throws -> (records: Int, childRows: Int) {
         let builder = PlainRecordBuilder(options: options, source: source)
@@ -268,6 +277,15 @@ enum PlainRecordReader {
             for record in records { try emit(record) }
         }
         switch format {
+        case .lines where threads > 1:
+            counts = try readLines(
+                input,
+                options: options,
+                source: source,
+                limits: limits,
+                threads: threads,
+                emit: emit
+            )
         case .lines, .textSequence:
             let sequence = format == .lines ? JSONSequenceFormat.lines : .textSequence
             let reader = JSONSequenceReader(format: sequence, limits: limits)
@@ -280,6 +298,79 @@ enum PlainRecordReader {
         default:
             try readValue(input, at: options.recordsAt, limits: limits, take: take)
         }
+        return counts
+    }
+
+    /// What a worker makes of a batch of lines: their records, and the counts.
+    private struct LineBatch {
+        var records: [ImportRecord] = []
+        var values = 0
+        var childRows = 0
+    }
+
+    /// JSON Lines on `threads` threads: batches of whole lines read by workers into records,
+    /// handed over in order; a batch with a fault is read here, so that the records before the
+    /// fault go out and the fault is the one a single thread meets.
+    private static func readLines(
+        _ input: any ChunkSource,
+        options: PlainRecordOptions,
+        source: String,
+        limits: JSONLimits,
+        threads: Int,
+        emit: (ImportRecord) throws -> Void
+    ) throws -> (records: Int, childRows: Int) {
+        let builder = PlainRecordBuilder(options: options, source: source)
+        let driver = ParallelLinesDriver<LineBatch>(threads: threads) {
+            { batch in
+                let reader = JSONSequenceReader(
+                    format: .lines,
+                    limits: limits,
+                    startingAt: batch.offset,
+                    line: batch.line
+                )
+                var output = LineBatch()
+                func take(_ value: JSONTape.Value, at: JSONSequenceIndex) throws {
+                    let before = output.records.count
+                    try builder.records(of: value, place: at.position.line, pointer: "", into: &output.records)
+                    output.values += 1
+                    output.childRows += output.records.count - before - 1
+                }
+                do {
+                    try batch.bytes.withUnsafeBytes { try reader.feed($0, take) }
+                    try reader.finish(take)
+                } catch {
+                    return nil
+                }
+                return output
+            }
+        }
+        var counts = (records: 0, childRows: 0)
+        let reader = JSONSequenceReader(format: .lines, limits: limits)
+        var records: [ImportRecord] = []
+        func take(_ value: JSONTape.Value, at: JSONSequenceIndex) throws {
+            records.removeAll(keepingCapacity: true)
+            try builder.records(of: value, place: at.position.line, pointer: "", into: &records)
+            counts.records += 1
+            counts.childRows += records.count - 1
+            for record in records { try emit(record) }
+        }
+        guard let driver else {
+            try input.forEachChunk { chunk in try reader.feed(chunk, take) }
+            try reader.finish(take)
+            return counts
+        }
+        func merged(_ batch: JSONBatch, _ output: LineBatch) throws {
+            reader.skip(over: batch, values: output.values)
+            counts.records += output.values
+            counts.childRows += output.childRows
+            for record in output.records { try emit(record) }
+        }
+        func sequential(_ batch: JSONBatch) throws {
+            try batch.bytes.withUnsafeBytes { try reader.feed($0, take) }
+        }
+        try input.forEachChunk { chunk in try driver.feed(chunk, merged: merged, sequential: sequential) }
+        try driver.finish(merged: merged, sequential: sequential)
+        try reader.finish(take)
         return counts
     }
 

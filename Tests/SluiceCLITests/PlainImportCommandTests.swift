@@ -218,7 +218,8 @@ struct PlainImportCommandTests {
     @Test("standard input and byte-by-byte pipes read as files do; one thread equals several")
     func standardInput() throws {
         let directory = try ImportCommandTests.directory()
-        let lines = (0..<2000).map { "{\"k\": \($0), \"v\": {\"w\": \"\($0 % 7)\"}}" }.joined(separator: "\n")
+        // About 700 KB: several batches of lines for the other threads.
+        let lines = (0..<20000).map { "{\"k\": \($0), \"v\": {\"w\": \"\($0 % 7)\"}}" }.joined(separator: "\n")
         var outputs: [[[String]]] = []
         for jobs in ["1", "2"] {
             let database = directory.appendingPathComponent("stdin-\(jobs).sqlite").path
@@ -230,7 +231,7 @@ struct PlainImportCommandTests {
             #expect(run.standardOutput.contains("(JSON Lines)"), "\(run.standardOutput)")
             outputs.append(try Self.rows(database, "SELECT id, v_w FROM records ORDER BY id"))
         }
-        #expect(outputs[0].count == 2000)
+        #expect(outputs[0].count == 20000)
         #expect(outputs[0] == outputs[1])
     }
 
@@ -270,5 +271,26 @@ struct PlainImportCommandTests {
             missing.standardError.contains("Expected an array at /nothing, but found nothing."),
             "\(missing.standardError)"
         )
+    }
+
+    @Test("a bad line deep in a file read on two threads fails as on one, with the same rows kept")
+    func badLineOnThreads() throws {
+        let directory = try ImportCommandTests.directory()
+        var lines = (0..<30000).map { "{\"k\": \($0), \"text\": \"line \($0)\"}" }
+        lines[23456] = "{\"k\": 23456, \"text\": \"cut}"
+        let input = try Self.write(lines.joined(separator: "\r\n"), named: "deep.ndjson", in: directory)
+        var outcomes: [[String]] = []
+        for jobs in ["1", "2", "3"] {
+            let database = directory.appendingPathComponent("deep-\(jobs).sqlite").path
+            let run = try Command.run([
+                "import", input, "--sqlite", database, "--pk", "k", "--jobs", jobs, "--batch-size", "1000",
+            ])
+            #expect(run.status == 1)
+            let count = try Self.rows(database, "SELECT COUNT(*), MAX(id) FROM deep")
+            outcomes.append([run.standardError.replacingOccurrences(of: database, with: "DB")] + count[0])
+        }
+        #expect(outcomes[0][0].hasPrefix("\(input):23457:"), "\(outcomes[0][0])")
+        #expect(outcomes[0] == outcomes[1])
+        #expect(outcomes[0] == outcomes[2])
     }
 }

@@ -87,6 +87,29 @@ package final class JSONSequenceReader {
         parser = JSONParser(limits: valueLimits)
     }
 
+    /// A reader for the part of an input that starts at `offset` on `line` (a batch of whole lines
+    /// that another thread reads): its positions are the input's own.
+    package convenience init(format: JSONSequenceFormat, limits: JSONLimits, startingAt offset: Int, line: Int) {
+        self.init(format: format, limits: limits)
+        pendingStart = offset
+        lineStart = offset
+        self.line = line
+        atInputStart = offset == 0
+    }
+
+    /// Moves past a batch of whole lines another thread read, holding `values` values: the next
+    /// bytes fed are those after it.
+    ///
+    /// - Precondition: no value is cut at the batch's start (the reader has been fed whole lines).
+    package func skip(over batch: JSONBatch, values: Int) {
+        precondition(pending.isEmpty && pendingStart == batch.offset, "JSONSequenceReader.skip(over:) out of place")
+        pendingStart += batch.bytes.count
+        line = batch.endLine
+        lineStart = batch.bytes.last == 0x0A ? pendingStart : batch.offset
+        atInputStart = false
+        count += values
+    }
+
     /// Reads a chunk, handing over every value it completes (`body` gets the value, valid only
     /// during the call, and where it stands).
     package func feed(
