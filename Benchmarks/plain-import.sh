@@ -8,6 +8,7 @@
 #   Benchmarks/plain-import.sh                          # about 100 MB of events, medians of 3
 #   SIZE=1000 RUNS=1 Benchmarks/plain-import.sh         # about 1 GB
 #   scripts/with-postgres.sh Benchmarks/plain-import.sh # with the PostgreSQL rows
+#   SIZE=1000 SLOW_PEERS=0 Benchmarks/plain-import.sh   # without sqlite-utils and dlt (minutes each)
 #
 # Prints wall-clock seconds, MB/s and peak memory (RSS) per contender, and checks that every
 # contender stored the same number of events. Peers go into a virtual environment under
@@ -16,6 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${SIZE:-100}
 RUNS=${RUNS:-3}
+SLOW_PEERS=${SLOW_PEERS:-1}
 WORK=.build/plain-import-bench
 VENV=.build-peers/venv
 SLUICE=.build/release/sluice
@@ -69,13 +71,13 @@ check() {
     fi
 }
 
-measure "sluice import → SQLite (--nested flatten)" "$WORK/s.sqlite" "$RUNS" \
+measure "sluice import -> SQLite (--nested flatten)" "$WORK/s.sqlite" "$RUNS" \
     "$SLUICE" import "$LINES" --sqlite "$WORK/s.sqlite" --table events --pk id --quiet
 check sluice "$(count_sqlite "$WORK/s.sqlite" events)"
-measure "sluice import → SQLite (--nested tables)" "$WORK/t.sqlite" "$RUNS" \
+measure "sluice import -> SQLite (--nested tables)" "$WORK/t.sqlite" "$RUNS" \
     "$SLUICE" import "$LINES" --sqlite "$WORK/t.sqlite" --table events --pk id --nested tables --quiet
 check "sluice tables" "$(count_sqlite "$WORK/t.sqlite" events)"
-measure "sluice import → SQLite, the array form" "$WORK/a.sqlite" "$RUNS" \
+measure "sluice import -> SQLite, the array form" "$WORK/a.sqlite" "$RUNS" \
     "$SLUICE" import "$ARRAY" --sqlite "$WORK/a.sqlite" --table events --pk id --quiet
 check "sluice array" "$(count_sqlite "$WORK/a.sqlite" events)"
 # With its default sample of rows DuckDB stops at the member that first appears half-way
@@ -88,34 +90,27 @@ else
     DUCKDB_DEFAULT="fails with its default sampling: $(grep -o 'has unknown key "*[a-z_]*"*' "$WORK/duckdb-default.err" | head -1)"
 fi
 rm -f "$WORK/default.duckdb"
-measure "DuckDB read_ndjson_auto(sample_size=-1) → table" "$WORK/d.duckdb" "$RUNS" \
+measure "DuckDB read_ndjson_auto(sample_size=-1) -> table" "$WORK/d.duckdb" "$RUNS" \
     "$PY" -c "import duckdb,sys; duckdb.connect(sys.argv[1]).execute(\"CREATE TABLE events AS SELECT * FROM read_ndjson_auto('\" + sys.argv[2] + \"', sample_size=-1)\")" \
     "$WORK/d.duckdb" "$LINES"
 check duckdb "$(count_duckdb "$WORK/d.duckdb" "SELECT COUNT(*) FROM events")"
-measure "sqlite-utils insert --nl --alter" "$WORK/u.sqlite" 1 \
-    "$VENV/bin/sqlite-utils" insert "$WORK/u.sqlite" events "$LINES" --nl --pk id --alter
-check sqlite-utils "$(count_sqlite "$WORK/u.sqlite" events)"
-measure "sqlite-utils insert --nl --flatten --alter" "$WORK/f.sqlite" 1 \
-    "$VENV/bin/sqlite-utils" insert "$WORK/f.sqlite" events "$LINES" --nl --flatten --pk id --alter
-check "sqlite-utils flatten" "$(count_sqlite "$WORK/f.sqlite" events)"
-measure "dlt pipeline, child tables → DuckDB" "$WORK/dlt" 1 \
-    env DLT_DATA_DIR="$WORK/dlt" DLT_PROJECT_DIR="$WORK/dlt" "$PY" -c "
-import dlt, json, sys
-def events():
-    with open(sys.argv[1]) as lines:
-        for line in lines:
-            yield json.loads(line)
-pipeline = dlt.pipeline(pipeline_name='events', destination=dlt.destinations.duckdb(sys.argv[2] + '/events.duckdb'),
-                        dataset_name='bench', pipelines_dir=sys.argv[2])
-pipeline.run(events(), table_name='events', primary_key='id')
-" "$LINES" "$WORK/dlt"
-check dlt "$(count_duckdb "$WORK/dlt/events.duckdb" "SELECT COUNT(*) FROM bench.events")"
+if [ "$SLOW_PEERS" = 1 ]; then
+    measure "sqlite-utils insert --nl --alter" "$WORK/u.sqlite" 1 \
+        "$VENV/bin/sqlite-utils" insert "$WORK/u.sqlite" events "$LINES" --nl --pk id --alter
+    check sqlite-utils "$(count_sqlite "$WORK/u.sqlite" events)"
+    measure "sqlite-utils insert --nl --flatten --alter" "$WORK/f.sqlite" 1 \
+        "$VENV/bin/sqlite-utils" insert "$WORK/f.sqlite" events "$LINES" --nl --flatten --pk id --alter
+    check "sqlite-utils flatten" "$(count_sqlite "$WORK/f.sqlite" events)"
+    measure "dlt pipeline, child tables -> DuckDB" "$WORK/dlt" 1 \
+        env DLT_DATA_DIR="$WORK/dlt" DLT_PROJECT_DIR="$WORK/dlt" "$PY" Benchmarks/PlainImport/dlt_events.py "$LINES" "$WORK/dlt"
+    check dlt "$(count_duckdb "$WORK/dlt/events.duckdb" "SELECT COUNT(*) FROM bench.events")"
+fi
 
 if [ -n "${SLUICE_POSTGRES_URL:-}" ]; then
     url=$SLUICE_POSTGRES_URL
     export PGPASSWORD=${SLUICE_POSTGRES_PASSWORD:-${PGPASSWORD:-}}
     psql "$url" -qc "DROP TABLE IF EXISTS events, events_payload_commits, documents, relationships, sluice_tables, sluice_columns CASCADE" >/dev/null
-    measure "sluice import → PostgreSQL (--nested flatten)" "$WORK/none" "$RUNS" \
+    measure "sluice import -> PostgreSQL (--nested flatten)" "$WORK/none" "$RUNS" \
         bash -c "psql '$url' -qc 'DROP TABLE IF EXISTS events, documents, relationships, sluice_tables, sluice_columns CASCADE' >/dev/null && '$SLUICE' import '$LINES' --postgres '$url' --table events --pk id --quiet"
     check "sluice postgres" "$(psql "$url" -tAc 'SELECT COUNT(*) FROM events')"
     # The server's own path: the lines as jsonb (CSV mode with quote and delimiter bytes that JSON
