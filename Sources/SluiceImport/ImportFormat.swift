@@ -9,9 +9,13 @@ public import SluiceJSON
 public enum ImportFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Decided per source: JSON Lines by name (`.jsonl`, `.ndjson`, `.json-seq` for a text
     /// sequence, before any `.gz`), otherwise by content: a record separator first makes a JSON
-    /// text sequence, an array makes an array of records, an object followed by another value a
-    /// JSON Lines file, an object with a top-level `data`, `errors` or `included` member a
-    /// JSON:API document, any other object one record.
+    /// text sequence, an array an array of records; an object whose first member is one a JSON:API
+    /// document starts with (`data`, `errors`, `included`, `meta`, `links`, `jsonapi`) makes a
+    /// JSON:API document, decided at once; any other object followed by another value makes a JSON
+    /// Lines file, and otherwise one record, unless it has a top-level `data`, `errors` or
+    /// `included` member (a JSON:API document after all). A JSON Lines file whose first record
+    /// starts with one of those members, without a `.jsonl` or `.ndjson` name, needs
+    /// ``lines`` said.
     case automatic
     /// A JSON:API document: its resources go into a table per type, linkage into
     /// `relationships`.
@@ -114,8 +118,11 @@ final class FormatSniffer {
     /// Top-level member names of the first object that a JSON:API document has and plain records
     /// rarely do.
     private static let documentMembers: Set<String> = ["data", "errors", "included"]
+    /// The members a JSON:API document's first member is one of.
+    private static let leadingDocumentMembers: Set<String> = ["data", "errors", "included", "meta", "links", "jsonapi"]
     private(set) var decided: ImportFormat?
     private var sawDocumentMember = false
+    private var sawFirstKey = false
     private var leading = true
 
     /// Looks at the next chunk; `true` once the format is decided.
@@ -147,10 +154,11 @@ final class FormatSniffer {
             // A second value after a whole first one: a file of lines. Any other fault is the
             // reader's to report, after the members before it have had their say.
             scanKeys()
-            decided = parser.isComplete ? .lines : documentOrRecord
+            if decided == nil { decided = parser.isComplete ? .lines : documentOrRecord }
             return true
         }
         scanKeys()
+        if decided != nil { return true }
         if !parser.isComplete, !leading, valueBytes.contains(0x0A) {
             // The first value spans lines: not JSON Lines.
             decided = documentOrRecord
@@ -181,7 +189,17 @@ final class FormatSniffer {
             case .objectStart, .arrayStart: depth += 1
             case .objectEnd, .arrayEnd: depth -= 1
             case .key where depth == 1:
-                if Self.documentMembers.contains(tape.text(of: token)) { sawDocumentMember = true }
+                let name = tape.text(of: token)
+                if !sawFirstKey {
+                    sawFirstKey = true
+                    // Decided at once, so an import of a stream starts writing as soon as its
+                    // first chunk is in rather than after a look at its whole first value.
+                    if Self.leadingDocumentMembers.contains(name) {
+                        decided = .jsonAPI
+                        return
+                    }
+                }
+                if Self.documentMembers.contains(name) { sawDocumentMember = true }
             default: break
             }
             index += 1

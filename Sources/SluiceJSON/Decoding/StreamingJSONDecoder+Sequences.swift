@@ -15,7 +15,7 @@ extension StreamingJSONDecoder {
     /// A value that is not valid JSON throws `DecodingError.dataCorrupted` whose message gives its
     /// line, column and byte offset in the input; a value that fails to decode throws with its
     /// index among the values as the coding path's first key, and its line and column in the
-    /// message. The same strategies apply as for ``decode(_:from:)``; ``elements(of:at:from:)``
+    /// message. The same strategies apply as for `decode(_:from:)`; ``elements(of:at:from:)``
     /// is the counterpart for the elements of one big array.
     public func values<Value: Decodable, Chunks: AsyncSequence>(
         of type: Value.Type,

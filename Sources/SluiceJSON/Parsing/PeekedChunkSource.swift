@@ -30,11 +30,24 @@ package final class PeekedChunkSource: ChunkSource {
         self.prefix = prefix
     }
 
+    /// Gives the bytes read ahead, then the rest. While the source has more, the bytes read ahead
+    /// go out inside its own `forEachChunk`, with its next chunk: so a reader that stops at them
+    /// (a fault) stops the source as it would have without the look ahead (a feed is closed, and
+    /// its producer told).
     package func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let prefix = self.prefix
         self.prefix = []
-        if !prefix.isEmpty { try prefix.withUnsafeBytes(body) }
-        if !reachedEnd { try base.forEachChunk(body) }
+        var prefixPending = !prefix.isEmpty
+        if !reachedEnd {
+            try base.forEachChunk { chunk in
+                if prefixPending {
+                    prefixPending = false
+                    try prefix.withUnsafeBytes(body)
+                }
+                try body(chunk)
+            }
+        }
+        if prefixPending { try prefix.withUnsafeBytes(body) }
     }
 
     package var bytesRead: Int { base.bytesRead }
