@@ -146,6 +146,27 @@ struct ImportRaceTests {
         }
     }
 
+    @Test("SQLite: JSON Lines on 1 reading thread against 2 and 4, whole and with a bad line deep in")
+    func sqliteLines() throws {
+        for bad in [false, true] {
+            var lines = (0..<40000).map { "{\"name\": \"r\($0)\", \"n\": \($0), \"tags\": [\"a\", \"b\"]}" }
+            if bad { lines[31234] = "{\"name\": \"r31234\", \"n\": }" }
+            let path = Self.temporaryPath("ndjson")
+            try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let reference = try Self.importSQLite(path, threads: 1)
+            #expect(
+                reference.outcome.hasPrefix(bad ? "failed after 31234: " : "imported 40000"),
+                "\(reference.outcome)"
+            )
+            for threads in [2, 4] {
+                let run = try Self.importSQLite(path, threads: threads)
+                #expect(run.outcome == reference.outcome, "\(threads) threads")
+                #expect(run.contents == reference.contents, "\(threads) threads")
+            }
+        }
+    }
+
     @Test("SQLite: a fault deep in the document stops the writer after the blocks before it")
     func sqliteReaderFault() throws {
         let path = try Self.document(articles: 1500, plant: Self.plantBadIdentifier)
