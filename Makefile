@@ -66,6 +66,11 @@ demo: build
 	@echo; echo "The import as recorded in documents:"
 	@sqlite3 -header -column $(DB) \
 		"SELECT source, status, bytes, resources, primary_count, included_count, relationship_rows FROM documents;"
+	@echo; echo "The same resources as JSON Lines, one per line (sluice flatten), imported as plain records:"
+	@$(RELEASE_BIN) flatten $(DEMO)/articles.json > $(DEMO)/resources.ndjson
+	@$(RELEASE_BIN) import $(DEMO)/resources.ndjson --sqlite $(DB) --table flat --pk type,id
+	@sqlite3 -header -column $(DB) \
+		"SELECT type, COUNT(*) AS records, COUNT(attributes_title) AS with_title FROM flat GROUP BY type ORDER BY type;"
 	@echo; echo "Sluice against Foundation on a 10 000-article document (sluice bench):"
 	@$(RELEASE_BIN) generate --articles 10000 -o $(DEMO)/articles-10k.json
 	@$(RELEASE_BIN) bench $(DEMO)/articles-10k.json --runs 3 --quiet

@@ -356,7 +356,10 @@ extension Import {
         if summary.resumedAfter > 0 {
             line += "Resumed after the \(summary.resumedAfter) rows an interrupted import had committed.\n"
         }
-        line += tableRates(summary)
+        // Plain records have no linkage: the empty relationships table says nothing.
+        var shown = summary
+        shown.tables.removeAll { $0.table == "relationships" && $0.rows == 0 }
+        line += tableRates(shown)
         if summary.typeMismatches > 0 {
             line += "\(summary.typeMismatches) values differed from their column's declared type.\n"
         }
