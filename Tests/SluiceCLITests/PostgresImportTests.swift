@@ -429,11 +429,11 @@ struct PostgresImportTests {
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: input))
         let sqlite = directory.appendingPathComponent("out.sqlite").path
         let options = ["--pk", "id", "--nested", "tables", "--batch-size", "64"]
-        let sqliteRun = try Command.run(["import", input, "--sqlite", sqlite] + options)
+        let sqliteRun = try await FetchCommandTests.run(["import", input, "--sqlite", sqlite] + options)
         #expect(sqliteRun.status == 0, "\(sqliteRun.standardError)")
         let url = try await TestPostgres.database()
         for _ in 0..<2 {
-            let run = try Command.run(["import", input, "--postgres", url] + options)
+            let run = try await FetchCommandTests.run(["import", input, "--postgres", url] + options)
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardOutput.hasPrefix("Imported 300 records and 600 child rows"), "\(run.standardOutput)")
         }
