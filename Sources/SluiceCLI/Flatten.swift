@@ -56,8 +56,7 @@ struct Flatten: AsyncParsableCommand {
         let name = Input.displayName(of: file)
         var report = FaultReport()
         var output = OutputBuffer(terminal: .standardOutput)
-        let lowercased = file.lowercased()
-        let readsLines = lines || lowercased.hasSuffix(".jsonl") || lowercased.hasSuffix(".ndjson")
+        let readsLines = lines || JSONSequenceFormat(fileName: file) == .lines
         do {
             let reader = try FileChunkReader(path: file)
             if let recordsAt {
@@ -82,16 +81,25 @@ struct Flatten: AsyncParsableCommand {
 }
 
 extension Flatten {
+    /// Writes `value` as one compact line through `write`, in `line`'s reused storage.
+    private static func writeLine(
+        _ value: JSONTape.Value,
+        into line: inout [UInt8],
+        _ write: ([UInt8]) throws -> Void
+    )
+        throws
+    {
+        line.removeAll(keepingCapacity: true)
+        value.writeJSON(into: &line)
+        line.append(0x0A)
+        try write(line)
+    }
+
     /// Writes each value of a JSON Lines input as one compact line.
     static func writeLines(of reader: FileChunkReader, _ write: ([UInt8]) throws -> Void) throws {
         let sequence = JSONSequenceReader(format: .lines, limits: .streaming)
         var line: [UInt8] = []
-        func each(_ value: JSONTape.Value, _: JSONSequenceIndex) throws {
-            line.removeAll(keepingCapacity: true)
-            value.writeJSON(into: &line)
-            line.append(0x0A)
-            try write(line)
-        }
+        func each(_ value: JSONTape.Value, _: JSONSequenceIndex) throws { try writeLine(value, into: &line, write) }
         try reader.forEachChunk { chunk in try sequence.feed(chunk, each) }
         try sequence.finish(each)
     }
@@ -101,12 +109,7 @@ extension Flatten {
         let parser = JSONParser(limits: .streaming)
         var elements = JSONElementReader(path: path)
         var line: [UInt8] = []
-        func each(_ value: JSONTape.Value, _: Int) throws {
-            line.removeAll(keepingCapacity: true)
-            value.writeJSON(into: &line)
-            line.append(0x0A)
-            try write(line)
-        }
+        func each(_ value: JSONTape.Value, _: Int) throws { try writeLine(value, into: &line, write) }
         try reader.forEachChunk { chunk in
             try parser.parse(chunk)
             try elements.advance(over: parser.tape, each)

@@ -214,11 +214,7 @@ extension Validate {
     /// The sequence format `--syntax` checks `path` as: `--lines`, or its extension (`.jsonl`,
     /// `.ndjson`, `.json-seq`); `nil` for one JSON value.
     func lineFormat(of path: String) -> JSONSequenceFormat? {
-        if lines { return .lines }
-        let name = path.lowercased()
-        if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") { return .lines }
-        if name.hasSuffix(".json-seq") { return .textSequence }
-        return nil
+        lines ? .lines : JSONSequenceFormat(fileName: path)
     }
 
     /// The values of a JSON Lines input (or a text sequence) that are not valid JSON, the first

@@ -99,11 +99,7 @@ public struct PlainRecordOptions: Sendable, Hashable {
 extension ImportFormat {
     /// The format a source's name asks for, when it asks for one.
     static func byName(_ source: String) -> ImportFormat? {
-        var name = source.lowercased()
-        if name.hasSuffix(".gz") { name.removeLast(3) }
-        if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") { return .lines }
-        if name.hasSuffix(".json-seq") { return .textSequence }
-        return nil
+        JSONSequenceFormat(fileName: source).map { $0 == .lines ? .lines : .textSequence }
     }
 }
 

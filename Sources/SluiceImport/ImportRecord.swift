@@ -293,7 +293,9 @@ extension ImportRecord {
         return true
     }
 
-    private mutating func appendValue(_ value: JSONTape.Value) {
+    /// A value as an attribute's tag and payload: scalars as themselves, objects and arrays as
+    /// compact JSON text.
+    mutating func appendValue(_ value: JSONTape.Value) {
         let tape = value.tape
         switch value.kind {
         case .null: append(ValueTag.null.rawValue)

@@ -36,7 +36,8 @@ struct PlainRecordBuilder {
         let keyAt = record.beginText()
         try appendKey(of: value, place: place, pointer: pointer, into: &record.bytes)
         record.endText(keyAt)
-        let key = Array(record.bytes[(keyAt + 4)...])
+        // Only child rows need the key again: copied for them alone.
+        let key = nested == .tables ? Array(record.bytes[(keyAt + 4)...]) : []
         var children: [ImportRecord] = []
         let countAt = record.bytes.count
         record.append(UInt32(0))
@@ -54,7 +55,7 @@ struct PlainRecordBuilder {
             )
         } else {
             record.appendText("value")
-            record.appendScalarOrJSON(value)
+            record.appendValue(value)
             count = 1
         }
         record.patch(count, at: countAt)
@@ -154,7 +155,7 @@ struct PlainRecordBuilder {
                     record.bytes.append(contentsOf: prefix)
                     record.bytes.append(contentsOf: name)
                 }
-                record.appendScalarOrJSON(value)
+                record.appendValue(value)
                 count += 1
             }
         }
@@ -177,7 +178,7 @@ struct PlainRecordBuilder {
             record.bytes.append(UInt8(ascii: "/"))
             record.bytes.append(contentsOf: String(position).utf8)
             record.endText(keyAt)
-            let key = Array(record.bytes[(keyAt + 4)...])
+            let key = Array(record.bytes[(keyAt + 4)...])  // Grandchildren's parent key.
             let countAt = record.bytes.count
             record.append(UInt32(0))
             record.appendText("_parent_id")
@@ -201,7 +202,7 @@ struct PlainRecordBuilder {
                 )
             } else {
                 record.appendText("value")
-                record.appendScalarOrJSON(element)
+                record.appendValue(element)
                 count += 1
             }
             record.patch(count, at: countAt)
@@ -213,29 +214,6 @@ struct PlainRecordBuilder {
 }
 
 extension ImportRecord {
-    /// A value as an attribute's tag and payload: scalars as themselves, objects and arrays as
-    /// compact JSON text.
-    mutating func appendScalarOrJSON(_ value: JSONTape.Value) {
-        let tape = value.tape
-        switch value.kind {
-        case .null: append(ValueTag.null.rawValue)
-        case .true: append(ValueTag.true.rawValue)
-        case .false: append(ValueTag.false.rawValue)
-        case .string:
-            append(ValueTag.string.rawValue)
-            tape.withUnsafeText(of: value.token) { appendText($0) }
-        case .number:
-            tape.withUnsafeText(of: value.token) { appendNumber($0) }
-        case .objectStart, .arrayStart:
-            append(ValueTag.json.rawValue)
-            let at = beginText()
-            value.writeJSON(into: &bytes)
-            endText(at)
-        case .objectEnd, .arrayEnd, .key:
-            append(ValueTag.null.rawValue)
-        }
-    }
-
     /// A key's text as an attribute: an integer where it spells one (so `_parent_id` joins an
     /// integer `id`), else a string.
     mutating func appendKeyValue(_ key: UnsafeRawBufferPointer) {

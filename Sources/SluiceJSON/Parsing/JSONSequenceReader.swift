@@ -28,24 +28,30 @@ public enum JSONSequenceFormat: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The format a file's name says, before any `.gz`: `.jsonl` and `.ndjson` for JSON Lines,
+    /// `.json-seq` for a text sequence (in any case); `nil` for other names.
+    public init?(fileName: String) {
+        var name = fileName.lowercased()
+        if name.hasSuffix(".gz") { name.removeLast(3) }
+        if name.hasSuffix(".jsonl") || name.hasSuffix(".ndjson") {
+            self = .lines
+        } else if name.hasSuffix(".json-seq") {
+            self = .textSequence
+        } else {
+            return nil
+        }
+    }
+
     /// The byte that ends a value in this format.
     var separator: UInt8 { self == .lines ? 0x0A : 0x1E }
 }
 
 /// Where a value of a sequence stands: its index among the values, and where its first byte is.
-public struct JSONSequenceIndex: Sendable, Hashable, CustomStringConvertible {
+package struct JSONSequenceIndex: Sendable, Hashable {
     /// The 0-based index of the value among the sequence's values (blank lines not counted).
-    public var index: Int
+    package var index: Int
     /// The position of the value's first byte in the input.
-    public var position: JSONPosition
-
-    public init(index: Int, position: JSONPosition) {
-        self.index = index
-        self.position = position
-    }
-
-    /// `value 3 (line 4, column 1 (byte 57))`.
-    public var description: String { "value \(index) (\(position))" }
+    package var position: JSONPosition
 }
 
 /// Cuts an input into the values of a ``JSONSequenceFormat`` as chunks arrive and parses each
