@@ -23,7 +23,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FirstHourTests",
-            dependencies: ["FirstHour", .product(name: "SluiceJSONAPI", package: sluice.lastPathComponent)]
+            dependencies: [
+                "FirstHour",
+                .product(name: "SluiceJSONAPI", package: sluice.lastPathComponent),
+                .product(name: "SluiceImport", package: sluice.lastPathComponent),
+            ]
         ),
     ]
 )

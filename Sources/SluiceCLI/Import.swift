@@ -211,82 +211,43 @@ struct Import: AsyncParsableCommand {
             )
             throw ExitCode(2)
         }
-        if files.count <= 1, sources.count == 1, sources[0].path == file {
-            return try await importOne(sources[0])
-        }
-        try await importMany(sources)
+        try await importFiles(sources)
     }
 
-    private func importOne(_ source: ImportSource) async throws {
-        let name = source.name
-        var report = FaultReport()
-        let input: OpenedImportSource
-        do {
-            input = try source.open()
-        } catch {
-            try report.add(error, in: name)
-            throw ExitCode(report.exitCode)
+    /// Imports the files as one job (a single file is a job of one): up to
+    /// ``concurrentDocuments`` at a time, then one summary.
+    private func importFiles(_ sources: [ImportSource]) async throws {
+        let concurrent = min(concurrentDocuments, sources.count)
+        let options = importOptions(parallelism: concurrent > 1 ? .workers(1) : jobs.parallelism)
+        let summaries = ImportSummaries(quiet: quiet, database: databaseName, postgres: postgres != nil)
+        let progress = summaries.progress(documents: sources.count, interval: progressInterval)
+        let job = ImportJob(sources: sources, concurrentDocuments: concurrent) {
+            try await openDestination(options)
         }
-        try await withTarget { target in try await importFile(input, name: name, into: target) }
-    }
-
-    private func importFile(_ input: OpenedImportSource, name: String, into target: ImportTarget) async throws {
-        var report = FaultReport()
-        let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
-        do {
-            let summary = try await target.importDocument(from: input.reader, source: name, display: display).get()
-            if let fault = input.finish() {
-                // A document that parsed although gzip failed (a damaged trailer, say).
-                try report.add(fault, in: name)
-                throw ExitCode(report.exitCode)
-            }
-            guard !quiet else { return }
-            if summary.format.isPlain {
-                try Terminal.standardOutput.write(Self.plainSummary(summary, from: name, into: target.name))
-                return
-            }
-            var line = "Imported \(summary.resources) resources (\(summary.primaryCount) primary, "
-            line += "\(summary.includedCount) included), \(summary.toOneLinks) to-one links and "
-            line += "\(summary.relationshipRows) relationship rows "
-            line += "from \(name) into \(target.name) in \(Terminal.formatted(summary.seconds, decimals: 2)) s "
-            line += "(\(Terminal.formatted(throughputOf: summary.bytes, seconds: summary.seconds)), "
-            line += "\(summary.batches) transaction\(summary.batches == 1 ? "" : "s")).\n"
-            if summary.resumedAfter > 0 {
-                line += "Resumed after the \(summary.resumedAfter) resources an interrupted import had committed.\n"
-            }
-            line += Self.tableRates(summary)
-            if summary.unidentified > 0 {
-                line += "\(summary.unidentified) resources had neither id nor lid and were left out.\n"
-            }
-            if summary.typeMismatches > 0 {
-                line += "\(summary.typeMismatches) values differed from their column's declared type; "
-                line +=
-                    postgres == nil
-                    ? "SQLite's type affinity applied to them.\n"
-                    : "columns that could not hold them were widened.\n"
-            }
-            try Terminal.standardOutput.write(line)
-        } catch let failure as ImportFailure {
-            // A truncated gzip file reads as JSON cut short: gzip's fault is the one to report.
-            let failure = input.stop(after: failure)
-            do {
-                try report.add(failure.underlying, in: name)
-            } catch {
-                Terminal.message("sluice: \(target.name): \(error)\n")
-                Terminal.message("\(Self.count(failure.committedResources)) imported before the fault.\n")
-                throw ExitCode(2)
-            }
-            reportCommitted(failure.committedResources)
-            throw ExitCode(report.exitCode)
-        }
+        let started = ContinuousClock.now
+        let outcomes = try await job.run(
+            progress: { source, report in progress.update(source.name, report) },
+            finished: { outcome in progress.finished(outcome) }
+        )
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
+        let code = try summaries.report(files: outcomes, seconds: seconds, concurrent: concurrent)
+        if code != 0 { throw ExitCode(code) }
     }
 }
 
 extension Import {
-    /// The database, opened with the options given; exit 2 when it cannot be.
-    func openTarget() async throws -> ImportTarget {
-        let options = importOptions(parallelism: jobs.parallelism)
-        return ImportTarget(destination: try await openDestination(options))
+    /// How many documents go at once: with PostgreSQL `--jobs` (default: the cores), each read on
+    /// one thread; with SQLite one, since its file has one writer, read with `--jobs` threads
+    /// (default: one fewer than the cores, the writer keeping one).
+    var concurrentDocuments: Int {
+        guard postgres != nil else { return 1 }
+        return jobs.jobs ?? max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// The database as messages name it: the SQLite path, or the PostgreSQL URL without its
+    /// password.
+    var databaseName: String {
+        postgres.map { (try? PostgresTarget(url: $0).description) ?? $0 } ?? database
     }
 
     /// One set of options for either database (both importers take `ImportOptions`).
@@ -330,76 +291,35 @@ extension Import {
         }
     }
 
-    /// Runs `body` with the database opened, closing it however `body` ends.
-    func withTarget(_ body: (ImportTarget) async throws -> Void) async throws {
-        let target = try await openTarget()
-        do {
-            try await body(target)
-        } catch {
-            await target.close()
-            throw error
-        }
-        await target.close()
-    }
-
-    /// The summary of an import of plain records: records, child rows, the format it was read as,
-    /// the rate and each table's rows.
-    static func plainSummary(_ summary: ImportSummary, from name: String, into database: String) -> String {
-        var line = "Imported \(summary.primaryCount) record\(summary.primaryCount == 1 ? "" : "s")"
-        if summary.includedCount > 0 {
-            line += " and \(summary.includedCount) child row\(summary.includedCount == 1 ? "" : "s")"
-        }
-        line += " from \(name) (\(summary.format)) into \(database) "
-        line += "in \(Terminal.formatted(summary.seconds, decimals: 2)) s "
-        line += "(\(Terminal.formatted(throughputOf: summary.bytes, seconds: summary.seconds)), "
-        line += "\(summary.batches) transaction\(summary.batches == 1 ? "" : "s")).\n"
-        if summary.resumedAfter > 0 {
-            line += "Resumed after the \(summary.resumedAfter) rows an interrupted import had committed.\n"
-        }
-        // Plain records have no linkage: the empty relationships table says nothing.
-        var shown = summary
-        shown.tables.removeAll { $0.table == "relationships" && $0.rows == 0 }
-        line += tableRates(shown)
-        if summary.typeMismatches > 0 {
-            line += "\(summary.typeMismatches) values differed from their column's declared type.\n"
-        }
-        return line
-    }
-
-    /// Rows and rows per second of each table the import wrote, one line each.
-    static func tableRates(_ summary: ImportSummary) -> String {
-        let width = summary.tables.map(\.table.count).max() ?? 0
-        return summary.tables.map { table in
-            let name = table.table.padding(toLength: max(width, table.table.count), withPad: " ", startingAt: 0)
-            let rate = Int(summary.rowsPerSecond(table).rounded())
-            return "  \(name)  \(table.rows) rows, \(rate) rows/s\n"
-        }.joined()
-    }
-
     /// Imports a paginated collection: each page's body goes through a pipe into the importer
     /// (which parses on its own thread, as for a file) while it arrives, then the page's next link
     /// is followed. One page is in flight at a time, so memory stays that of one import.
     func importURL() async throws {
         try HTTPSource.checkHeaders(headers)
         let source = try HTTPSource(url: file, include: nil, headers: headers, timeouts: timeouts)
-        try await source.using { source in
-            try await withTarget { target in try await importPages(from: source, into: target) }
+        let destination = try await openDestination(importOptions(parallelism: jobs.parallelism))
+        do {
+            try await source.using { source in try await importPages(from: source, into: destination) }
+        } catch {
+            try? await destination.close()
+            throw error
         }
+        try? await destination.close()
     }
 
-    private func importPages(from source: HTTPSource, into importer: ImportTarget) async throws {
+    private func importPages(from source: HTTPSource, into destination: any ImportDestination) async throws {
         let client = source.client
-        let display = ProgressDisplay(quiet: quiet, interval: progressInterval)
+        let summaries = ImportSummaries(quiet: quiet, database: databaseName, postgres: postgres != nil)
+        let progress = summaries.progress(documents: 1, interval: progressInterval)
         let started = ContinuousClock.now
         // The page being read, unredacted: its next link is resolved against it.
         var current = source.start
         let outcomes: [ImportJob.Outcome]
         do {
-            let report: @Sendable (ImportSource, ImportProgress) -> Void = { _, progress in display.update(progress) }
             outcomes = try await ImportJob.importPages(
-                into: importer.destination,
+                into: destination,
                 maxPages: maxPages,
-                progress: report
+                progress: { page, report in progress.update(page.name, report) }
             ) { previous in
                 if let previous {
                     let page = PageSummary(parameters: [:], count: previous.summary.primaryCount)
@@ -424,159 +344,20 @@ extension Import {
                 throw ExitCode(1)
             case .nextPage(let error):
                 let code = source.report(error)
-                reportCommitted(stop.committedResources)
+                summaries.reportCommitted(stop.committedResources)
                 throw ExitCode(code)
             }
         }
-        var totals = (resources: 0, primary: 0, included: 0, toOne: 0, relationships: 0, bytes: 0)
-        for outcome in outcomes {
-            switch outcome.result {
-            case .success(let summary):
-                totals.resources += summary.resources
-                totals.primary += summary.primaryCount
-                totals.included += summary.includedCount
-                totals.toOne += summary.toOneLinks
-                totals.relationships += summary.relationshipRows
-                totals.bytes += summary.bytes
-            case .failure(let failure):
-                var report = FaultReport()
-                var code: Int32 = 1
-                if failure.underlying is JSONAPIClientError {
-                    code = source.report(failure.underlying)
-                } else {
-                    do {
-                        try report.add(failure.underlying, in: outcome.source.name)
-                    } catch {
-                        Terminal.message("sluice: \(outcome.source.name): \(error)\n")
-                    }
-                }
-                reportCommitted(totals.resources + failure.committedResources)
-                throw ExitCode(max(report.exitCode, code))
-            }
-        }
-        guard !quiet else { return }
         let seconds = (ContinuousClock.now - started) / .seconds(1)
-        let pages = outcomes.count
-        var line = "Imported \(totals.resources) resources (\(totals.primary) primary, \(totals.included) included), "
-        line += "\(totals.toOne) to-one links and \(totals.relationships) relationship rows "
-        line +=
-            "from \(pages) page\(pages == 1 ? "" : "s") of \(HTTPSource.redacted(source.start)) into \(importer.name) "
-        line += "in \(Terminal.formatted(seconds, decimals: 2)) s "
-        line += "(\(Terminal.formatted(throughputOf: totals.bytes, seconds: seconds))).\n"
-        try Terminal.standardOutput.write(line)
+        let code = try summaries.report(pages: outcomes, of: HTTPSource.redacted(source.start), seconds: seconds) {
+            // An HTTP fault of a page's body is worded by the client's report.
+            $0 is JSONAPIClientError ? source.report($0) : nil
+        }
+        if code != 0 { throw ExitCode(code) }
     }
 
     /// A first page without a document (204, or an empty body).
     private struct NoDocument: Error, CustomStringConvertible {
         var description: String { "the server returned no document" }
-    }
-
-    /// Says how many resources an import that stopped at a fault left in the database.
-    func reportCommitted(_ resources: Int) {
-        Terminal.message(
-            "\(Self.count(resources)) imported before the fault and \(resources == 1 ? "is" : "are") in \(postgres.flatMap { try? PostgresTarget(url: $0).description } ?? database).\n"
-        )
-    }
-
-    /// `1 resource was`, `2 resources were`.
-    static func count(_ resources: Int) -> String {
-        resources == 1 ? "1 resource was" : "\(resources) resources were"
-    }
-}
-
-/// Import progress on standard error: one line redrawn in place on a terminal, a plain line every
-/// `interval` seconds otherwise.
-final class ProgressDisplay: @unchecked Sendable {
-    // @unchecked: one import at a time updates it, from the thread or task that import runs on;
-    // the CLI awaits each import before the next.
-    private let enabled: Bool
-    private let inPlace: Bool
-    /// Seconds between lines: a terminal is redrawn ten times a second at most.
-    private let interval: Double
-    /// When the last line was shown. A terminal shows the first report at once; a log's first
-    /// line comes after one interval (a line at 0:00 would say nothing yet).
-    private var lastShown: Double
-    private var drewLine = false
-
-    init(quiet: Bool, interval: Double) {
-        enabled = !quiet
-        inPlace = isatty(STDERR_FILENO) == 1
-        self.interval = inPlace ? 0.1 : interval
-        lastShown = inPlace ? -.infinity : 0
-    }
-
-    func update(_ progress: SQLiteImporter.Progress) {
-        guard enabled else { return }
-        if progress.finished {
-            // The in-place line gives way to the summary; a plain log gets its last line.
-            if inPlace, drewLine { Terminal.message("\r\u{1B}[K") }
-            return
-        }
-        guard progress.elapsed - lastShown >= interval else { return }
-        lastShown = progress.elapsed
-        let line = Self.describe(progress)
-        if inPlace {
-            Terminal.message("\r\u{1B}[K" + line)
-            drewLine = true
-        } else {
-            Terminal.message(line + "\n")
-        }
-    }
-
-    /// `52.4 MB of 150.0 MB (35%), 41210 resources, 23400/s, 0:02 elapsed, 0:04 left`.
-    static func describe(_ progress: SQLiteImporter.Progress) -> String {
-        let megabytes = Terminal.formatted(Double(progress.bytesRead) / 1_000_000, decimals: 1)
-        var line = "\(megabytes) MB"
-        var remaining: Double?
-        if let total = progress.totalBytes, total > 0 {
-            let fraction = Double(progress.bytesRead) / Double(total)
-            line += " of \(Terminal.formatted(Double(total) / 1_000_000, decimals: 1)) MB"
-            line += " (\(Int((fraction * 100).rounded(.down)))%)"
-            if fraction > 0 { remaining = progress.elapsed * (1 - fraction) / fraction }
-        }
-        let rate = progress.elapsed > 0 ? Double(progress.resources) / progress.elapsed : 0
-        line += ", \(progress.resources) resources, \(Int(rate))/s, \(clock(progress.elapsed)) elapsed"
-        if let remaining { line += ", \(clock(remaining)) left" }
-        return line
-    }
-
-    /// `m:ss`, or `h:mm:ss` from an hour.
-    static func clock(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded())
-        let (hours, minutes, secs) = (whole / 3600, whole / 60 % 60, whole % 60)
-        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
-        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
-    }
-}
-
-/// Where `sluice import` writes: an SQLite file or a PostgreSQL database, behind one call.
-final class ImportTarget: @unchecked Sendable {
-    // @unchecked: a destination is used by one import at a time (the CLI awaits each).
-    let destination: any ImportDestination
-    /// The database as messages name it (a path, or the URL without its password).
-    var name: String { destination.destinationName }
-
-    init(destination: any ImportDestination) {
-        self.destination = destination
-    }
-
-    /// Imports `reader`'s document.
-    func importDocument(
-        from reader: any ChunkSource,
-        source: String,
-        display: ProgressDisplay
-    ) async -> Result<ImportSummary, any Error> {
-        do {
-            return .success(
-                try await destination.importDocument(reading: reader, source: source) { display.update($0) }
-            )
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// Closes a PostgreSQL connection (SQLite's file closes with the importer).
-    func close() async {
-        try? await destination.close()
     }
 }

@@ -5,7 +5,26 @@
 public import Foundation
 public import SluiceJSON
 
-/// A database an import writes into: an `SQLiteImporter` or a `PostgresImporter`.
+/// A database an import writes into: an `SQLiteImporter`, a `PostgresImporter`, or one of your
+/// own.
+///
+/// The import engine (``ImportJob``, and ``importDocument(reading:source:progress:)`` for a
+/// single document) reads each document, decides where batches end, counts, reports progress and
+/// resumes; a destination only writes. It hands each document an ``ImportWriter`` of its own, in
+/// whatever context its connection needs: SQLite runs the document on a thread that holds its
+/// connection, PostgreSQL on the caller's task.
+///
+/// ```swift
+/// final class CSVDestination: ImportDestination {
+///     var destinationName: String { directory }
+///     static var allowsConcurrentDocuments: Bool { false }
+///     var options = ImportOptions()
+///     func importDocument(_ document: ImportDocument) async throws -> ImportSummary {
+///         try await document.run(through: CSVWriter(directory: directory))   // an ImportWriter
+///     }
+///     func close() async throws {}
+/// }
+/// ```
 public protocol ImportDestination: AnyObject {
     /// The database as messages name it: a path, or a URL without its password.
     var destinationName: String { get }
@@ -15,18 +34,67 @@ public protocol ImportDestination: AnyObject {
     /// time, so its documents go one after another through one importer.
     static var allowsConcurrentDocuments: Bool { get }
 
-    /// Imports the document `reader` reads, recorded under `source` in the `documents` table,
-    /// calling `progress` as it goes (on whichever thread the import runs on).
+    /// How documents are read and batched on their way into this database.
+    var options: ImportOptions { get }
+
+    /// Runs `document` through a writer of this database's (``ImportDocument/run(through:)``)
+    /// and returns its summary.
     ///
     /// - Throws: ``ImportFailure``, with how many resources were committed before the fault.
-    func importDocument(
-        reading reader: any ChunkSource,
-        source: String,
-        progress: (@Sendable (ImportProgress) -> Void)?
-    ) async throws -> ImportSummary
+    func importDocument(_ document: ImportDocument) async throws -> ImportSummary
 
     /// Closes the connection to the database, if there is one.
     func close() async throws
+}
+
+extension ImportDestination {
+    /// Imports the document `reader` reads, recorded under `source`, with the destination's
+    /// ``options``, calling `progress` as it goes (on whichever thread the import runs on).
+    ///
+    /// - Throws: ``ImportFailure``, with how many resources were committed before the fault.
+    public func importDocument(
+        reading reader: any ChunkSource,
+        source: String,
+        progress: (@Sendable (ImportProgress) -> Void)? = nil
+    ) async throws -> ImportSummary {
+        try await importDocument(ImportDocument(reading: reader, source: source, options: options) { progress?($0) })
+    }
+}
+
+/// One document's import, ready to run: its bytes, the name it is recorded under, the options
+/// and where progress goes. The engine makes one for each document and hands it to the
+/// destination, which runs it through its writer.
+public final class ImportDocument: @unchecked Sendable {
+    // @unchecked: one destination runs it, once; it may hand it to a thread of its own first.
+    /// The name the import is recorded under (a path, `<stdin>` or a URL).
+    public let source: String
+    /// How the document is read and batched.
+    public let options: ImportOptions
+    private let reader: any ChunkSource
+    private let progress: ((ImportProgress) -> Void)?
+
+    /// A document that `reader` reads, recorded under `source`; `progress` is called after every
+    /// block and once at the end, on the task that runs it.
+    package init(
+        reading reader: any ChunkSource,
+        source: String,
+        options: ImportOptions,
+        progress: ((ImportProgress) -> Void)?
+    ) {
+        self.reader = reader
+        self.source = source
+        self.options = options
+        self.progress = progress
+    }
+
+    /// Imports the document through `writer`: reads it on threads of its own, hands `writer` its
+    /// records block by block and commits a batch every ``ImportOptions/batchSize`` records. Run
+    /// it once.
+    ///
+    /// - Throws: ``ImportFailure`` with the fault and how many records were committed before it.
+    public func run(through writer: some ImportWriter) async throws -> ImportSummary {
+        try await ImportRun.run(writer, reading: reader, source: source, options: options, progress: progress)
+    }
 }
 
 /// A document to import: a file, read through `gzip -dc` when its name ends in `.gz`, standard
@@ -414,11 +482,13 @@ public struct ImportJob: Sendable {
             return Outcome(source: source, result: .failure(ImportFailure(underlying: error, committedResources: 0)))
         }
         do {
-            let summary = try await destination.importDocument(
+            let document = ImportDocument(
                 reading: opened.reader,
                 source: source.name,
+                options: destination.options,
                 progress: progress
             )
+            let summary = try await destination.importDocument(document)
             if let fault = opened.finish() {
                 return Outcome(
                     source: source,

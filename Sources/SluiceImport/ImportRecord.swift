@@ -10,16 +10,42 @@
 import SluiceJSON
 package import SluiceJSONAPI
 
-/// One resource as an import writes it, in a single buffer.
+/// One record as an import writes it, in a single buffer: a JSON:API resource (its type, key,
+/// attributes, relationships) or a plain JSON record (its table, key and columns), made on the
+/// reading threads and handed to an ``ImportWriter`` in blocks.
 ///
-/// Layout (native-endian integers, unaligned): the type (`u32` length and UTF-8), the key kind
-/// (`u8`: 0 none, 1 `id`, 2 `lid`) and key; the attribute count (`u32`) and each attribute: name,
-/// ``ValueTag`` (`u8`) and its payload; the relationship count (`u32`) and each relationship:
-/// name, linkage kind (`u8`: 0 no `data`, 1 `null`, 2 to-one, 3 to-many), `meta` as JSON text
-/// (`i32` length, -1 when absent or `null`), the identifier count (`u32`) and each identifier's
-/// type, key kind and key. Strings are unescaped UTF-8; objects and arrays are compact JSON text
-/// as ``JSONValue/jsonText`` writes it.
-package struct ImportRecord: Sendable {
+/// A writer reads a record in order with ``withReader(_:)``: the table (a resource's type), the
+/// key, the columns with their values, then the links (a resource's relationships; none for a
+/// plain record):
+///
+/// ```swift
+/// record.withReader { reader in
+///     let table = reader.text()
+///     let (kind, key) = reader.key()             // .none: nothing to key the row by
+///     for _ in 0..<reader.count() {
+///         let column = reader.text()
+///         let value = reader.value()
+///     }
+///     for _ in 0..<reader.count() {
+///         let name = reader.text()
+///         let linkage = reader.linkage()
+///         let meta = reader.meta()
+///         let identifiers = reader.count()
+///         for _ in 0..<identifiers {
+///             let targetTable = reader.text()
+///             let (targetKind, targetKey) = reader.key()
+///         }
+///     }
+/// }
+/// ```
+public struct ImportRecord: Sendable {
+    // Layout (native-endian integers, unaligned): the type (`u32` length and UTF-8), the key kind
+    // (`u8`: 0 none, 1 `id`, 2 `lid`) and key; the attribute count (`u32`) and each attribute:
+    // name, `ValueTag` (`u8`) and its payload; the relationship count (`u32`) and each
+    // relationship: name, linkage kind (`u8`: 0 no `data`, 1 `null`, 2 to-one, 3 to-many), `meta`
+    // as JSON text (`i32` length, -1 when absent or `null`), the identifier count (`u32`) and each
+    // identifier's type, key kind and key. Strings are unescaped UTF-8; objects and arrays are
+    // compact JSON text as `JSONValue.jsonText` writes it.
     package internal(set) var bytes: [UInt8]
 
     /// What an attribute's value is, with what its payload holds.
@@ -98,36 +124,60 @@ package struct ImportRecord: Sendable {
 // MARK: Reading a record
 
 extension ImportRecord {
-    /// A resource's key: its `id`, else its `lid`.
-    package enum KeyKind: UInt8, Sendable {
-        case none, id, lid
+    /// What a record's key is.
+    public enum KeyKind: UInt8, Sendable {
+        /// No key: a resource with neither `id` nor `lid`; the writer leaves it out.
+        case none
+        /// A resource's `id`, or a plain record's key (its `--pk` members, or its source and
+        /// position).
+        case id
+        /// A resource's `lid`, for a resource that has no `id`.
+        case lid
     }
 
-    /// An attribute's value as read from a record; texts point into the record's buffer.
-    package enum Value {
+    /// A column's value as read from a record; texts are UTF-8 that point into the record's
+    /// buffer, valid inside ``ImportRecord/withReader(_:)`` only.
+    public enum Value {
+        /// `null`.
         case null
+        /// `true` or `false`.
         case bool(Bool)
+        /// A number that `Int64` holds exactly, with its text as written.
         case integer(Int64, text: UnsafeRawBufferPointer)
+        /// A number that a finite `Double` approximates, with its text as written.
         case real(Double, text: UnsafeRawBufferPointer)
+        /// A number beyond a double's range: its text as written.
         case bigNumber(UnsafeRawBufferPointer)
+        /// A string, unescaped.
         case string(UnsafeRawBufferPointer)
+        /// An object or array, as compact JSON text.
         case json(UnsafeRawBufferPointer)
     }
 
-    /// A relationship's linkage kind.
-    package enum Linkage: UInt8 {
-        case absent, null, one, many
+    /// What a link (a relationship) holds.
+    public enum Linkage: UInt8 {
+        /// No `data` member: what an earlier import wrote stays.
+        case absent
+        /// `data` is `null`: no target.
+        case null
+        /// One target (to-one).
+        case one
+        /// A list of targets (to-many), perhaps empty.
+        case many
     }
 
-    /// A to-one relationship's target: its type and its key (its `id`, else its `lid`), as the
+    /// A to-one link's target: its table (type) and its key (its `id`, else its `lid`), as the
     /// record's bytes.
-    package struct ToOneTarget {
-        package let type: UnsafeRawBufferPointer
-        package let key: UnsafeRawBufferPointer
+    public struct ToOneTarget {
+        /// The target's table (a resource's type), UTF-8.
+        public let type: UnsafeRawBufferPointer
+        /// The target's key, UTF-8.
+        public let key: UnsafeRawBufferPointer
     }
 
-    /// A cursor over a record's bytes, valid inside ``withReader(_:)`` only.
-    package struct Reader {
+    /// A cursor over a record's bytes, valid inside ``ImportRecord/withReader(_:)`` only. Each call
+    /// reads the next field, so they must come in the order the record's documentation shows.
+    public struct Reader {
         let base: UnsafeRawBufferPointer
         var offset = 0
 
@@ -143,21 +193,24 @@ extension ImportRecord {
             return value
         }
 
-        package mutating func count() -> Int { Int(u32()) }
+        /// The next count: of columns, of links, or of a link's identifiers.
+        public mutating func count() -> Int { Int(u32()) }
 
-        package mutating func text() -> UnsafeRawBufferPointer {
+        /// The next text (a table, column, link or key name), UTF-8.
+        public mutating func text() -> UnsafeRawBufferPointer {
             let length = Int(u32())
             defer { offset += length }
             return UnsafeRawBufferPointer(rebasing: base[offset..<(offset + length)])
         }
 
         /// A key kind and its key (an empty buffer for `.none`).
-        package mutating func key() -> (KeyKind, UnsafeRawBufferPointer) {
+        public mutating func key() -> (KeyKind, UnsafeRawBufferPointer) {
             let kind = KeyKind(rawValue: u8()) ?? .none
             return (kind, kind == .none ? UnsafeRawBufferPointer(start: base.baseAddress, count: 0) : text())
         }
 
-        package mutating func value() -> Value {
+        /// The next column's value.
+        public mutating func value() -> Value {
             switch ValueTag(rawValue: u8()) ?? .null {
             case .null: return .null
             case .false: return .bool(false)
@@ -176,11 +229,12 @@ extension ImportRecord {
             }
         }
 
-        package mutating func linkage() -> Linkage { Linkage(rawValue: u8()) ?? .absent }
+        /// The next link's linkage kind.
+        public mutating func linkage() -> Linkage { Linkage(rawValue: u8()) ?? .absent }
 
         /// The target of to-one linkage of `identifiers` identifiers (0 for `null`, 1 for an
         /// identifier): `nil` for `null` and for an identifier with neither `id` nor `lid`.
-        package mutating func toOneTarget(identifiers: Int) -> ToOneTarget? {
+        public mutating func toOneTarget(identifiers: Int) -> ToOneTarget? {
             guard identifiers == 1 else { return nil }
             let type = text()
             let (kind, key) = key()
@@ -188,7 +242,7 @@ extension ImportRecord {
         }
 
         /// A relationship's `meta` as JSON text, or `nil`.
-        package mutating func meta() -> UnsafeRawBufferPointer? {
+        public mutating func meta() -> UnsafeRawBufferPointer? {
             let length = Int32(bitPattern: u32())
             guard length >= 0 else { return nil }
             defer { offset += Int(length) }
@@ -197,7 +251,7 @@ extension ImportRecord {
     }
 
     /// Calls `body` with a reader at the record's start; the texts it gives live as long as the call.
-    package func withReader<R>(_ body: (inout Reader) throws -> R) rethrows -> R {
+    public func withReader<R>(_ body: (inout Reader) throws -> R) rethrows -> R {
         try bytes.withUnsafeBytes { buffer in
             var reader = Reader(base: buffer)
             return try body(&reader)

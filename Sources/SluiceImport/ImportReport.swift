@@ -81,7 +81,8 @@ public struct ImportSummary: Sendable {
         /// Rows written into it by this run (inserted or updated).
         public var rows: Int
 
-        package init(table: String, rows: Int) {
+        /// Rows `rows` written into `table`.
+        public init(table: String, rows: Int) {
             self.table = table
             self.rows = rows
         }
@@ -186,19 +187,21 @@ extension ImportFailure: LocalizedError {
 
 /// Where an interrupted import of a source stopped, as its `documents` row recorded at the last
 /// commit: a resumed import passes over `resourcesRead` resources and goes on from there.
-package struct ResumePoint: Sendable {
+public struct ResumePoint: Sendable {
     /// Resources read (written or unidentified) up to the last committed batch.
-    package var resourcesRead: Int
+    public var resourcesRead: Int
     /// Resources written up to then.
-    package var resources: Int
+    public var resources: Int
     /// Relationship rows written up to then.
-    package var relationshipRows: Int
+    public var relationshipRows: Int
     /// The document's bytes read by then.
-    package var bytes: Int
+    public var bytes: Int
     /// The size of the document when the interrupted import read it (`nil` for a pipe).
-    package var sourceSize: Int?
+    public var sourceSize: Int?
 
-    package init(resourcesRead: Int, resources: Int, relationshipRows: Int, bytes: Int, sourceSize: Int?) {
+    /// A resume point with these counts, as a destination read them back from its record of the
+    /// interrupted import.
+    public init(resourcesRead: Int, resources: Int, relationshipRows: Int, bytes: Int, sourceSize: Int?) {
         self.resourcesRead = resourcesRead
         self.resources = resources
         self.relationshipRows = relationshipRows

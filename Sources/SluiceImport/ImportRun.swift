@@ -7,15 +7,22 @@
 
 import Foundation
 package import SluiceJSON
-package import SluiceJSONAPI
+public import SluiceJSONAPI
 
-/// One document's writes into a database, as the engine (``ImportRun``) drives them. The calls
-/// come in this order: ``resumePoint(for:)`` (when resuming), ``prepare(source:sourceSize:resumingFrom:)``,
-/// then ``write(_:)`` and ``commit(_:closing:)`` in turn, and last either
-/// ``commit(_:closing:)`` with `closing` and ``finish(_:summary:)``, or ``fail(_:at:)`` and
-/// ``recordFailure(_:summary:)``. They come from one task, one at a time.
-package protocol ImportWriter: AnyObject {
-    /// Where an interrupted import of `source` stopped, if one did.
+/// One document's writes into a database, as the engine drives them: what a destination
+/// implements to take imports (see ``ImportDestination``).
+///
+/// The engine reads the document on threads of its own and hands the writer blocks of records;
+/// the writer only writes. The calls come in this order, from one task, one at a time:
+/// ``resumePoint(for:)`` (when resuming), ``prepare(source:sourceSize:resumingFrom:)``, then
+/// ``write(_:)`` and ``commit(_:closing:)`` in turn, and last either ``commit(_:closing:)`` with
+/// `closing` and ``finish(_:summary:)``, or ``fail(_:at:)`` and ``recordFailure(_:summary:)``.
+///
+/// A batch is what lies between two commits: a writer makes it durable whole or not at all, with
+/// the ``ImportMark`` it ends at, so that a resumed import can go on after it.
+public protocol ImportWriter: AnyObject {
+    /// Where an interrupted import of `source` stopped (as the last commit's mark recorded it), if
+    /// one did and did not complete.
     func resumePoint(for source: String) async throws -> ResumePoint?
 
     /// Records the document as being imported (or resumed from `resume`) and opens its first
@@ -33,8 +40,8 @@ package protocol ImportWriter: AnyObject {
     /// call, in order.
     func commit(_ mark: ImportMark, closing: Bool) async throws -> [ImportMark]
 
-    /// Ends the document once every batch is durable: its `documents` row says it is done, with
-    /// `summary`, and the indexes are made.
+    /// Ends the document once every batch is durable: its record says it is done, with
+    /// `summary` and `document`'s top-level members, and the indexes are made.
     func finish(_ document: DocumentSummary, summary: ImportSummary) async throws
 
     /// Makes durable what can be kept after `error` (the records written up to `mark` are whole,
@@ -43,7 +50,7 @@ package protocol ImportWriter: AnyObject {
     /// count as read (they were read, but nothing of them reached the database when it failed).
     func fail(_ error: any Error, at mark: ImportMark) async -> (durable: [ImportMark], keepingBytesRead: Bool)
 
-    /// Writes the `documents` row of a failed import: `summary` and why.
+    /// Records the failed import: `summary` and why.
     func recordFailure(_ error: any Error, summary: ImportSummary) async
 
     /// The writer's own counts for the summary, as of the last durable batch once a failure was
@@ -51,36 +58,42 @@ package protocol ImportWriter: AnyObject {
     var counts: ImportWriterCounts { get }
 
     /// The fault as the import reports it (a database's error worded as the database's, the
-    /// caller's cancellation as a `CancellationError`).
+    /// caller's cancellation as a `CancellationError`). Default: `error` as it is.
     func reported(_ error: any Error) -> any Error
 }
 
 extension ImportWriter {
-    package func reported(_ error: any Error) -> any Error { error }
+    /// `error` as it is.
+    public func reported(_ error: any Error) -> any Error { error }
 }
 
 /// What ``ImportWriter/write(_:)`` did with a block.
-package struct ImportBlockWrite: Sendable {
+public struct ImportBlockWrite: Sendable {
     /// The records taken, from the first: all of them, or those before a repeated key.
-    package var taken: Int
-    /// How many of those went into the batch; the others have neither `id` nor `lid`.
-    package var written: Int
+    public var taken: Int
+    /// How many of those went into the batch; the others have no key.
+    public var written: Int
 
-    package init(taken: Int, written: Int) {
+    /// `taken` records taken, `written` of them written.
+    public init(taken: Int, written: Int) {
         self.taken = taken
         self.written = written
     }
 }
 
 /// A writer's own counts, for the summary.
-package struct ImportWriterCounts: Sendable {
-    package var relationshipRows: Int
-    package var toOneLinks: Int
-    package var typeMismatches: Int
+public struct ImportWriterCounts: Sendable {
+    /// Rows of to-many linkage written (`relationships`), an interrupted run's included.
+    public var relationshipRows: Int
+    /// To-one links written as columns of their record's row by this run.
+    public var toOneLinks: Int
+    /// Values written into a column declared for another kind of value.
+    public var typeMismatches: Int
     /// Rows written per table, `relationships` last.
-    package var tables: [ImportSummary.TableRows]
+    public var tables: [ImportSummary.TableRows]
 
-    package init(relationshipRows: Int, toOneLinks: Int, typeMismatches: Int, tables: [ImportSummary.TableRows]) {
+    /// The counts as given.
+    public init(relationshipRows: Int, toOneLinks: Int, typeMismatches: Int, tables: [ImportSummary.TableRows]) {
         self.relationshipRows = relationshipRows
         self.toOneLinks = toOneLinks
         self.typeMismatches = typeMismatches

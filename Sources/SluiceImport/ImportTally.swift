@@ -130,11 +130,12 @@ package struct ImportTally: Sendable {
 
 /// Where a batch ends: the counts the `documents` row records with it, and where a resumed
 /// import goes on once it is committed.
-package struct ImportMark: Sendable, Equatable {
-    /// Resources written by then, an interrupted run's included.
-    package var resources: Int
-    /// The reader's count of resources (written or not) by then.
-    package var resourcesRead: Int
+public struct ImportMark: Sendable, Equatable {
+    /// Records written by then, an interrupted run's included.
+    public var resources: Int
+    /// The reader's count of records (written or not) by then: what a destination records with
+    /// the batch, and gives back in its ``ResumePoint`` as `resourcesRead`.
+    public var resourcesRead: Int
     /// Bytes of the document read by then.
-    package var bytes: Int
+    public var bytes: Int
 }

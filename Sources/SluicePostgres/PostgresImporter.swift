@@ -162,13 +162,7 @@ public final class PostgresImporter {
         source: String,
         progress: ((ImportProgress) -> Void)? = nil
     ) async throws -> ImportSummary {
-        try await ImportRun.run(
-            PostgresSession(importer: self),
-            reading: reader,
-            source: source,
-            options: options,
-            progress: progress
-        )
+        try await importDocument(ImportDocument(reading: reader, source: source, options: options, progress: progress))
     }
 
     /// Whether `error` is a fault of the input (its bytes, its JSON:API, the resume point), which
@@ -272,12 +266,8 @@ extension PostgresImporter: ImportDestination {
     /// `true`: imports write one database side by side, each on a connection of its own.
     public static var allowsConcurrentDocuments: Bool { true }
 
-    /// ``importDocument(from:source:progress:)``.
-    public func importDocument(
-        reading reader: any ChunkSource,
-        source: String,
-        progress: (@Sendable (ImportProgress) -> Void)?
-    ) async throws -> ImportSummary {
-        try await importDocument(from: reader, source: source) { progress?($0) }
+    /// Runs `document` on the calling task, through a writer on this importer's connection.
+    public func importDocument(_ document: ImportDocument) async throws -> ImportSummary {
+        try await document.run(through: PostgresSession(importer: self))
     }
 }

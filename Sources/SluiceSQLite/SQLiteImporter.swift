@@ -105,7 +105,11 @@ public final class SQLiteImporter {
         source: String,
         progress: ((Progress) -> Void)? = nil
     ) throws -> Summary {
-        let options = options
+        try run(ImportDocument(reading: reader, source: source, options: options, progress: progress))
+    }
+
+    /// Runs `document` through this database's writer on the calling thread, which it blocks.
+    private func run(_ document: ImportDocument) throws -> Summary {
         let syncsAtCheckpoints = syncsAtCheckpoints
         let path = database.path
         do {
@@ -115,15 +119,7 @@ public final class SQLiteImporter {
                 let writer = try ImportSession(db: db)
                 let summary: Summary
                 do {
-                    summary = try CallingThreadExecutor.run {
-                        try await ImportRun.run(
-                            writer,
-                            reading: reader,
-                            source: source,
-                            options: options,
-                            progress: progress
-                        )
-                    }
+                    summary = try CallingThreadExecutor.run { try await document.run(through: writer) }
                 } catch {
                     // What was committed before the fault is made durable too, for --resume.
                     if !syncsAtCheckpoints { try? SQLiteImporter.syncCommitted(db, path: path) }
@@ -315,21 +311,13 @@ extension SQLiteImporter: ImportDestination {
     /// `false`: SQLite has one writer at a time, so documents go one after another.
     public static var allowsConcurrentDocuments: Bool { false }
 
-    /// ``importDocument(from:source:progress:)`` on a thread of its own: it blocks while it
-    /// works, which Swift's cooperative threads must not.
-    public func importDocument(
-        reading reader: any ChunkSource,
-        source: String,
-        progress: (@Sendable (ImportProgress) -> Void)?
-    ) async throws -> ImportSummary {
-        let work = UncheckedImport(importer: self, reader: reader)
+    /// Runs `document` on a thread of its own, which holds the database's connection while the
+    /// import writes: the writer blocks, which Swift's cooperative threads must not.
+    public func importDocument(_ document: ImportDocument) async throws -> ImportSummary {
+        let importer = UncheckedImporter(importer: self)
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(
-                    with: Result {
-                        try work.importer.importDocument(from: work.reader, source: source) { progress?($0) }
-                    }
-                )
+                continuation.resume(with: Result { try importer.importer.run(document) })
             }
             thread.name = "sluice-import"
             thread.start()
@@ -345,8 +333,7 @@ extension SQLiteImporter: ImportDestination {
     }
 }
 
-/// An importer and reader handed to the thread that uses them alone until it returns.
-private struct UncheckedImport: @unchecked Sendable {
+/// An importer handed to the thread that uses it alone until it returns.
+private struct UncheckedImporter: @unchecked Sendable {
     let importer: SQLiteImporter
-    let reader: any ChunkSource
 }

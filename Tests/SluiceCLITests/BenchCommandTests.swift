@@ -11,9 +11,9 @@ struct BenchCommandTests {
     }
 
     @Test("a user's file: both contenders agree and --format json gives every figure")
-    func userFile() throws {
+    func userFile() async throws {
         let file = try Tool.temporaryFile(JSONAPICommandTests.document)
-        let run = try Tool.run(["bench", file, "--runs", "2", "--format", "json"])
+        let run = try await Tool.run(["bench", file, "--runs", "2", "--format", "json"])
         #expect(run.status == 0, "\(run.standardError)")
         let report = try Self.object(run.standardOutput)
         #expect(report["input"] as? String == file)
@@ -32,13 +32,13 @@ struct BenchCommandTests {
     }
 
     @Test("the default input is a generated document, reported as a table")
-    func generatedTable() throws {
-        let run = try Tool.run(["bench", "--articles", "40", "--runs", "1", "--jobs", "2"])
+    func generatedTable() async throws {
+        let run = try await Tool.run(["bench", "--articles", "40", "--runs", "1", "--jobs", "2"])
         #expect(run.status == 0, "\(run.standardError)")
         // As many resources as flatten finds in the same generated document.
-        let generated = try Tool.run(["generate", "--articles", "40"])
+        let generated = try await Tool.run(["generate", "--articles", "40"])
         let file = try Tool.temporaryFile(generated.standardOutput)
-        let lines = try Tool.run(["flatten", file]).standardOutput.split(separator: "\n").count
+        let lines = try await Tool.run(["flatten", file]).standardOutput.split(separator: "\n").count
         #expect(run.standardOutput.hasPrefix("Input: generated document of 40 articles, "))
         #expect(run.standardOutput.contains(" \(lines) resources. Medians of 1 run.\n"))
         // With two threads, Sluice runs on one as well, for the speed-up in the same run.
@@ -55,19 +55,19 @@ struct BenchCommandTests {
     }
 
     @Test("invalid input exits 1 with its position; a missing file or bad option exits 2")
-    func faults() throws {
+    func faults() async throws {
         let bad = try Tool.temporaryFile("{\"data\": [\n  {\"type\": \"people\", \"id\": 1}\n]}")
-        var run = try Tool.run(["bench", bad, "--runs", "1"])
+        var run = try await Tool.run(["bench", bad, "--runs", "1"])
         #expect(run.status == 1)
         #expect(run.standardError.contains("\(bad):2:28: /data/0/id: id must be a string, but it is a number."))
         let broken = try Tool.temporaryFile("{\"data\": [}")
-        run = try Tool.run(["bench", broken, "--runs", "1"])
+        run = try await Tool.run(["bench", broken, "--runs", "1"])
         #expect(run.status == 1)
         #expect(run.standardError.contains("\(broken):1:11: "))
-        run = try Tool.run(["bench", "/nonexistent/export.json"])
+        run = try await Tool.run(["bench", "/nonexistent/export.json"])
         #expect(run.status == 2)
         #expect(run.standardError.contains("/nonexistent/export.json: cannot read"))
-        run = try Tool.run(["bench", "--runs", "0"])
+        run = try await Tool.run(["bench", "--runs", "0"])
         #expect(run.status == 2)
     }
 }

@@ -13,14 +13,16 @@ struct ConcurrentPostgresImportTests {
 
     /// Four documents: two of disjoint resources (their ids made distinct), and one document
     /// under two names, so that two imports write the same keys at the same time.
-    static func documents(in directory: URL) throws -> [String] {
+    static func documents(in directory: URL) async throws -> [String] {
         var paths: [String] = []
         // b.json is the longest: the test that stops an import between two batches stops it.
         for (name, seed, prefix, articles) in [
             ("a.json", 1, "", 400), ("b.json", 2, "b", 2000), ("c.json", 3, "c", 400),
         ] {
             let path = directory.appendingPathComponent(name).path
-            let run = try Command.run(["generate", "--articles", String(articles), "--seed", String(seed), "-o", path])
+            let run = try await Command.run([
+                "generate", "--articles", String(articles), "--seed", String(seed), "-o", path,
+            ])
             #expect(run.status == 0, "\(run.standardError)")
             if !prefix.isEmpty {
                 let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -79,7 +81,9 @@ struct ConcurrentPostgresImportTests {
     static func importedOneByOne(_ documents: [String]) async throws -> String {
         let database = try await TestPostgres.database()
         for document in documents {
-            let run = try Command.run(["import", document, "--postgres", database, "--batch-size", "150", "--quiet"])
+            let run = try await Command.run([
+                "import", document, "--postgres", database, "--batch-size", "150", "--quiet",
+            ])
             #expect(run.status == 0, "\(run.standardError)")
         }
         return database
@@ -97,7 +101,7 @@ struct ConcurrentPostgresImportTests {
     @Test("four imports at once, of different and of the same resources, give the rows of the same imports one by one")
     func concurrentEqualsSequential() async throws {
         let directory = try ImportCommandTests.directory()
-        let documents = try Self.documents(in: directory)
+        let documents = try await Self.documents(in: directory)
         let sequential = try await Self.importedOneByOne(documents)
         let expected = try await Self.contents(of: sequential)
         #expect(expected.count > 20)
@@ -105,7 +109,7 @@ struct ConcurrentPostgresImportTests {
         let concurrent = try await TestPostgres.database()
         let processes = try documents.map { try Self.start($0, into: concurrent) }
         for process in processes {
-            process.waitUntilExit()
+            await Command.exit(of: process)
             #expect(process.terminationStatus == 0)
         }
         #expect(try await Self.contents(of: concurrent) == expected)
@@ -116,7 +120,7 @@ struct ConcurrentPostgresImportTests {
     )
     func stalledKilledAndResumed() async throws {
         let directory = try ImportCommandTests.directory()
-        let documents = try Self.documents(in: directory)
+        let documents = try await Self.documents(in: directory)
         let sequential = try await Self.importedOneByOne(documents)
         let expected = try await Self.contents(of: sequential)
 
@@ -152,17 +156,19 @@ struct ConcurrentPostgresImportTests {
         // The others run to the end while it stands still.
         let others = try [documents[0], documents[1], documents[3]].map { try Self.start($0, into: concurrent) }
         let othersDeadline = Date().addingTimeInterval(120)
-        while others.contains(where: \.isRunning), Date() < othersDeadline { usleep(50_000) }
+        while others.contains(where: \.isRunning), Date() < othersDeadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let stillRunning = others.filter(\.isRunning).count
         #expect(stillRunning == 0, "the other imports waited for the stopped one")
         for process in others where process.isRunning { process.terminate() }
         kill(victim.processIdentifier, SIGKILL)
-        victim.waitUntilExit()
+        await Command.exit(of: victim)
         for process in others {
-            process.waitUntilExit()
+            await Command.exit(of: process)
             #expect(process.terminationStatus == 0)
         }
-        let resumed = try Command.run(["import", documents[2], "--postgres", concurrent, "--resume", "--quiet"])
+        let resumed = try await Command.run(["import", documents[2], "--postgres", concurrent, "--resume", "--quiet"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
         #expect(try await Self.contents(of: concurrent) == expected)
     }
@@ -170,10 +176,10 @@ struct ConcurrentPostgresImportTests {
     @Test("one command imports several documents at once, with the rows of the sequential run and a line each")
     func oneCommandManyDocuments() async throws {
         let directory = try ImportCommandTests.directory()
-        let documents = try Self.documents(in: directory)
+        let documents = try await Self.documents(in: directory)
         let sequential = try await Self.importedOneByOne(documents)
         let together = try await TestPostgres.database()
-        let run = try Command.run(
+        let run = try await Command.run(
             ["import"] + documents + ["--postgres", together, "--batch-size", "150", "--jobs", "4"]
         )
         #expect(run.status == 0, "\(run.standardError)")

@@ -46,10 +46,10 @@ struct EncodedDocumentTests {
         }
         let file = try Tool.temporaryFile(String(decoding: document, as: UTF8.self))
 
-        let validate = try Tool.run(["validate", file])
+        let validate = try await Tool.run(["validate", file])
         #expect(validate.status == 0, "\(validate.standardError)")
 
-        let run = try Tool.run(["flatten", file])
+        let run = try await Tool.run(["flatten", file])
         #expect(run.status == 0, "\(run.standardError)")
         let lines = run.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == posts.count + authors.count)

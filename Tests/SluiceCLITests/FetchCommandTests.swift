@@ -9,19 +9,11 @@ import Testing
 struct FetchCommandTests {
     typealias Command = ValidateCommandTests
 
-    /// Runs the binary on a thread of its own: `Command.run` blocks while the child runs, and the
-    /// test server's handlers need the cooperative pool meanwhile.
-    static func run(_ arguments: [String]) async throws -> Command.Run {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try Command.run(arguments) }) }.start()
-        }
-    }
-
     @Test("--all-pages prints every resource of every page as NDJSON, like flatten")
     func fetchesAllPages() async throws {
         try await JSONAPITestServer.with(chunkSize: 97) { server in
             let url = server.url("/page/articles?page%5Bsize%5D=10").absoluteString
-            let all = try await Self.run([
+            let all = try await Command.run([
                 "fetch", url, "--all-pages", "--include", "author", "-H", "Authorization: Bearer s3cret", "--verbose",
             ])
             #expect(all.status == 0, "\(all.standardError)")
@@ -41,7 +33,7 @@ struct FetchCommandTests {
             #expect(requests.allSatisfy { $0.headers["authorization"] == "Bearer s3cret" })
             #expect(requests.allSatisfy { $0.headers["accept"] == "application/vnd.api+json" })
 
-            let first = try await Self.run(["fetch", url])
+            let first = try await Command.run(["fetch", url])
             #expect(first.status == 0)
             #expect(
                 first.standardOutput.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"articles""#) }.count == 10
@@ -52,27 +44,27 @@ struct FetchCommandTests {
     @Test("server errors, invalid documents and unreachable servers exit 1, 1 and 2 with a clear message")
     func failures() async throws {
         try await JSONAPITestServer.with { server in
-            let missing = try await Self.run(["fetch", server.url("/articles/999").absoluteString])
+            let missing = try await Command.run(["fetch", server.url("/articles/999").absoluteString])
             #expect(missing.status == 1)
             #expect(
                 missing.standardError.contains(
                     "the server answered 404 Not Found with 1 error: 404 [not_found] Not Found - No article has id 999."
                 )
             )
-            let malformed = try await Self.run(["fetch", server.url("/malformed/articles").absoluteString])
+            let malformed = try await Command.run(["fetch", server.url("/malformed/articles").absoluteString])
             #expect(malformed.status == 1)
             #expect(malformed.standardError.contains("/malformed/articles:2:"))
             #expect(malformed.standardError.contains("/data/1/id"))
             // The resource before the fault was printed.
             #expect(malformed.standardOutput.split(separator: "\n").count == 1)
-            let login = try await Self.run(["fetch", server.url("/login").absoluteString])
+            let login = try await Command.run(["fetch", server.url("/login").absoluteString])
             #expect(login.status == 1)
             #expect(login.standardError.contains("expected a JSON:API document, but the body is text/html"))
         }
-        let refused = try await Self.run(["fetch", "http://127.0.0.1:9/articles", "--timeout", "2"])
+        let refused = try await Command.run(["fetch", "http://127.0.0.1:9/articles", "--timeout", "2"])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("GET http://127.0.0.1:9/articles: "))
-        let usage = try await Self.run(["fetch", "ftp://example.com/x"])
+        let usage = try await Command.run(["fetch", "ftp://example.com/x"])
         #expect(usage.status == 2)
     }
 
@@ -83,7 +75,7 @@ struct FetchCommandTests {
         let database = directory.appendingPathComponent("pages.sqlite").path
         try await JSONAPITestServer.with(total: 95, chunkSize: 300) { server in
             let url = server.url("/offset/articles?page%5Blimit%5D=20").absoluteString
-            let run = try await Self.run(["import", url, "--sqlite", database])
+            let run = try await Command.run(["import", url, "--sqlite", database])
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardOutput.contains("from 5 pages"))
             let counts = try ImportCommandTests.read(database) { db throws -> [Int?] in
@@ -98,13 +90,13 @@ struct FetchCommandTests {
                 ]
             }
             #expect(counts == [95, 7, 5, 5])
-            let failing = try await Self.run([
+            let failing = try await Command.run([
                 "import", server.url("/malformed/articles").absoluteString, "--sqlite", database, "--quiet",
             ])
             #expect(failing.status == 1)
             #expect(failing.standardError.contains("/data/1/id"))
             // A body cut off mid-way: the network's failure is reported, not a truncated document.
-            let truncated = try await Self.run([
+            let truncated = try await Command.run([
                 "import", server.url("/truncated").absoluteString, "--sqlite", database, "--quiet",
             ])
             #expect(truncated.status == 2)
@@ -112,18 +104,18 @@ struct FetchCommandTests {
             #expect(truncated.standardError.contains("/truncated: the request failed"))
             #expect(truncated.standardError.contains("imported before the fault"))
             // A next link back to a page already imported stops with exit 1, the page kept.
-            let loop = try await Self.run([
+            let loop = try await Command.run([
                 "import", server.url("/loop/articles").absoluteString, "--sqlite", database, "--quiet",
             ])
             #expect(loop.status == 1)
             #expect(loop.standardError.contains("/loop/articles: the next link leads back to a page already imported"))
-            let limited = try await Self.run(["import", url, "--sqlite", database, "--max-pages", "2"])
+            let limited = try await Command.run(["import", url, "--sqlite", database, "--max-pages", "2"])
             #expect(limited.status == 0, "\(limited.standardError)")
             #expect(limited.standardOutput.contains("from 2 pages"))
             // A body that falls silent for 8 s fails after --read-timeout's 1 s, with what it read.
             let clock = ContinuousClock()
             let started = clock.now
-            let stalled = try await Self.run([
+            let stalled = try await Command.run([
                 "import", server.url("/stall").absoluteString, "--sqlite", database, "--quiet", "--read-timeout", "1",
             ])
             #expect(clock.now - started < .seconds(6))
@@ -132,7 +124,7 @@ struct FetchCommandTests {
                 stalled.standardError.contains("/stall: timed out after 9 bytes of the body"),
                 "\(stalled.standardError)"
             )
-            let zero = try await Self.run(["import", url, "--sqlite", database, "--timeout", "0"])
+            let zero = try await Command.run(["import", url, "--sqlite", database, "--timeout", "0"])
             #expect(zero.status == 2)
             #expect(zero.standardError.contains("Timeouts must be positive."))
         }
@@ -155,12 +147,12 @@ struct FetchCommandTests {
             return try #require(number)
         }
         let small = try await JSONAPITestServer.with(total: 2_000, chunkSize: 4096) { server in
-            try await Self.run([
+            try await Command.run([
                 "fetch", server.url("/page/articles?page%5Bsize%5D=100").absoluteString, "--all-pages", "--verbose",
             ])
         }
         let large = try await JSONAPITestServer.with(total: 40_000, chunkSize: 4096) { server in
-            try await Self.run([
+            try await Command.run([
                 "fetch", server.url("/page/articles?page%5Bsize%5D=100").absoluteString, "--all-pages", "--verbose",
             ])
         }

@@ -20,9 +20,9 @@ struct FirstHourCommandTests {
         """#
 
     @Test("flatten keeps relationship meta in relationshipMeta, only on lines whose relationships have it")
-    func flattenKeepsRelationshipMeta() throws {
+    func flattenKeepsRelationshipMeta() async throws {
         let file = try Command.temporaryFile(Self.documentWithRelationshipMeta)
-        let run = try Command.run(["flatten", file])
+        let run = try await Command.run(["flatten", file])
         #expect(run.status == 0, "\(run.standardError)")
         let lines = run.standardOutput.split(separator: "\n").map(String.init)
         #expect(
@@ -34,14 +34,14 @@ struct FirstHourCommandTests {
     }
 
     @Test("import keeps relationship meta beside its linkage, and upgrades an older database's rows")
-    func importKeepsRelationshipMeta() throws {
+    func importKeepsRelationshipMeta() async throws {
         let directory = try ImportCommandTests.directory()
         let document = directory.appendingPathComponent("doc.json")
         try Data(Self.documentWithRelationshipMeta.utf8).write(to: document)
         let database = directory.appendingPathComponent("old.sqlite").path
         // A database as an earlier version made it: relationships without meta, and a to-one
         // relationship stored as a row (now it is the columns of its resource's row).
-        try DatabaseQueue(path: database).write { db in
+        try await DatabaseQueue(path: database).write { db in
             try db.execute(
                 sql: """
                     CREATE TABLE relationships (
@@ -52,7 +52,7 @@ struct FirstHourCommandTests {
                     """
             )
         }
-        let run = try Command.run(["import", document.path, "--sqlite", database, "--quiet"])
+        let run = try await Command.run(["import", document.path, "--sqlite", database, "--quiet"])
         #expect(run.status == 0, "\(run.standardError)")
         let rows = try ImportCommandTests.read(database) { db in
             try Row.fetchAll(
@@ -103,15 +103,15 @@ struct FirstHourCommandTests {
     }
 
     @Test("validate --verbose names each valid file and ends with a summary; without it, nothing on a pipe")
-    func validateVerbose() throws {
+    func validateVerbose() async throws {
         let good = try Command.temporaryFile(#"{"data":null}"#)
         let bad = try Command.temporaryFile(#"{"data":{"type":"x"}}"#)
-        let quiet = try Command.run(["validate", good])
+        let quiet = try await Command.run(["validate", good])
         #expect(quiet.status == 0)
         #expect(quiet.standardOutput.isEmpty)
-        let verbose = try Command.run(["validate", "--verbose", good])
+        let verbose = try await Command.run(["validate", "--verbose", good])
         #expect(verbose.standardOutput == "\(good): valid\n1 file checked: all valid.\n")
-        let mixed = try Command.run(["validate", "-v", good, bad])
+        let mixed = try await Command.run(["validate", "-v", good, bad])
         #expect(mixed.status == 1)
         #expect(mixed.standardOutput == "\(good): valid\n2 files checked: 1 invalid or unreadable.\n")
         #expect(mixed.standardError.hasPrefix("\(bad):1:"))

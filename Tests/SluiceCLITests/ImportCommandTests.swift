@@ -15,9 +15,9 @@ struct ImportCommandTests {
         return url
     }
 
-    static func generate(articles: Int, into directory: URL, name: String = "doc.json") throws -> String {
+    static func generate(articles: Int, into directory: URL, name: String = "doc.json") async throws -> String {
         let path = directory.appendingPathComponent(name).path
-        let run = try Command.run(["generate", "--articles", String(articles), "-o", path])
+        let run = try await Command.run(["generate", "--articles", String(articles), "-o", path])
         #expect(run.status == 0, "\(run.standardError)")
         return path
     }
@@ -28,15 +28,15 @@ struct ImportCommandTests {
     }
 
     @Test("a generated document imports with every resource, value and relationship, and re-imports without duplicates")
-    func importsAndReimports() throws {
+    func importsAndReimports() async throws {
         let directory = try Self.directory()
-        let document = try Self.generate(articles: 300, into: directory)
+        let document = try await Self.generate(articles: 300, into: directory)
         let database = directory.appendingPathComponent("out.sqlite").path
-        let first = try Command.run(["import", document, "--sqlite", database, "--batch-size", "100"])
+        let first = try await Command.run(["import", document, "--sqlite", database, "--batch-size", "100"])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.hasPrefix("Imported "))
         // The flattened document is the reference: one NDJSON line per resource.
-        let flattened = try Command.run(["flatten", document])
+        let flattened = try await Command.run(["flatten", document])
         let lines = flattened.standardOutput.split(separator: "\n")
         var expected: [String: Int] = [:]
         // To-many identifiers are rows of `relationships`; to-one linkage is columns of its
@@ -145,7 +145,7 @@ struct ImportCommandTests {
             }
         }
         try check()
-        let second = try Command.run(["import", document, "--sqlite", database, "--quiet"])
+        let second = try await Command.run(["import", document, "--sqlite", database, "--quiet"])
         #expect(second.status == 0, "\(second.standardError)")
         #expect(second.standardOutput.isEmpty)
         #expect(second.standardError.isEmpty)
@@ -153,7 +153,7 @@ struct ImportCommandTests {
     }
 
     @Test("new attributes add columns; a null first makes no column; odd names get their own columns")
-    func schemaGrows() throws {
+    func schemaGrows() async throws {
         let directory = try Self.directory()
         let database = directory.appendingPathComponent("out.sqlite").path
         let document = """
@@ -166,7 +166,7 @@ struct ImportCommandTests {
             """
         let path = directory.appendingPathComponent("odd.json").path
         try Data(document.utf8).write(to: URL(fileURLWithPath: path))
-        let run = try Command.run(["import", path, "--sqlite", database])
+        let run = try await Command.run(["import", path, "--sqlite", database])
         #expect(run.status == 0, "\(run.standardError)")
         // "huge" in the INTEGER column `size`: counted and reported, and kept as written.
         #expect(
@@ -200,7 +200,7 @@ struct ImportCommandTests {
     }
 
     @Test("invalid input stops with FILE:LINE:COLUMN: POINTER: message, keeps what was committed, exits 1")
-    func badInput() throws {
+    func badInput() async throws {
         let directory = try Self.directory()
         let database = directory.appendingPathComponent("out.sqlite").path
         let syntax = directory.appendingPathComponent("syntax.json").path
@@ -212,7 +212,7 @@ struct ImportCommandTests {
             ]}
             """.utf8
         ).write(to: URL(fileURLWithPath: syntax))
-        let run = try Command.run(["import", syntax, "--sqlite", database])
+        let run = try await Command.run(["import", syntax, "--sqlite", database])
         #expect(run.status == 1)
         #expect(run.standardError.hasPrefix("\(syntax):3:61: /data/1: "), "\(run.standardError)")
         #expect(run.standardError.contains("1 resource was imported before the fault and is in \(database)."))
@@ -224,25 +224,25 @@ struct ImportCommandTests {
 
         let jsonapi = directory.appendingPathComponent("jsonapi.json").path
         try Data(#"{"data": [{"type": "people", "id": 7}]}"#.utf8).write(to: URL(fileURLWithPath: jsonapi))
-        let second = try Command.run(["import", jsonapi, "--sqlite", database])
+        let second = try await Command.run(["import", jsonapi, "--sqlite", database])
         #expect(second.status == 1)
         #expect(second.standardError.hasPrefix("\(jsonapi):1:36: /data/0/id: "), "\(second.standardError)")
 
-        let missing = try Command.run([
+        let missing = try await Command.run([
             "import", directory.appendingPathComponent("nope.json").path, "--sqlite", database,
         ])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("cannot read"))
-        let usage = try Command.run(["import", "--batch-size", "0"])
+        let usage = try await Command.run(["import", "--batch-size", "0"])
         #expect(usage.status == 2)
     }
 
     @Test("standard input and gzip input import; plain progress lines when standard error is not a terminal")
-    func inputsAndProgress() throws {
+    func inputsAndProgress() async throws {
         let directory = try Self.directory()
-        let document = try Self.generate(articles: 2000, into: directory)
+        let document = try await Self.generate(articles: 2000, into: directory)
         let database = directory.appendingPathComponent("out.sqlite").path
-        let stdin = try Command.run(
+        let stdin = try await Command.run(
             ["import", "-", "--sqlite", database, "--progress-interval", "0.001", "--batch-size", "500"],
             standardInput: try Data(contentsOf: URL(fileURLWithPath: document))
         )
@@ -258,7 +258,7 @@ struct ImportCommandTests {
         try gzip.run()
         gzip.waitUntilExit()
         let zipped = directory.appendingPathComponent("zipped.sqlite").path
-        let fromGzip = try Command.run(["import", document + ".gz", "--sqlite", zipped, "--quiet"])
+        let fromGzip = try await Command.run(["import", document + ".gz", "--sqlite", zipped, "--quiet"])
         #expect(fromGzip.status == 0, "\(fromGzip.standardError)")
         let counts = try [database, zipped].map { path in
             try Self.read(path) { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM comments") }
@@ -268,9 +268,9 @@ struct ImportCommandTests {
     }
 
     @Test("an import killed after its first batch leaves a consistent database of whole batches")
-    func interrupted() throws {
+    func interrupted() async throws {
         let directory = try Self.directory()
-        let document = try Self.generate(articles: 30_000, into: directory)
+        let document = try await Self.generate(articles: 30_000, into: directory)
         let database = directory.appendingPathComponent("out.sqlite").path
         // Wait for the first committed batch, then kill the import mid-way.
         let process = try Self.importKilled(
@@ -303,7 +303,7 @@ struct ImportCommandTests {
             #expect(try String.fetchOne(db, sql: "SELECT status FROM documents") == "importing")
         }
         // Importing again completes the document.
-        let again = try Command.run(["import", document, "--sqlite", database, "--quiet"])
+        let again = try await Command.run(["import", document, "--sqlite", database, "--quiet"])
         #expect(again.status == 0, "\(again.standardError)")
         try Self.read(database) { (db: Database) throws in
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM articles") == 30_000)
@@ -312,9 +312,9 @@ struct ImportCommandTests {
     }
 
     @Test("--resume continues a killed import from its last committed batch, and the result is the whole document")
-    func resumes() throws {
+    func resumes() async throws {
         let directory = try Self.directory()
-        let document = try Self.generate(articles: 30_000, into: directory)
+        let document = try await Self.generate(articles: 30_000, into: directory)
         let database = directory.appendingPathComponent("out.sqlite").path
         try Self.importKilled(
             document,
@@ -332,11 +332,11 @@ struct ImportCommandTests {
         // comes first; under load the kill may land in included).
         #expect(articles == min(recorded, 30_000))
 
-        let resumed = try Command.run(["import", document, "--sqlite", database, "--resume"])
+        let resumed = try await Command.run(["import", document, "--sqlite", database, "--resume"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
         #expect(resumed.standardOutput.contains("Resumed after the \(recorded) resources"))
         let whole = directory.appendingPathComponent("whole.sqlite").path
-        #expect(try Command.run(["import", document, "--sqlite", whole, "--quiet"]).status == 0)
+        #expect(try await Command.run(["import", document, "--sqlite", whole, "--quiet"]).status == 0)
         // The summary counts the resources of both runs.
         let total = try Self.read(whole) { db in
             try Int.fetchOne(
@@ -354,13 +354,14 @@ struct ImportCommandTests {
             )
         }
         // Resuming a complete import imports it whole again (nothing to continue), changing nothing.
-        let again = try Command.run(["import", document, "--sqlite", database, "--resume"])
+        let again = try await Command.run(["import", document, "--sqlite", database, "--resume"])
         #expect(again.status == 0)
         #expect(!again.standardOutput.contains("Resumed"))
         // A different file under the same name is not resumed into.
         let queue = try DatabaseQueue(path: database)
-        try queue.write { db in try db.execute(sql: "UPDATE documents SET status = 'importing', source_size = 5") }
-        let changed = try Command.run(["import", document, "--sqlite", database, "--resume"])
+        try await queue.write { db in try db.execute(sql: "UPDATE documents SET status = 'importing', source_size = 5")
+        }
+        let changed = try await Command.run(["import", document, "--sqlite", database, "--resume"])
         #expect(changed.status != 0)
         #expect(changed.standardError.contains("Cannot resume"))
     }
@@ -374,8 +375,8 @@ struct ImportCommandTests {
     )
     func memoryIsFlat() async throws {
         let directory = try Self.directory()
-        let small = try Self.generate(articles: 2_000, into: directory, name: "small.json")
-        let large = try Self.generate(articles: 20_000, into: directory, name: "large.json")
+        let small = try await Self.generate(articles: 2_000, into: directory, name: "small.json")
+        let large = try await Self.generate(articles: 20_000, into: directory, name: "large.json")
         var targets = [["--sqlite", directory.appendingPathComponent("a.sqlite").path]]
         if TestPostgres.available { targets.append(["--postgres", try await TestPostgres.database()]) }
         for target in targets {
@@ -446,8 +447,8 @@ struct ImportCommandTests {
     }
 
     @Test("help reads as sentences with an example")
-    func help() throws {
-        let run = try Command.run(["import", "--help"])
+    func help() async throws {
+        let run = try await Command.run(["import", "--help"])
         #expect(run.status == 0)
         #expect(run.standardOutput.contains("Examples:"))
         #expect(run.standardOutput.contains("sluice import export.json"))
@@ -458,8 +459,8 @@ struct ImportCommandTests {
         "every command's help has single spaces between the words of its sentences",
         arguments: ["validate", "flatten", "fetch", "import", "generate", "bench"]
     )
-    func helpSpacing(command: String) throws {
-        let run = try Command.run([command, "--help"])
+    func helpSpacing(command: String) async throws {
+        let run = try await Command.run([command, "--help"])
         #expect(run.status == 0)
         // Columns of options and examples are aligned with spaces; sentences are not: a run of
         // spaces between two words is a line joined from a wrapped string literal.

@@ -16,15 +16,15 @@ struct JSONAPICommandTests {
         """#
 
     @Test("validate checks JSON:API by default and reports FILE:LINE:COLUMN: POINTER: message")
-    func validateJSONAPI() throws {
+    func validateJSONAPI() async throws {
         let valid = try Tool.temporaryFile(Self.document)
-        var run = try Tool.run(["validate", valid])
+        var run = try await Tool.run(["validate", valid])
         #expect(run.status == 0, "\(run.standardError)")
         let invalid = try Tool.temporaryFile("{\"data\": [\n  {\"type\": \"people\", \"id\": 1}\n]}")
-        run = try Tool.run(["validate", invalid])
+        run = try await Tool.run(["validate", invalid])
         #expect(run.status == 1)
         #expect(run.standardError == "\(invalid):2:28: /data/0/id: id must be a string, but it is a number.\n")
-        run = try Tool.run(["validate", "--format", "json", invalid])
+        run = try await Tool.run(["validate", "--format", "json", invalid])
         #expect(run.status == 1)
         let entries = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [[String: Any]]
         #expect(entries?.count == 1)
@@ -32,22 +32,22 @@ struct JSONAPICommandTests {
         #expect(entries?.first?["line"] as? Int == 2)
         #expect(entries?.first?["column"] as? Int == 28)
         // --syntax keeps the syntax-only check: the same file is well-formed JSON.
-        run = try Tool.run(["validate", "--syntax", invalid])
+        run = try await Tool.run(["validate", "--syntax", invalid])
         #expect(run.status == 0)
     }
 
     @Test("validate reports unreachable included resources as warnings without failing")
-    func warnings() throws {
+    func warnings() async throws {
         let file = try Tool.temporaryFile(#"{"data": [], "included": [{"type": "people", "id": "9"}]}"#)
-        let run = try Tool.run(["validate", file])
+        let run = try await Tool.run(["validate", file])
         #expect(run.status == 0)
         #expect(run.standardError.hasPrefix("\(file):1:27: /included/0: warning: The included resource people/9"))
     }
 
     @Test("flatten prints one line per resource, primary first, linkage reduced, digits kept")
-    func flatten() throws {
+    func flatten() async throws {
         let file = try Tool.temporaryFile(Self.document)
-        let run = try Tool.run(["flatten", file])
+        let run = try await Tool.run(["flatten", file])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(
             run.standardOutput == """
@@ -60,10 +60,10 @@ struct JSONAPICommandTests {
     }
 
     @Test("flatten puts primary data first even when included comes first, and reads stdin")
-    func flattenIncludedFirst() throws {
-        let generated = try Tool.run(["generate", "--articles", "20", "--included-first", "--seed", "3"])
+    func flattenIncludedFirst() async throws {
+        let generated = try await Tool.run(["generate", "--articles", "20", "--included-first", "--seed", "3"])
         #expect(generated.status == 0)
-        let run = try Tool.run(["flatten", "-"], standardInput: Data(generated.standardOutput.utf8))
+        let run = try await Tool.run(["flatten", "-"], standardInput: Data(generated.standardOutput.utf8))
         #expect(run.status == 0, "\(run.standardError)")
         let types = run.standardOutput.split(separator: "\n").map { line -> String in
             let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -75,26 +75,26 @@ struct JSONAPICommandTests {
     }
 
     @Test("flatten reports invalid input with its position and exits 1")
-    func flattenInvalid() throws {
-        var run = try Tool.run(["flatten", "-"], standardInput: Data("{\"data\": [1,]}".utf8))
+    func flattenInvalid() async throws {
+        var run = try await Tool.run(["flatten", "-"], standardInput: Data("{\"data\": [1,]}".utf8))
         #expect(run.status == 1)
         // Faults come in document order: the number where a resource belongs, before the comma.
         #expect(run.standardError.hasPrefix("<stdin>:1:11: /data/0: Expected a resource object, found a number."))
         // A syntax fault names the resource it interrupted.
-        run = try Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"type":"a","id":"1"},]}"#.utf8))
+        run = try await Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"type":"a","id":"1"},]}"#.utf8))
         #expect(run.status == 1)
         #expect(run.standardError.hasPrefix("<stdin>:1:33: /data/1: Trailing comma: ',' before ']' ends the array"))
         #expect(run.standardOutput == #"{"type":"a","id":"1","attributes":{},"relationships":{}}"# + "\n")
-        run = try Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"id": "1"}]}"#.utf8))
+        run = try await Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"id": "1"}]}"#.utf8))
         #expect(run.status == 1)
         #expect(run.standardError == "<stdin>:1:11: /data/0: A resource object must have a type member.\n")
     }
 
     @Test("generate is deterministic per seed and writes files")
-    func generate() throws {
-        let first = try Tool.run(["generate", "--articles", "50", "--seed", "9"])
-        let second = try Tool.run(["generate", "--articles", "50", "--seed", "9"])
-        let other = try Tool.run(["generate", "--articles", "50", "--seed", "10"])
+    func generate() async throws {
+        let first = try await Tool.run(["generate", "--articles", "50", "--seed", "9"])
+        let second = try await Tool.run(["generate", "--articles", "50", "--seed", "9"])
+        let other = try await Tool.run(["generate", "--articles", "50", "--seed", "10"])
         #expect(first.status == 0)
         #expect(first.standardOutput == second.standardOutput)
         #expect(first.standardOutput != other.standardOutput)
@@ -102,10 +102,10 @@ struct JSONAPICommandTests {
             "sluice-generate-\(UUID().uuidString).json"
         ).path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let written = try Tool.run(["generate", "--articles", "50", "--seed", "9", "-o", path])
+        let written = try await Tool.run(["generate", "--articles", "50", "--seed", "9", "-o", path])
         #expect(written.status == 0)
         #expect(try String(contentsOfFile: path, encoding: .utf8) == first.standardOutput)
-        let validated = try Tool.run(["validate", path])
+        let validated = try await Tool.run(["validate", path])
         #expect(validated.status == 0, "\(validated.standardError)")
     }
 }

@@ -8,7 +8,7 @@ struct ManyDocumentsImportTests {
     typealias Command = ValidateCommandTests
 
     @Test("files, a directory and a gzip file import one after another; a bad one is reported and the others go on")
-    func severalIntoSQLite() throws {
+    func severalIntoSQLite() async throws {
         let directory = try ImportCommandTests.directory()
         let exports = directory.appendingPathComponent("exports")
         try FileManager.default.createDirectory(at: exports, withIntermediateDirectories: true)
@@ -16,7 +16,7 @@ struct ManyDocumentsImportTests {
         var paths: [String] = []
         for (name, seed, prefix) in [("1.json", 1, "x"), ("2.json", 2, "y"), ("3.json", 3, "z")] {
             let path = exports.appendingPathComponent(name).path
-            let run = try Command.run(["generate", "--articles", "50", "--seed", String(seed), "-o", path])
+            let run = try await Command.run(["generate", "--articles", "50", "--seed", String(seed), "-o", path])
             #expect(run.status == 0)
             let text = try String(contentsOfFile: path, encoding: .utf8)
             try text.replacingOccurrences(of: #""id":""#, with: #""id":"\#(prefix)"#)
@@ -36,7 +36,7 @@ struct ManyDocumentsImportTests {
         try Data("not a document".utf8).write(to: exports.appendingPathComponent("notes.txt"))
 
         let database = directory.appendingPathComponent("all.sqlite").path
-        let run = try Command.run(["import", exports.path, outside, "--sqlite", database, "--batch-size", "40"])
+        let run = try await Command.run(["import", exports.path, outside, "--sqlite", database, "--batch-size", "40"])
         #expect(run.status == 1, "\(run.standardError)")
         // The fault, with its place, and what was kept of that document.
         #expect(run.standardError.contains("\(broken):1:"), "\(run.standardError)")
@@ -61,7 +61,7 @@ struct ManyDocumentsImportTests {
         // Every resource of the three documents, as three single imports give them.
         let single = directory.appendingPathComponent("single.sqlite").path
         for path in [exports.path + "/1.json", exports.path + "/2.json.gz", outside] {
-            #expect(try Command.run(["import", path, "--sqlite", single, "--quiet"]).status == 0)
+            #expect(try await Command.run(["import", path, "--sqlite", single, "--quiet"]).status == 0)
         }
         for question in [
             "SELECT COUNT(*), SUM(views) FROM articles WHERE id NOT LIKE 'b%'", "SELECT COUNT(*) FROM people",
@@ -76,12 +76,12 @@ struct ManyDocumentsImportTests {
     }
 
     @Test("a truncated gzip file is reported as gzip's fault, alone and among others, with what was kept")
-    func truncatedGzip() throws {
+    func truncatedGzip() async throws {
         let directory = try ImportCommandTests.directory()
         let exports = directory.appendingPathComponent("exports")
         try FileManager.default.createDirectory(at: exports, withIntermediateDirectories: true)
         let whole = exports.appendingPathComponent("1.json").path
-        #expect(try Command.run(["generate", "--articles", "3000", "-o", whole]).status == 0)
+        #expect(try await Command.run(["generate", "--articles", "3000", "-o", whole]).status == 0)
         let cut = exports.appendingPathComponent("2.json.gz").path
         let gzip = Process()
         gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -94,7 +94,7 @@ struct ManyDocumentsImportTests {
         try compressed.prefix(compressed.count / 2).write(to: URL(fileURLWithPath: cut))
 
         let alone = directory.appendingPathComponent("alone.sqlite").path
-        let one = try Command.run(["import", cut, "--sqlite", alone, "--batch-size", "500", "--quiet"])
+        let one = try await Command.run(["import", cut, "--sqlite", alone, "--batch-size", "500", "--quiet"])
         #expect(one.status == 2, "\(one.standardError)")
         let fault = "\(cut): cannot read: gzip could not decompress it completely (unexpected end of file)"
         #expect(one.standardError.contains(fault), "\(one.standardError)")
@@ -109,7 +109,7 @@ struct ManyDocumentsImportTests {
         #expect(one.standardError.contains("\(kept?.1 ?? -1) resources were imported before the fault"))
 
         let both = directory.appendingPathComponent("both.sqlite").path
-        let many = try Command.run(["import", exports.path, "--sqlite", both, "--batch-size", "500"])
+        let many = try await Command.run(["import", exports.path, "--sqlite", both, "--batch-size", "500"])
         #expect(many.status == 2, "\(many.standardError)")
         #expect(many.standardError.contains(fault), "\(many.standardError)")
         #expect(many.standardOutput.contains("\(cut): failed"))
@@ -122,12 +122,12 @@ struct ManyDocumentsImportTests {
     }
 
     @Test("a URL goes alone, and a directory without documents is an error")
-    func wrongCalls() throws {
+    func wrongCalls() async throws {
         let directory = try ImportCommandTests.directory()
-        let withURL = try Command.run(["import", "a.json", "https://example.com/articles"])
+        let withURL = try await Command.run(["import", "a.json", "https://example.com/articles"])
         #expect(withURL.status == 64 || withURL.status == 2, "\(withURL.standardError)")
         #expect(withURL.standardError.contains("A URL is imported alone"))
-        let empty = try Command.run([
+        let empty = try await Command.run([
             "import", directory.path, "--sqlite", directory.appendingPathComponent("x.sqlite").path,
         ])
         #expect(empty.status == 2)

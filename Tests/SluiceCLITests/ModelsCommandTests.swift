@@ -13,8 +13,8 @@ struct ModelsCommandTests {
         """#
 
     @Test("one file on standard output, from a file or standard input, with how to decode")
-    func standardOutput() throws {
-        let run = try ValidateCommandTests.run(["models", "-"], standardInput: Data(Self.document.utf8))
+    func standardOutput() async throws {
+        let run = try await ValidateCommandTests.run(["models", "-"], standardInput: Data(Self.document.utf8))
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("struct Article: Resource, Codable {"))
         #expect(run.standardOutput.contains("    var author: ToOne<Person>"))
@@ -27,13 +27,13 @@ struct ModelsCommandTests {
     }
 
     @Test("--output writes a file per type and prints how to decode")
-    func outputDirectory() throws {
+    func outputDirectory() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sluice-models-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let sample = directory.appendingPathExtension("json")
         try Data(Self.document.utf8).write(to: sample)
         defer { try? FileManager.default.removeItem(at: sample) }
-        let run = try ValidateCommandTests.run(["models", sample.path, "--output", directory.path])
+        let run = try await ValidateCommandTests.run(["models", sample.path, "--output", directory.path])
         #expect(run.status == 0, "\(run.standardError)")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         #expect(files == ["Article.swift", "Person.swift"])
@@ -47,7 +47,7 @@ struct ModelsCommandTests {
     func url() async throws {
         try await JSONAPITestServer.with(chunkSize: 97) { server in
             let url = server.url("/page/articles?page%5Bsize%5D=10&include=author").absoluteString
-            let run = try await FetchCommandTests.run(["models", url])
+            let run = try await ValidateCommandTests.run(["models", url])
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardOutput.contains("from 1 sample: 2 resource types"))
             #expect(run.standardOutput.contains("struct Article: Resource, Codable {"))
@@ -64,9 +64,12 @@ struct ModelsCommandTests {
             #"[{"a": 1}, {"a": 2]"#, #"{"data": [{"type": "a""#,
         ]
     )
-    func badSample(json: String) throws {
-        let run = try ValidateCommandTests.run(["models", "-"], standardInput: Data(json.utf8))
-        let validate = try ValidateCommandTests.run(["validate", "--syntax", "-"], standardInput: Data(json.utf8))
+    func badSample(json: String) async throws {
+        let run = try await ValidateCommandTests.run(["models", "-"], standardInput: Data(json.utf8))
+        let validate = try await ValidateCommandTests.run(
+            ["validate", "--syntax", "-"],
+            standardInput: Data(json.utf8)
+        )
         #expect(run.status == 1)
         #expect(validate.status == 1)
         #expect(run.standardError.hasPrefix("<stdin>:1:"), "\(run.standardError)")

@@ -29,21 +29,25 @@ struct ParallelImportTests {
     static func importWithEveryJobs(
         _ document: String,
         in directory: URL
-    ) throws -> [(jobs: Int, run: Command.Run, dump: [String])] {
+    ) async throws -> [(jobs: Int, run: Command.Run, dump: [String])] {
         let database = directory.appendingPathComponent("import.sqlite").path
-        return try [1, 2, 8].map { jobs in
+        var results: [(jobs: Int, run: Command.Run, dump: [String])] = []
+        for jobs in [1, 2, 8] {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
-            let run = try Command.run(["import", document, "--sqlite", database, "--jobs", String(jobs), "--quiet"])
-            return (jobs, run, try Self.dump(database))
+            let run = try await Command.run([
+                "import", document, "--sqlite", database, "--jobs", String(jobs), "--quiet",
+            ])
+            results.append((jobs, run, try Self.dump(database)))
         }
+        return results
     }
 
     @Test("import: the same tables, rows and relationships for 1, 2 and 8 threads")
-    func importSame() throws {
+    func importSame() async throws {
         let directory = try ImportCommandTests.directory()
         // About 3 MB: some ninety batches of 32 KiB.
-        let document = try ImportCommandTests.generate(articles: 2000, into: directory)
-        let imports = try Self.importWithEveryJobs(document, in: directory)
+        let document = try await ImportCommandTests.generate(articles: 2000, into: directory)
+        let imports = try await Self.importWithEveryJobs(document, in: directory)
         for (jobs, run, dump) in imports {
             #expect(run.status == 0, "\(run.standardError)")
             #expect(dump.count > 10_000)
@@ -52,9 +56,9 @@ struct ParallelImportTests {
     }
 
     @Test("import of a document with a fault: the same rows committed and the same message")
-    func importFault() throws {
+    func importFault() async throws {
         let directory = try ImportCommandTests.directory()
-        let path = try ImportCommandTests.generate(articles: 2000, into: directory)
+        let path = try await ImportCommandTests.generate(articles: 2000, into: directory)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         // A comment's id made a number, deep in included.
         let target = Data(#"{"type":"comments","id":"4000","attributes""#.utf8)
@@ -62,7 +66,7 @@ struct ParallelImportTests {
         bytes.replaceSubrange(range, with: Data(#"{"type":"comments","id":4000,"attributes""#.utf8))
         let faulty = directory.appendingPathComponent("faulty.json").path
         try bytes.write(to: URL(fileURLWithPath: faulty))
-        let imports = try Self.importWithEveryJobs(faulty, in: directory)
+        let imports = try await Self.importWithEveryJobs(faulty, in: directory)
         for (jobs, run, dump) in imports {
             #expect(run.status == 1)
             #expect(run.standardError.contains("/included/"), "\(run.standardError)")
@@ -72,22 +76,22 @@ struct ParallelImportTests {
     }
 
     @Test("flatten and validate --syntax: the same output and faults for 1, 2 and 8 threads")
-    func flattenAndValidate() throws {
+    func flattenAndValidate() async throws {
         let directory = try ImportCommandTests.directory()
-        let document = try ImportCommandTests.generate(articles: 2000, into: directory)
+        let document = try await ImportCommandTests.generate(articles: 2000, into: directory)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: document))
         bytes.insert(UInt8(ascii: "x"), at: bytes.count * 2 / 3)
         let faulty = directory.appendingPathComponent("faulty.json").path
         try bytes.write(to: URL(fileURLWithPath: faulty))
         for arguments in [["flatten", document], ["flatten", faulty], ["validate", "--syntax", faulty]] {
-            let reference = try Command.run(arguments + ["--jobs", "1"])
+            let reference = try await Command.run(arguments + ["--jobs", "1"])
             for jobs in ["2", "8"] {
-                let run = try Command.run(arguments + ["--jobs", jobs])
+                let run = try await Command.run(arguments + ["--jobs", jobs])
                 #expect(run.status == reference.status, "\(arguments) --jobs \(jobs)")
                 #expect(run.standardOutput == reference.standardOutput, "\(arguments) --jobs \(jobs)")
                 #expect(run.standardError == reference.standardError, "\(arguments) --jobs \(jobs)")
             }
         }
-        #expect(try Command.run(["flatten", document, "--jobs", "0"]).status == 2, "--jobs 0 is a usage error")
+        #expect(try await Command.run(["flatten", document, "--jobs", "0"]).status == 2, "--jobs 0 is a usage error")
     }
 }

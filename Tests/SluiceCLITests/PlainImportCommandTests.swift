@@ -9,16 +9,6 @@ import Testing
 struct PlainImportCommandTests {
     typealias Command = ValidateCommandTests
 
-    /// Runs the binary on a thread of its own: `Command.run` blocks while the child runs, and the
-    /// tests that run beside these need the cooperative pool meanwhile.
-    static func run(_ arguments: [String], standardInput: Data? = nil) async throws -> Command.Run {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try Command.run(arguments, standardInput: standardInput) })
-            }.start()
-        }
-    }
-
     static func write(_ text: String, named name: String, in directory: URL) throws -> String {
         let path = directory.appendingPathComponent(name).path
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -71,7 +61,7 @@ struct PlainImportCommandTests {
         let directory = try ImportCommandTests.directory()
         let input = try Self.write(text, named: name, in: directory)
         let database = directory.appendingPathComponent("out.sqlite").path
-        let run = try await Self.run(["import", input, "--sqlite", database, "--pk", "id"] + extra)
+        let run = try await Command.run(["import", input, "--sqlite", database, "--pk", "id"] + extra)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("Imported 3 records from \(input) ("), "\(run.standardOutput)")
         let rows = try Self.rows(
@@ -95,16 +85,16 @@ struct PlainImportCommandTests {
         let directory = try ImportCommandTests.directory()
         let database = directory.appendingPathComponent("out.sqlite").path
         let lines = try Self.write(Self.events, named: "a.log", in: directory)
-        let run = try await Self.run(["import", lines, "--sqlite", database])
+        let run = try await Command.run(["import", lines, "--sqlite", database])
         #expect(run.standardOutput.contains("(JSON Lines)"), "\(run.standardOutput)\(run.standardError)")
         let array = try Self.write("[{\"x\": 1}]", named: "b.data", in: directory)
-        let second = try await Self.run(["import", array, "--sqlite", database])
+        let second = try await Command.run(["import", array, "--sqlite", database])
         #expect(second.standardOutput.contains("(JSON)"), "\(second.standardOutput)\(second.standardError)")
         // A JSON:API document is still one; forced to be plain, it is one record.
         let document = try Self.write(#"{"data": [{"type": "people", "id": "1"}]}"#, named: "c.json", in: directory)
-        let third = try await Self.run(["import", document, "--sqlite", database])
+        let third = try await Command.run(["import", document, "--sqlite", database])
         #expect(third.standardOutput.hasPrefix("Imported 1 resources"), "\(third.standardOutput)\(third.standardError)")
-        let fourth = try await Self.run([
+        let fourth = try await Command.run([
             "import", document, "--sqlite", database, "--format", "json", "--table", "raw",
         ])
         #expect(fourth.status == 0, "\(fourth.standardError)")
@@ -117,7 +107,7 @@ struct PlainImportCommandTests {
         let input = try Self.write(Self.events, named: "events.ndjson", in: directory)
         let database = directory.appendingPathComponent("out.sqlite").path
         for _ in 0..<2 {
-            let run = try await Self.run(["import", input, "--sqlite", database, "--table", "all_events"])
+            let run = try await Command.run(["import", input, "--sqlite", database, "--table", "all_events"])
             #expect(run.status == 0, "\(run.standardError)")
         }
         let rows = try Self.rows(database, "SELECT id, id_attribute FROM all_events ORDER BY id_attribute")
@@ -133,19 +123,19 @@ struct PlainImportCommandTests {
             named: "items.ndjson",
             in: directory
         )
-        #expect(try await Self.run(["import", first, "--sqlite", database, "--pk", "org,n"]).status == 0)
+        #expect(try await Command.run(["import", first, "--sqlite", database, "--pk", "org,n"]).status == 0)
         let second = try Self.write(
             "{\"org\": \"a\", \"n\": 1, \"v\": \"new\"}\n{\"org\": \"a\", \"n\": 1, \"v\": \"newest\"}\n",
             named: "items-2.ndjson",
             in: directory
         )
-        let run = try await Self.run(["import", second, "--sqlite", database, "--pk", "org,n", "--table", "items"])
+        let run = try await Command.run(["import", second, "--sqlite", database, "--pk", "org,n", "--table", "items"])
         #expect(run.status == 0, "\(run.standardError)")
         let rows = try Self.rows(database, "SELECT id, org, n, v FROM items ORDER BY id")
         #expect(rows == [[#"["a",1]"#, "a", "1", "newest"], [#"["b",1]"#, "b", "1", "keep"]], "\(rows)")
         // A record without the key's member is a fault at its line.
         let bad = try Self.write("{\"org\": \"c\", \"n\": 2}\n{\"org\": \"d\"}\n", named: "items.ndjson", in: directory)
-        let failed = try await Self.run(["import", bad, "--sqlite", database, "--pk", "org,n"])
+        let failed = try await Command.run(["import", bad, "--sqlite", database, "--pk", "org,n"])
         #expect(failed.status == 1)
         #expect(failed.standardError.contains("items.ndjson:2:1: "), "\(failed.standardError)")
         #expect(failed.standardError.contains(#"it has no member "n", which the key names"#), "\(failed.standardError)")
@@ -161,13 +151,15 @@ struct PlainImportCommandTests {
             """
         let input = try Self.write(text, named: "pushes.ndjson", in: directory)
         let json = directory.appendingPathComponent("json.sqlite").path
-        #expect(try await Self.run(["import", input, "--sqlite", json, "--pk", "id", "--nested", "json"]).status == 0)
+        #expect(
+            try await Command.run(["import", input, "--sqlite", json, "--pk", "id", "--nested", "json"]).status == 0
+        )
         #expect(
             try Self.rows(json, "SELECT id, actor FROM pushes ORDER BY id")
                 == [["10", #"{"login":"ada"}"#], ["11", #"{"login":"bob"}"#]]
         )
         let tables = directory.appendingPathComponent("tables.sqlite").path
-        let run = try await Self.run(["import", input, "--sqlite", tables, "--pk", "id", "--nested", "tables"])
+        let run = try await Command.run(["import", input, "--sqlite", tables, "--pk", "id", "--nested", "tables"])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.hasPrefix("Imported 2 records and 4 child rows"), "\(run.standardOutput)")
         #expect(
@@ -191,7 +183,7 @@ struct PlainImportCommandTests {
         lines[36] = "{\"id\": 37, \"name\": \"n37\"x"
         let input = try Self.write(lines.joined(separator: "\n") + "\n", named: "people.ndjson", in: directory)
         let database = directory.appendingPathComponent("out.sqlite").path
-        let failed = try await Self.run(["import", input, "--sqlite", database, "--pk", "id", "--batch-size", "10"])
+        let failed = try await Command.run(["import", input, "--sqlite", database, "--pk", "id", "--batch-size", "10"])
         #expect(failed.status == 1)
         #expect(failed.standardError.hasPrefix("\(input):37:"), "\(failed.standardError)")
         // Every record before the bad line is whole, and kept.
@@ -200,7 +192,7 @@ struct PlainImportCommandTests {
         lines[36] = "{\"id\": 37, \"name\": \"n37\"}"
         let mended = lines.joined(separator: "\n") + "\n"
         try Data(mended.utf8).write(to: URL(fileURLWithPath: input))
-        let resumed = try await Self.run(["import", input, "--sqlite", database, "--pk", "id", "--resume"])
+        let resumed = try await Command.run(["import", input, "--sqlite", database, "--pk", "id", "--resume"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
         #expect(resumed.standardOutput.contains("Resumed after the 36 rows"), "\(resumed.standardOutput)")
         #expect(try Self.rows(database, "SELECT COUNT(*), SUM(id) FROM people") == [["50", "1275"]])
@@ -220,7 +212,7 @@ struct PlainImportCommandTests {
         gzip.waitUntilExit()
         _ = try Self.write("[{\"c\": 1}, {\"c\": 2}, {\"c\": 3}]", named: "three.json", in: exports)
         let database = directory.appendingPathComponent("out.sqlite").path
-        let run = try await Self.run(["import", exports.path, "--sqlite", database])
+        let run = try await Command.run(["import", exports.path, "--sqlite", database])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(try Self.rows(database, "SELECT COUNT(*) FROM one") == [["2"]])
         #expect(try Self.rows(database, "SELECT COUNT(*) FROM two") == [["1"]])
@@ -235,7 +227,7 @@ struct PlainImportCommandTests {
         var outputs: [[[String]]] = []
         for jobs in ["1", "2"] {
             let database = directory.appendingPathComponent("stdin-\(jobs).sqlite").path
-            let run = try await Self.run(
+            let run = try await Command.run(
                 ["import", "-", "--sqlite", database, "--pk", "k", "--jobs", jobs],
                 standardInput: Data(lines.utf8)
             )
@@ -252,15 +244,15 @@ struct PlainImportCommandTests {
         let directory = try ImportCommandTests.directory()
         let text = "{\"a\": 1}\n{\"a\": }\n{\"a\": 3}\n[1,\n\u{FEFF}{}\n{\"a\": 6}\n"
         let input = try Self.write(text, named: "mixed.ndjson", in: directory)
-        let run = try await Self.run(["validate", "--syntax", input])
+        let run = try await Command.run(["validate", "--syntax", input])
         #expect(run.status == 1)
         let faults = run.standardError.split(separator: "\n").filter { $0.hasPrefix(input + ":") }
         #expect(faults.map { $0.split(separator: ":")[1] } == ["2", "4", "5"], "\(run.standardError)")
-        let limited = try await Self.run(["validate", "--syntax", "--max-violations", "1", input])
+        let limited = try await Command.run(["validate", "--syntax", "--max-violations", "1", input])
         #expect(limited.standardError.contains("\(input): 2 more bad lines"), "\(limited.standardError)")
         let good = try Self.write("{}\r\n\n[]\n", named: "good.log", in: directory)
-        #expect(try await Self.run(["validate", "--syntax", "--lines", good]).status == 0)
-        #expect(try await Self.run(["validate", "--syntax", good]).status == 1)
+        #expect(try await Command.run(["validate", "--syntax", "--lines", good]).status == 0)
+        #expect(try await Command.run(["validate", "--syntax", good]).status == 1)
     }
 
     @Test("flatten writes the records of plain JSON one compact line each")
@@ -271,13 +263,13 @@ struct PlainImportCommandTests {
             named: "r.json",
             in: directory
         )
-        let elements = try await Self.run(["flatten", "--at", "/results", wrapped])
+        let elements = try await Command.run(["flatten", "--at", "/results", wrapped])
         #expect(elements.status == 0, "\(elements.standardError)")
         #expect(elements.standardOutput == "{\"a\":1}\n{\"b\":[1,2]}\n")
         let lines = try Self.write("{ \"a\" : 1 }\r\n\n[ 1 ]\n", named: "l.jsonl", in: directory)
-        let relined = try await Self.run(["flatten", lines])
+        let relined = try await Command.run(["flatten", lines])
         #expect(relined.standardOutput == "{\"a\":1}\n[1]\n", "\(relined.standardError)")
-        let missing = try await Self.run(["flatten", "--at", "/nothing", wrapped])
+        let missing = try await Command.run(["flatten", "--at", "/nothing", wrapped])
         #expect(missing.status == 1)
         #expect(
             missing.standardError.contains("Expected an array at /nothing, but found nothing."),
@@ -294,7 +286,7 @@ struct PlainImportCommandTests {
         var outcomes: [[String]] = []
         for jobs in ["1", "2", "3"] {
             let database = directory.appendingPathComponent("deep-\(jobs).sqlite").path
-            let run = try await Self.run([
+            let run = try await Command.run([
                 "import", input, "--sqlite", database, "--pk", "k", "--jobs", jobs, "--batch-size", "1000",
             ])
             #expect(run.status == 1)

@@ -53,16 +53,16 @@ struct PostgresImportTests {
     @Test("a document imports with the same answers as SQLite, re-imports without duplicates, PGPASSWORD never printed")
     func importsLikeSQLite() async throws {
         let directory = try ImportCommandTests.directory()
-        let document = try ImportCommandTests.generate(articles: 400, into: directory)
+        let document = try await ImportCommandTests.generate(articles: 400, into: directory)
         let sqlite = directory.appendingPathComponent("out.sqlite").path
         let url = try await TestPostgres.database()
         let database = TestPostgres.name(of: url)
-        let sqliteRun = try Command.run(["import", document, "--sqlite", sqlite, "--batch-size", "100"])
+        let sqliteRun = try await Command.run(["import", document, "--sqlite", sqlite, "--batch-size", "100"])
         #expect(sqliteRun.status == 0, "\(sqliteRun.standardError)")
         // The password from PGPASSWORD, the URL without it.
         let bare = TestPostgres.url(database: database, withPassword: false)
         for _ in 0..<2 {
-            let run = try Command.run(
+            let run = try await Command.run(
                 ["import", document, "--postgres", bare, "--batch-size", "100"],
                 environment: ["PGPASSWORD": TestPostgres.password!]
             )
@@ -116,9 +116,9 @@ struct PostgresImportTests {
         try document.write(toFile: path, atomically: true, encoding: .utf8)
         let sqlite = directory.appendingPathComponent("kinds.sqlite").path
         let url = try await TestPostgres.database()
-        let sqliteRun = try Command.run(["import", path, "--sqlite", sqlite])
+        let sqliteRun = try await Command.run(["import", path, "--sqlite", sqlite])
         #expect(sqliteRun.status == 0, "\(sqliteRun.standardError)")
-        let run = try Command.run(["import", path, "--postgres", url])
+        let run = try await Command.run(["import", path, "--postgres", url])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardOutput.contains("columns that could not hold them were widened"))
 
@@ -180,7 +180,7 @@ struct PostgresImportTests {
     @Test("an import killed mid-way keeps whole batches, and --resume finishes it from the last one")
     func resumesAfterKill() async throws {
         let directory = try ImportCommandTests.directory()
-        let document = try ImportCommandTests.generate(articles: 30_000, into: directory)
+        let document = try await ImportCommandTests.generate(articles: 30_000, into: directory)
         let url = try await TestPostgres.database()
         // One connection watches the import (a new one per look could miss the moment).
         let watcher = try await PostgresImporter.connect(to: try PostgresTarget(url: url))
@@ -216,12 +216,12 @@ struct PostgresImportTests {
         let authors = try await TestPostgres.query(url, "SELECT COUNT(author_id) FROM articles")
         #expect(authors[0][0] == String(articles))
 
-        let resumed = try Command.run(["import", document, "--postgres", url, "--resume"])
+        let resumed = try await Command.run(["import", document, "--postgres", url, "--resume"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
         #expect(resumed.standardOutput.contains("Resumed after the \(committedResources) resources"))
         // The whole document, as an uninterrupted import writes it.
         let sqlite = directory.appendingPathComponent("whole.sqlite").path
-        #expect(try Command.run(["import", document, "--sqlite", sqlite, "--quiet"]).status == 0)
+        #expect(try await Command.run(["import", document, "--sqlite", sqlite, "--quiet"]).status == 0)
         for question in Self.questions.prefix(7) {
             #expect(try await TestPostgres.query(url, question) == (try Self.sqliteAnswers(sqlite, question)))
         }
@@ -232,7 +232,7 @@ struct PostgresImportTests {
     @Test("a lost connection stops the import with a clear error, whole batches, and the row marked failed")
     func connectionLoss() async throws {
         let directory = try ImportCommandTests.directory()
-        let document = try ImportCommandTests.generate(articles: 20_000, into: directory)
+        let document = try await ImportCommandTests.generate(articles: 20_000, into: directory)
         let url = try await TestPostgres.database()
         var options = PostgresImporter.Options()
         options.batchSize = 1000
@@ -294,9 +294,9 @@ struct PostgresImportTests {
         for (index, text) in documents.enumerated() {
             let path = directory.appendingPathComponent("edge\(index).json").path
             try text.write(toFile: path, atomically: true, encoding: .utf8)
-            let sqliteRun = try Command.run(["import", path, "--sqlite", sqlite, "--batch-size", "10"])
+            let sqliteRun = try await Command.run(["import", path, "--sqlite", sqlite, "--batch-size", "10"])
             #expect(sqliteRun.status == 0, "\(sqliteRun.standardError)")
-            let run = try Command.run(["import", path, "--postgres", url, "--batch-size", "10"])
+            let run = try await Command.run(["import", path, "--postgres", url, "--batch-size", "10"])
             #expect(run.status == 0, "\(run.standardError)")
         }
         for question in [
@@ -348,7 +348,7 @@ struct PostgresImportTests {
         let url = try await TestPostgres.database()
         try await JSONAPITestServer.with(total: 95, chunkSize: 300) { server in
             let pages = server.url("/offset/articles?page%5Blimit%5D=20").absoluteString
-            let run = try await FetchCommandTests.run(["import", pages, "--postgres", url, "--batch-size", "7"])
+            let run = try await ValidateCommandTests.run(["import", pages, "--postgres", url, "--batch-size", "7"])
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardOutput.contains("from 5 pages"))
         }
@@ -371,7 +371,7 @@ struct PostgresImportTests {
             encoding: .utf8
         )
         let url = try await TestPostgres.database()
-        let run = try Command.run(["import", path, "--postgres", url, "--batch-size", "10"])
+        let run = try await Command.run(["import", path, "--postgres", url, "--batch-size", "10"])
         #expect(run.status == 1)
         #expect(run.standardError.contains("bad.json:32:"))
         #expect(run.standardError.contains("/data/30/id"))
@@ -392,23 +392,23 @@ struct PostgresImportTests {
         let encrypted = try await importer.rows("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
         #expect(encrypted == [["true"]])
         let directory = try ImportCommandTests.directory()
-        let document = try ImportCommandTests.generate(articles: 50, into: directory)
+        let document = try await ImportCommandTests.generate(articles: 50, into: directory)
         let summary = try await importer.importDocument(from: try FileChunkReader(path: document), source: "tls.json")
         #expect(summary.primaryCount == 50)
         try await importer.close()
         components.queryItems = [URLQueryItem(name: "sslmode", value: "verify-full")]
-        let refused = try Command.run(["import", document, "--postgres", components.string!])
+        let refused = try await Command.run(["import", document, "--postgres", components.string!])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("cannot open the database"))
         #expect(!refused.standardError.contains(TestPostgres.password!))
     }
 
     @Test("a URL that is not PostgreSQL's, or a server that is not there, exits 2 without the password")
-    func badTargets() throws {
-        let wrong = try Command.run(["import", "-", "--postgres", "mysql://u:secret@h/db"])
+    func badTargets() async throws {
+        let wrong = try await Command.run(["import", "-", "--postgres", "mysql://u:secret@h/db"])
         #expect(wrong.status == 2)
         #expect(wrong.standardError.contains("Not a PostgreSQL URL"))
-        let closed = try Command.run([
+        let closed = try await Command.run([
             "import", "-", "--postgres", "postgres://u:secret@127.0.0.1:1/db?sslmode=disable",
         ])
         #expect(closed.status == 2)
@@ -429,11 +429,11 @@ struct PostgresImportTests {
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: input))
         let sqlite = directory.appendingPathComponent("out.sqlite").path
         let options = ["--pk", "id", "--nested", "tables", "--batch-size", "64"]
-        let sqliteRun = try await FetchCommandTests.run(["import", input, "--sqlite", sqlite] + options)
+        let sqliteRun = try await ValidateCommandTests.run(["import", input, "--sqlite", sqlite] + options)
         #expect(sqliteRun.status == 0, "\(sqliteRun.standardError)")
         let url = try await TestPostgres.database()
         for _ in 0..<2 {
-            let run = try await FetchCommandTests.run(["import", input, "--postgres", url] + options)
+            let run = try await ValidateCommandTests.run(["import", input, "--postgres", url] + options)
             #expect(run.status == 0, "\(run.standardError)")
             #expect(run.standardOutput.hasPrefix("Imported 300 records and 600 child rows"), "\(run.standardOutput)")
         }

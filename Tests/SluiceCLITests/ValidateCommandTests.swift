@@ -26,14 +26,36 @@ struct ValidateCommandTests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    /// Runs the binary with `arguments`, `standardInput`, and `environment` added to this process's.
+    /// Runs the binary with `arguments`, `standardInput`, and `environment` added to this process's,
+    /// waiting for it on a thread of its own: a wait on the cooperative pool (2 threads on a 2-core
+    /// machine) would stall every other test's tasks, the loopback servers' handlers among them.
     static func run(
         _ arguments: [String],
         standardInput: Data? = nil,
         environment: [String: String] = [:]
-    ) throws
-        -> Run
-    {
+    ) async throws -> Run {
+        try await offPool { try runBlocking(arguments, standardInput: standardInput, environment: environment) }
+    }
+
+    /// Runs `body`, which blocks, on a thread of its own and waits for it without holding a
+    /// thread of the cooperative pool.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    /// Waits for `process` to end without holding a thread of the cooperative pool.
+    static func exit(of process: Process) async {
+        _ = try? await offPool { process.waitUntilExit() }
+    }
+
+    /// ``run(_:standardInput:environment:)`` on the calling thread, which it blocks.
+    private static func runBlocking(
+        _ arguments: [String],
+        standardInput: Data?,
+        environment: [String: String]
+    ) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -117,23 +139,23 @@ struct ValidateCommandTests {
     }
 
     @Test("valid files exit 0 and print nothing; --stats prints sizes")
-    func valid() throws {
+    func valid() async throws {
         let first = try Self.temporaryFile(#"{"a": [1, 2, 3]}"#)
         let second = try Self.temporaryFile("[\"caf\u{e9}\"]\n")
-        var run = try Self.run(["validate", "--syntax", first, second])
+        var run = try await Self.run(["validate", "--syntax", first, second])
         #expect(run.status == 0)
         #expect(run.standardOutput.isEmpty)
         #expect(run.standardError.isEmpty)
-        run = try Self.run(["validate", "--syntax", "--stats", first])
+        run = try await Self.run(["validate", "--syntax", "--stats", first])
         #expect(run.status == 0)
         #expect(run.standardOutput.hasPrefix("\(first): valid, 16 bytes in "))
     }
 
     @Test("an invalid file exits 1 with FILE:LINE:COLUMN: message on standard error")
-    func invalid() throws {
+    func invalid() async throws {
         let good = try Self.temporaryFile("[]")
         let bad = try Self.temporaryFile("{\n  \"a\": [1, 2,]\n}")
-        let run = try Self.run(["validate", "--syntax", good, bad])
+        let run = try await Self.run(["validate", "--syntax", good, bad])
         #expect(run.status == 1)
         let lines = run.standardError.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(
@@ -145,32 +167,32 @@ struct ValidateCommandTests {
     }
 
     @Test("standard input is read when the file is -")
-    func standardInput() throws {
-        var run = try Self.run(["validate", "--syntax", "-"], standardInput: Data("[1, 2".utf8))
+    func standardInput() async throws {
+        var run = try await Self.run(["validate", "--syntax", "-"], standardInput: Data("[1, 2".utf8))
         #expect(run.status == 1)
         #expect(
             run.standardError.hasPrefix("<stdin>:1:6: The input ended inside an array that opened at line 1, column 1.")
         )
-        run = try Self.run(["validate", "--syntax", "-"], standardInput: Data(#"{"ok": true}"#.utf8))
+        run = try await Self.run(["validate", "--syntax", "-"], standardInput: Data(#"{"ok": true}"#.utf8))
         #expect(run.status == 0)
     }
 
     @Test("usage errors and unreadable files exit 2")
-    func usage() throws {
-        var run = try Self.run(["validate", "--syntax"])
+    func usage() async throws {
+        var run = try await Self.run(["validate", "--syntax"])
         #expect(run.status == 2)
         #expect(run.standardError.contains("Missing expected argument '<files> ...'"))
-        run = try Self.run(["validate", "--no-such-flag", "x.json"])
+        run = try await Self.run(["validate", "--no-such-flag", "x.json"])
         #expect(run.status == 2)
-        run = try Self.run(["validate", "--syntax", "/nonexistent/file.json"])
+        run = try await Self.run(["validate", "--syntax", "/nonexistent/file.json"])
         #expect(run.status == 2)
         #expect(run.standardError == "/nonexistent/file.json: cannot read: No such file or directory\n")
     }
 
     @Test("limits are configurable from the command line")
-    func limits() throws {
+    func limits() async throws {
         let file = try Self.temporaryFile("[[[[1]]]]")
-        let run = try Self.run(["validate", "--syntax", "--max-depth", "3", file])
+        let run = try await Self.run(["validate", "--syntax", "--max-depth", "3", file])
         #expect(run.status == 1)
         #expect(
             run.standardError.hasPrefix(
@@ -180,8 +202,8 @@ struct ValidateCommandTests {
     }
 
     @Test("help reads as full sentences with an example")
-    func help() throws {
-        let run = try Self.run(["validate", "--help"])
+    func help() async throws {
+        let run = try await Self.run(["validate", "--help"])
         #expect(run.status == 0)
         #expect(run.standardOutput.contains("Checks that files are valid JSON:API documents"))
         #expect(run.standardOutput.contains("sluice validate response.json"))
