@@ -316,11 +316,11 @@ extension Import {
         var current = source.start
         let outcomes: [ImportJob.Outcome]
         do {
-            outcomes = try await ImportJob.importPages(
-                into: destination,
-                maxPages: maxPages,
-                progress: { page, report in progress.update(page.name, report) }
-            ) { previous in
+            let report: @Sendable (ImportSource, ImportProgress) -> Void = { page, report in
+                progress.update(page.name, report)
+            }
+            outcomes = try await ImportJob.importPages(into: destination, maxPages: maxPages, progress: report) {
+                previous in
                 if let previous {
                     let page = PageSummary(parameters: [:], count: previous.summary.primaryCount)
                     guard let next = try client.link(.next, from: current, links: previous.summary.links, page: page)

@@ -105,7 +105,9 @@ final class MemoryWriter: ImportWriter {
             relationshipRows: destination.links.count,
             toOneLinks: 0,
             typeMismatches: 0,
-            tables: rowsPerTable.sorted { $0.key < $1.key }.map { ImportSummary.TableRows(table: $0.key, rows: $0.value) }
+            tables: rowsPerTable.sorted { $0.key < $1.key }.map {
+                ImportSummary.TableRows(table: $0.key, rows: $0.value)
+            }
         )
     }
 
