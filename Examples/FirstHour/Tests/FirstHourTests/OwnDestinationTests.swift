@@ -1,6 +1,7 @@
 import Foundation
 import SluiceImport
 import SluiceJSON
+import SluiceJSONAPI
 import Testing
 
 /// A destination of the user's own, written against SluiceImport's public API alone: the engine
