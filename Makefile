@@ -115,7 +115,7 @@ test-tsan: deps postgres-deps
 	@# source file Sluice gained since the last run is built too (scripts/fuzz.sh does the same).
 	rm -f Tests/ThreadSanitizer/.build/*/debug/description.json
 	@scratch=$$(mktemp -d /tmp/sluice-test-run.XXXXXX) && cd Tests/ThreadSanitizer && \
-		TMPDIR=$$scratch TSAN_OPTIONS=halt_on_error=1 SWIFT_BACKTRACE=enable=no \
+		TMPDIR=$$scratch TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/Tests/ThreadSanitizer/tsan.supp" SWIFT_BACKTRACE=enable=no \
 		../../scripts/with-postgres.sh $(SWIFT) test --sanitize=thread; \
 		status=$$?; rm -rf "$$scratch"; exit $$status
 
