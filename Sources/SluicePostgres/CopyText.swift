@@ -63,7 +63,7 @@ struct CopyText {
     /// An attribute's value for a column of `type`: numbers as written, except into `double
     /// precision`, which gets the double's own shortest digits (PostgreSQL refuses `1e-400`, which a
     /// double holds as 0); Booleans as 0 and 1.
-    mutating func value(_ value: ImportRecord.Value, for type: PostgresColumnType) {
+    mutating func value(_ value: ImportRecord.Value, for type: ImportColumnType) {
         switch value {
         case .null: null()
         case .bool(let flag): verbatim(flag ? "1".utf8 : "0".utf8)

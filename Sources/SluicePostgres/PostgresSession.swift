@@ -9,73 +9,15 @@ import SluiceImport
 import SluiceJSON
 import SluiceJSONAPI
 
-/// The PostgreSQL type of a column, after the values met so far.
-enum PostgresColumnType: String {
-    case text = "TEXT"
-    case integer = "INTEGER"
-    case real = "REAL"
-    case numeric = "NUMERIC"
-    case jsonb = "JSONB"
-
+/// PostgreSQL's type for each kind of column (SluiceImport's inference decides the kind).
+extension ImportColumnType {
     var sql: String {
         switch self {
         case .text: "text"
         case .integer: "bigint"
         case .real: "double precision"
         case .numeric: "numeric"
-        case .jsonb: "jsonb"
-        }
-    }
-
-    /// The type a column is created with for its first non-null value.
-    init?(for value: ImportRecord.Value) {
-        switch value {
-        case .null: return nil
-        case .bool, .integer: self = .integer
-        case .real: self = .real
-        case .bigNumber: self = .numeric
-        case .string: self = .text
-        case .json: self = .jsonb
-        }
-    }
-
-    /// The type the column must become to hold `value`, or `nil` when it holds it as it is.
-    func widened(for value: ImportRecord.Value) -> PostgresColumnType? {
-        switch (self, value) {
-        case (_, .null), (.text, _): return nil
-        case (.integer, .bool), (.integer, .integer): return nil
-        case (.integer, .real): return .real
-        case (.integer, .bigNumber), (.real, .bigNumber): return .numeric
-        case (.real, .bool), (.real, .integer), (.real, .real): return nil
-        case (.numeric, .bool), (.numeric, .integer), (.numeric, .real), (.numeric, .bigNumber): return nil
-        case (.jsonb, .json): return nil
-        default: return .text
-        }
-    }
-
-    /// Whether SQLite would count `value` as a mismatch in the column (its declared type there:
-    /// TEXT for text, numeric and jsonb), so both targets report the same count.
-    /// The narrowest type that holds the values of both: what a column becomes when two imports
-    /// declared it differently.
-    func joined(with other: PostgresColumnType) -> PostgresColumnType {
-        if self == other { return self }
-        let numbers: [PostgresColumnType] = [.integer, .real, .numeric]
-        if let first = numbers.firstIndex(of: self), let second = numbers.firstIndex(of: other) {
-            return numbers[max(first, second)]
-        }
-        return .text
-    }
-
-    func countsMismatch(_ value: ImportRecord.Value, declared: PostgresColumnType) -> Bool {
-        switch (declared, value) {
-        case (_, .null): return false
-        case (.text, .bool), (.numeric, .bool), (.jsonb, .bool): return true
-        case (.text, .integer), (.text, .real), (.numeric, .integer), (.numeric, .real),
-            (.jsonb, .integer), (.jsonb, .real):
-            return true
-        case (.integer, .bigNumber), (.real, .bigNumber): return true
-        case (.integer, .string), (.integer, .json), (.real, .string), (.real, .json): return true
-        default: return false
+        case .json: "jsonb"
         }
     }
 }
@@ -98,8 +40,8 @@ final class PostgresTable {
         let attribute: String
         var name: String
         var quoted: String
-        var type: PostgresColumnType
-        var declared: PostgresColumnType
+        var type: ImportColumnType
+        var declared: ImportColumnType
     }
     /// Columns by ordinal (rows name their columns by it), and ordinals by attribute.
     @exclusivity(unchecked) var columns: [Column] = []
@@ -304,7 +246,7 @@ final class PostgresSession: ImportWriter {
         ) {
             let (type, attribute, name, declared) = try row.decode((String, String, String, String).self)
             guard let table = tables[type] else { continue }
-            let kind = PostgresColumnType(rawValue: declared) ?? .text
+            let kind = ImportColumnType(rawValue: declared) ?? .text
             let ordinal = add(attribute, name: name, type: kind, to: table)
             if Self.isLinkageKey(attribute) { linkage.append((table, ordinal)) }
         }
@@ -341,7 +283,7 @@ final class PostgresSession: ImportWriter {
 
     /// Adds the column `name` of `attribute` to `table`; its ordinal.
     @discardableResult
-    private func add(_ attribute: String, name: String, type: PostgresColumnType, to table: PostgresTable) -> Int {
+    private func add(_ attribute: String, name: String, type: ImportColumnType, to table: PostgresTable) -> Int {
         let ordinal = table.columns.count
         table.columns.append(
             PostgresTable.Column(
@@ -415,7 +357,7 @@ final class PostgresSession: ImportWriter {
                 if let known = table.ordinal(named: name, at: position) {
                     ordinal = known
                 } else {
-                    guard let type = PostgresColumnType(for: value) else { continue }
+                    guard let type = ImportColumnType(for: value) else { continue }
                     ordinal = addColumn(String(decoding: name, as: UTF8.self), type, to: table)
                 }
                 set(ordinal, of: table, to: value, in: &row)
@@ -478,7 +420,7 @@ final class PostgresSession: ImportWriter {
         in row: inout [(ordinal: Int, value: ImportRecord.Value)]
     ) {
         let column = table.columns[ordinal]
-        if column.type.countsMismatch(value, declared: column.declared) { typeMismatches += 1 }
+        if column.declared.countsMismatch(value) { typeMismatches += 1 }
         if let wider = column.type.widened(for: value) {
             pendingSchema.append(.widen(table, ordinal))
             table.columns[ordinal].type = wider
@@ -501,7 +443,7 @@ final class PostgresSession: ImportWriter {
         meta: UnsafeRawBufferPointer?,
         row: inout [(ordinal: Int, value: ImportRecord.Value)]
     ) {
-        func ordinal(_ part: ImportNames.ToOnePart, _ type: PostgresColumnType) -> Int {
+        func ordinal(_ part: ImportNames.ToOnePart, _ type: ImportColumnType) -> Int {
             if let known = toOne[part] { return known }
             return addColumn(ImportNames.toOneKey(String(decoding: name, as: UTF8.self), part), type, to: table)
         }
@@ -515,7 +457,7 @@ final class PostgresSession: ImportWriter {
             }
         }
         if let meta {
-            set(ordinal(.meta, .jsonb), of: table, to: .json(meta), in: &row)
+            set(ordinal(.meta, .json), of: table, to: .json(meta), in: &row)
         } else if let known = toOne.meta {
             set(known, of: table, to: .null, in: &row)
         }
@@ -553,7 +495,7 @@ final class PostgresSession: ImportWriter {
     }
 
     /// Adds a column for `attribute`, first met with a value of `type`; its ordinal.
-    private func addColumn(_ attribute: String, _ type: PostgresColumnType, to table: PostgresTable) -> Int {
+    private func addColumn(_ attribute: String, _ type: ImportColumnType, to table: PostgresTable) -> Int {
         let name = ImportNames.column(for: attribute, avoiding: table.takenColumns)
         let ordinal = add(attribute, name: name, type: type, to: table)
         pendingSchema.append(.column(table, ordinal))
@@ -745,7 +687,7 @@ final class PostgresSession: ImportWriter {
         )
         guard let row = known.first else { return false }
         let (name, declared) = try row.decode((String, String).self)
-        let theirs = PostgresColumnType(rawValue: declared) ?? .text
+        let theirs = ImportColumnType(rawValue: declared) ?? .text
         table.renameColumn(ordinal, to: name)
         let joined = theirs.joined(with: table.columns[ordinal].type)
         if joined != theirs {
