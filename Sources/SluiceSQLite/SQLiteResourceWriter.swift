@@ -139,15 +139,20 @@ final class SQLiteResourceWriter {
         case integer = "INTEGER"
         case real = "REAL"
 
-        /// The type `value` asks for; `nil` for `null`, which makes no column.
+        /// The type `value` asks for (SluiceImport's inference, as every destination's); `nil`
+        /// for `null`, which makes no column.
         init?(for value: ImportRecord.Value) {
-            switch value {
-            case .null: return nil
-            case .bool, .integer: self = .integer
+            guard let kind = ImportColumnType(for: value) else { return nil }
+            self.init(kind)
+        }
+
+        /// SQLite's declared type for `kind`: it has none for numbers beyond a double (a REAL
+        /// column would make them infinities) or for JSON, which are kept as their text.
+        init(_ kind: ImportColumnType) {
+            switch kind {
+            case .integer: self = .integer
             case .real: self = .real
-            // Beyond a double's range: kept as its text (a REAL column would make it an infinity).
-            case .bigNumber: self = .text
-            case .string, .json: self = .text
+            case .text, .numeric, .json: self = .text
             }
         }
     }
@@ -179,12 +184,23 @@ final class SQLiteResourceWriter {
         var quotedNames: [String] = []
         /// Column names in use, lowercased; `id` always.
         var takenColumns: Set<String> = ["id"]
-        /// Upserts by the ordinals of the columns they set (resources of a type mostly share
-        /// one set, so this holds a statement or two): of one row, and of `rowsPerStatement`.
-        var upserts: [[Int]: Statement] = [:]
-        var batchUpserts: [[Int]: Statement] = [:]
-        /// Rows written but not yet run (see `RowQueue`).
-        @exclusivity(unchecked) var queue = RowQueue()
+        /// Upserts by the ordinals of the columns they set and their number of rows (a queue's
+        /// full number, or a power of two for what is left of one at a flush).
+        var upserts: [UpsertShape: Statement] = [:]
+        /// Rows written but not yet run, a queue per set of columns (see `RowQueue`), and where
+        /// each set's queue is. Records of one kind differ in their optional members (an event's
+        /// payload, a resource's optional attributes) and come in no order: one queue for all of
+        /// them ran nearly every row as a statement of its own, which took a third of the plain
+        /// import's writing time; a queue per set fills whole statements.
+        @exclusivity(unchecked) var queues: [RowQueue] = []
+        var queueIndex: [[Int]: Int] = [:]
+        /// The queue the last row went into (rows in a row mostly share one).
+        @exclusivity(unchecked) var lastQueue = -1
+        /// Hashes of the keys of the rows queued since the table's queues were last run: a row
+        /// whose key is among them runs every queue first, so that a record given twice is
+        /// written in order although the queues run out of order. (A hash that collides only
+        /// runs the queues early.)
+        @exclusivity(unchecked) var pendingKeys: Set<Int> = []
         /// Whether the table had relationship rows when the import first met the type: only then
         /// can a resource's linkage replace earlier rows, which must be deleted first. A fresh
         /// import skips a delete per relationship (a third of its SQLite work).
@@ -428,16 +444,56 @@ final class SQLiteResourceWriter {
         }
     }
 
-    /// Queues `row` for `table`, after the rows queued before it that set other columns (so a
-    /// resource given twice is written in order); writes the queue once it fills a statement.
+    /// Queues `row` for `table` with the rows that set the same columns; writes that queue once
+    /// it fills a statement. A row whose key a queued row has (a resource given twice) runs the
+    /// table's queues first, so the later one wins.
     private func enqueue(_ row: PendingRow, into table: TypeTable) throws {
-        if !table.queue.isEmpty, table.queue.columns != row.columns { try flush(table) }
-        try makeRoom(for: row.values)
-        if table.queue.isEmpty {
-            table.queue.start(columns: row.columns, valuesPerRow: row.values.count, parameterLimit: variableLimit)
+        let key = Self.keyHash(row.values[0])
+        if !table.pendingKeys.insert(key).inserted {
+            try flush(table)
+            table.pendingKeys.insert(key)
         }
-        table.queue.append(row.values, keepingTextsIn: arena)
-        if table.queue.isFull { try flush(table) }
+        try makeRoom(for: row.values)
+        let index = try queueIndex(for: row, in: table)
+        table.queues[index].append(row.values, keepingTextsIn: arena)
+        if table.queues[index].isFull { try run(queueAt: index, of: table) }
+    }
+
+    /// The index of the queue of `row`'s columns in `table`, made when there is none. A table
+    /// whose records each set other columns would keep a queue (and statements) per record: past
+    /// `maximumQueues` sets, the queues are run and started again.
+    private func queueIndex(for row: PendingRow, in table: TypeTable) throws -> Int {
+        let last = table.lastQueue
+        if last >= 0, table.queues[last].columns == row.columns { return last }
+        if let known = table.queueIndex[row.columns] {
+            table.lastQueue = known
+            return known
+        }
+        if table.queues.count >= Self.maximumQueues {
+            try flush(table)
+            table.queues.removeAll()
+            table.queueIndex.removeAll()
+        }
+        var queue = RowQueue()
+        queue.start(columns: row.columns, valuesPerRow: row.values.count, parameterLimit: variableLimit)
+        table.queues.append(queue)
+        table.queueIndex[row.columns] = table.queues.count - 1
+        table.lastQueue = table.queues.count - 1
+        return table.queues.count - 1
+    }
+
+    /// Column sets a table queues rows for at once.
+    private static let maximumQueues = 64
+
+    /// A key's hash for `TypeTable.pendingKeys`.
+    private static func keyHash(_ key: BoundValue) -> Int {
+        var hasher = Hasher()
+        switch key {
+        case .integer(let number): hasher.combine(number)
+        case .text(let text): hasher.combine(bytes: text)
+        case .null, .real: break
+        }
+        return hasher.finalize()
     }
 
     private func enqueueLink(_ values: BoundValue...) throws {
@@ -464,31 +520,51 @@ final class SQLiteResourceWriter {
 
     /// Drops the queued rows (their batch is being rolled back).
     func discardQueued() {
-        for table in tablesWritten { table.queue.removeAll() }
+        for table in tablesWritten {
+            for index in table.queues.indices { table.queues[index].removeAll() }
+            table.pendingKeys.removeAll(keepingCapacity: true)
+        }
         links.removeAll()
         arena.reset()
     }
 
+    /// Runs every queue of `table`.
     private func flush(_ table: TypeTable) throws {
-        try run(table.queue) { rows in try upsertStatement(for: table, columns: table.queue.columns, rows: rows) }
-        table.queue.removeAll()
+        for index in table.queues.indices where !table.queues[index].isEmpty {
+            try run(queueAt: index, of: table)
+        }
+        table.pendingKeys.removeAll(keepingCapacity: true)
+    }
+
+    /// Runs the rows of the queue at `index` of `table` and empties it.
+    private func run(queueAt index: Int, of table: TypeTable) throws {
+        try run(table.queues[index], of: table)
+        table.queues[index].removeAll()
+    }
+
+    /// Runs the rows of `queue`: a full queue with one statement, what is left of one at a flush
+    /// with statements of 16, 8, 4, 2 and 1 rows.
+    private func run(_ queue: RowQueue, of table: TypeTable) throws {
+        var start = 0
+        while start < queue.rows {
+            let left = queue.rows - start
+            let rows =
+                left >= queue.rowsPerStatement
+                ? queue.rowsPerStatement : 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount)
+            let statement = try upsertStatement(for: table, columns: queue.columns, rows: rows)
+            try statement.run(queue.rows(start..<(start + rows)), on: db)
+            start += rows
+        }
     }
 
     private func flushLinks() throws {
-        try run(links) { rows in rows == 1 ? insertRelationship : insertRelationships }
-        links.removeAll()
-    }
-
-    /// Runs the rows of `queue`: with the statement of a full queue's rows when it is full, else
-    /// (before a commit, or when the columns change) with the statement of one row, row by row.
-    private func run(_ queue: RowQueue, statement: (_ rows: Int) throws -> Statement) throws {
-        guard !queue.isEmpty else { return }
-        if queue.isFull {
-            try statement(queue.rows).run(queue.values, on: db)
+        guard !links.isEmpty else { return }
+        if links.isFull {
+            try insertRelationships.run(links.values, on: db)
         } else {
-            let single = try statement(1)
-            for index in 0..<queue.rows { try single.run(queue.row(index), on: db) }
+            for index in 0..<links.rows { try insertRelationship.run(links.row(index), on: db) }
         }
+        links.removeAll()
     }
 
     /// Sets the columns of the to-one relationship `name` in the row being written: the target's
@@ -582,7 +658,6 @@ final class SQLiteResourceWriter {
         }
         // Prepared against the old table (SQLite would prepare them again, but once is enough).
         table.upserts = [:]
-        table.batchUpserts = [:]
     }
 
     /// Rebuilds the table `name` with the columns `textColumns` declared TEXT and their values
@@ -752,11 +827,12 @@ final class SQLiteResourceWriter {
         return table.add(attribute, name: name, type: type)
     }
 
-    /// `INSERT ... ON CONFLICT (id) DO UPDATE` of one row or of a statement's full number of rows
-    /// (`rows`) for a set of columns, prepared once per column set (resources of a type mostly
-    /// share one). SQLite upserts the rows of one statement in order, as if one by one.
+    /// `INSERT ... ON CONFLICT (id) DO UPDATE` of `rows` rows for a set of columns, prepared once
+    /// per column set and number of rows. SQLite upserts the rows of one statement in order, as if
+    /// one by one.
     private func upsertStatement(for table: TypeTable, columns: [Int], rows: Int) throws -> Statement {
-        if let known = rows == 1 ? table.upserts[columns] : table.batchUpserts[columns] { return known }
+        let shape = UpsertShape(columns: columns, rows: rows)
+        if let known = table.upserts[shape] { return known }
         let quoted = columns.map { table.quotedNames[$0] }
         let names = (["id"] + quoted).joined(separator: ", ")
         let row = "(" + Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ") + ")"
@@ -766,7 +842,13 @@ final class SQLiteResourceWriter {
         let statement = try db.makeStatement(
             sql: "INSERT INTO \(table.quotedName) (\(names)) VALUES \(values) ON CONFLICT (id) \(conflict)"
         )
-        if rows == 1 { table.upserts[columns] = statement } else { table.batchUpserts[columns] = statement }
+        table.upserts[shape] = statement
         return statement
+    }
+
+    /// What an upsert statement is prepared for: the columns its rows set, and how many rows.
+    struct UpsertShape: Hashable {
+        let columns: [Int]
+        let rows: Int
     }
 }

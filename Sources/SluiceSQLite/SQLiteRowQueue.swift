@@ -42,6 +42,11 @@ struct RowQueue {
     func row(_ index: Int) -> ArraySlice<BoundValue> {
         values[(index * valuesPerRow)..<((index + 1) * valuesPerRow)]
     }
+
+    /// The values of the rows in `range`.
+    func rows(_ range: Range<Int>) -> ArraySlice<BoundValue> {
+        values[(range.lowerBound * valuesPerRow)..<(range.upperBound * valuesPerRow)]
+    }
 }
 
 /// Copies of the texts of queued rows. A queued row outlives the import record its texts were

@@ -188,6 +188,45 @@ struct SQLiteImporterTests {
         #expect(rows == ["5 500 b-5", "7 701 y", "99 99 b-99"])
     }
 
+    @Test("records that set other columns, in no order, keep their own queues; a key met again still wins")
+    func interleavedColumnSets() throws {
+        let directory = try Self.directory()
+        // Three sets of columns taking turns (as events of several kinds do), 200 records, and
+        // keys given again with another set while the first is still queued.
+        var lines = (0..<200).map { index in
+            switch index % 3 {
+            case 0: #"{"id": \#(index), "kind": "push", "size": \#(index)}"#
+            case 1: #"{"id": \#(index), "kind": "issue", "title": "t\#(index)"}"#
+            default: #"{"id": \#(index), "kind": "watch"}"#
+            }
+        }
+        lines += [
+            #"{"id": 3, "kind": "issue", "title": "again"}"#,
+            #"{"id": 4, "kind": "push", "size": -4}"#,
+            #"{"id": 3, "kind": "push", "size": 33}"#,
+        ]
+        let path = try Self.file(Array(lines.joined(separator: "\n").utf8), in: directory, named: "events.jsonl")
+        let database = directory.appendingPathComponent("events.sqlite").path
+        var options = ImportOptions()
+        options.batchSize = 1000
+        options.records.primaryKey = ["id"]
+        let summary = try SQLiteImporter(path: database, options: options)
+            .importDocument(from: try FileChunkReader(path: path), source: "events.jsonl")
+        #expect(summary.primaryCount == 203)
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM events") == 200)
+        #expect(try Self.count(database, "SELECT COUNT(*) FROM events WHERE kind = 'push'") == 68)
+        #expect(try Self.count(database, "SELECT SUM(size) FROM events WHERE id % 3 = 0 AND id <> 3") == 6630)
+        let rows = try DatabaseQueue(path: database).read { db in
+            try Row.fetchAll(db, sql: "SELECT id, kind, size, title FROM events WHERE id IN (3, 4, 5) ORDER BY id")
+                .map { row in
+                    let size = (row["size"] as Int?).map(String.init) ?? "-"
+                    return "\(row["id"] as Int64) \(row["kind"] as String) \(size) \(row["title"] as String? ?? "-")"
+                }
+        }
+        // 3 took "again" as its title, then the push's size (its title stays); 4 became a push.
+        #expect(rows == ["3 push 33 again", "4 push -4 t4", "5 watch - -"])
+    }
+
     @Test("a database fault mid-batch rolls the batch back, its queued rows too, and keeps the batches before")
     func databaseFaultRollsBack() throws {
         let directory = try Self.directory()
