@@ -233,6 +233,13 @@ struct ImportCommandTests {
         ])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("cannot read"))
+        let nowhere = directory.appendingPathComponent("never.sqlite").path
+        let typo = try await Command.run([
+            "import", directory.appendingPathComponent("nope.json").path, "--sqlite", nowhere,
+        ])
+        #expect(typo.status == 2)
+        #expect(!typo.standardError.contains("imported before the fault"), "\(typo.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: nowhere), "a database was made for a file that cannot be read")
         let usage = try await Command.run(["import", "--batch-size", "0"])
         #expect(usage.status == 2)
     }
