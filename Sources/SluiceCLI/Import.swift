@@ -217,22 +217,6 @@ struct Import: AsyncParsableCommand {
     /// Imports the files as one job (a single file is a job of one): up to
     /// ``concurrentDocuments`` at a time, then one summary.
     private func importFiles(_ sources: [ImportSource]) async throws {
-        // When no document can be read (a mistyped name), the faults are reported without making
-        // an empty database file for them.
-        let unreadable = sources.compactMap { source -> (name: String, fault: FileChunkReader.Failure)? in
-            guard let path = source.path, path != "-" else { return nil }
-            do throws(FileChunkReader.Failure) {
-                _ = try FileChunkReader(path: path)
-                return nil
-            } catch {
-                return (source.name, error)
-            }
-        }
-        if unreadable.count == sources.count {
-            var report = FaultReport()
-            for (name, fault) in unreadable { try report.add(fault, in: name) }
-            throw ExitCode(report.exitCode)
-        }
         let concurrent = min(concurrentDocuments, sources.count)
         let options = importOptions(parallelism: concurrent > 1 ? .workers(1) : jobs.parallelism)
         let summaries = ImportSummaries(quiet: quiet, database: databaseName, postgres: postgres != nil)

@@ -219,6 +219,19 @@ public struct ImportSource: Sendable, Hashable {
         return sources
     }
 
+    /// Why the file this source names cannot be opened; `nil` when it can, and for standard input
+    /// and sequences of chunks. Asks the file system first, so a file that can be opened (a pipe
+    /// whose writer must not lose its reader, say) is not opened here.
+    var unopenableFile: FileChunkReader.Failure? {
+        guard case .file(let path) = origin, path != "-", access(path, R_OK) != 0 else { return nil }
+        do throws(FileChunkReader.Failure) {
+            _ = try FileChunkReader(path: path)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     /// Opens the source for reading: for a sequence of chunks, starts the task that reads it.
     ///
     /// - Throws: `FileChunkReader.Failure` when a file cannot be opened, ``ImportSourceError``
@@ -429,11 +442,22 @@ public struct ImportJob: Sendable {
     /// Runs the job; calls `progress` with each document's reports, and `finished` with each
     /// document's outcome as it ends. Returns the outcomes in the order of ``sources``.
     ///
+    /// When none of the sources is a file that can be opened (a mistyped name), each outcome is
+    /// that fault and no destination is made, so no empty database is left behind.
+    ///
     /// - Throws: What `makeDestination` throws: without a database, no document is imported.
     public func run(
         progress: (@Sendable (ImportSource, ImportProgress) -> Void)? = nil,
         finished: (@Sendable (Outcome) -> Void)? = nil
     ) async throws -> [Outcome] {
+        let faults = sources.map(\.unopenableFile)
+        if !faults.isEmpty, faults.allSatisfy({ $0 != nil }) {
+            let outcomes = zip(sources, faults).map { source, fault in
+                Outcome(source: source, result: .failure(ImportFailure(underlying: fault!, committedResources: 0)))
+            }
+            for outcome in outcomes { finished?(outcome) }
+            return outcomes
+        }
         let first = try await makeDestination()
         let lanes = type(of: first).allowsConcurrentDocuments ? max(1, min(concurrentDocuments, sources.count)) : 1
         // Each lane takes the next document in turn, through a destination of its own.

@@ -488,15 +488,17 @@ final class SQLiteResourceWriter {
     /// Column sets a table queues rows for at once.
     private static let maximumQueues = 64
 
-    /// A key's hash for `TypeTable.pendingKeys`.
+    /// A key's hash for `TypeTable.pendingKeys`: an integer key is its own (no collisions, no
+    /// hashing per row), a text key its bytes' hash.
     private static func keyHash(_ key: BoundValue) -> Int {
-        var hasher = Hasher()
         switch key {
-        case .integer(let number): hasher.combine(number)
-        case .text(let text): hasher.combine(bytes: text)
-        case .null, .real: break
+        case .integer(let number): return Int(truncatingIfNeeded: number)
+        case .text(let text):
+            var hasher = Hasher()
+            hasher.combine(bytes: text)
+            return hasher.finalize()
+        case .null, .real: return 0
         }
-        return hasher.finalize()
     }
 
     private func enqueueLink(_ values: BoundValue...) throws {

@@ -109,7 +109,7 @@ struct ConcurrentPostgresImportTests {
         let concurrent = try await TestPostgres.database()
         let processes = try documents.map { try Self.start($0, into: concurrent) }
         for process in processes {
-            await Command.exit(of: process)
+            await Command.waitForExit(of: process)
             #expect(process.terminationStatus == 0)
         }
         #expect(try await Self.contents(of: concurrent) == expected)
@@ -163,9 +163,9 @@ struct ConcurrentPostgresImportTests {
         #expect(stillRunning == 0, "the other imports waited for the stopped one")
         for process in others where process.isRunning { process.terminate() }
         kill(victim.processIdentifier, SIGKILL)
-        await Command.exit(of: victim)
+        await Command.waitForExit(of: victim)
         for process in others {
-            await Command.exit(of: process)
+            await Command.waitForExit(of: process)
             #expect(process.terminationStatus == 0)
         }
         let resumed = try await Command.run(["import", documents[2], "--postgres", concurrent, "--resume", "--quiet"])

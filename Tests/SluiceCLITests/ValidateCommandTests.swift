@@ -46,7 +46,7 @@ struct ValidateCommandTests {
     }
 
     /// Waits for `process` to end without holding a thread of the cooperative pool.
-    static func exit(of process: Process) async {
+    static func waitForExit(of process: Process) async {
         _ = try? await offPool { process.waitUntilExit() }
     }
 

@@ -310,6 +310,28 @@ struct SQLiteImporterTests {
         #expect(try Self.count(database, "SELECT COUNT(*) FROM documents WHERE status = 'complete'") == 3)
     }
 
+    @Test("a job none of whose files can be opened reports each and makes no database")
+    func unopenableSources() async throws {
+        let directory = try Self.directory()
+        let database = directory.appendingPathComponent("never.sqlite").path
+        let missing = [
+            directory.appendingPathComponent("nope.json").path, directory.appendingPathComponent("x.jsonl.gz").path,
+        ]
+        let outcomes = try await ImportJob(sources: missing.map(ImportSource.init(path:))) {
+            try SQLiteImporter(path: database)
+        }.run()
+        #expect(outcomes.map(\.source.name) == missing)
+        for outcome in outcomes {
+            guard case .failure(let failure) = outcome.result else {
+                Issue.record("\(outcome.source.name) was imported")
+                continue
+            }
+            #expect(failure.underlying is FileChunkReader.Failure, "\(failure.underlying)")
+            #expect(failure.committedResources == 0)
+        }
+        #expect(!FileManager.default.fileExists(atPath: database), "a database was made for files that cannot be read")
+    }
+
     @Test("a job reads asynchronous sequences of chunks beside files; a failing one stops alone")
     func jobReadsChunkSequences() async throws {
         let directory = try Self.directory()
