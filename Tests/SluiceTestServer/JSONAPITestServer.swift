@@ -98,7 +98,10 @@ public final class JSONAPITestServer: Sendable {
     ) async throws -> T {
         let server = try await start(total: total, chunkSize: chunkSize, chunkDelay: chunkDelay)
         do {
-            let result = try await body(server)
+            // The client side runs on the server's threads too: a client starved by tests that
+            // block the cooperative pool stops reading, and its read timeout fires on a server
+            // that was never slow.
+            let result = try await withTaskExecutorPreference(ThreadExecutor.shared) { try await body(server) }
             await server.stop()
             return result
         } catch {

@@ -35,5 +35,5 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// One executor for every server of the test process (its threads live as long as it).
-    static let shared = ThreadExecutor(threads: 2, name: "sluice-test-server")
+    static let shared = ThreadExecutor(threads: 4, name: "sluice-test-server")
 }
