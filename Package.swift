@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "SluiceJSON", targets: ["SluiceJSON"]),
         .library(name: "SluiceJSONAPI", targets: ["SluiceJSONAPI"]),
         .library(name: "SluiceImport", targets: ["SluiceImport"]),
+        .library(name: "SluiceJSONAPIImport", targets: ["SluiceJSONAPIImport"]),
         .library(name: "SluiceSQLite", targets: ["SluiceSQLite"]),
         .library(name: "SluicePostgres", targets: ["SluicePostgres"]),
         .library(name: "SluiceHTTP", targets: ["SluiceHTTP"]),
@@ -68,15 +69,21 @@ let package = Package(
         // progress, summaries and resume points.
         .target(
             name: "SluiceImport",
-            dependencies: ["SluiceJSONAPI"],
+            dependencies: ["SluiceJSON"],
+            swiftSettings: strictSettings
+        ),
+        // The import's JSON:API format: resources as import records, the document's top level for
+        // its `documents` row.
+        .target(
+            name: "SluiceJSONAPIImport",
+            dependencies: ["SluiceImport", "SluiceJSONAPI"],
             swiftSettings: strictSettings
         ),
         // JSON:API documents streamed into SQLite (the `sluice import` job), on GRDB.
         .target(
             name: "SluiceSQLite",
             dependencies: [
-                "SluiceImport",
-                "SluiceJSONAPI",
+                "SluiceJSONAPIImport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -86,8 +93,7 @@ let package = Package(
         .target(
             name: "SluicePostgres",
             dependencies: [
-                "SluiceImport",
-                "SluiceJSONAPI",
+                "SluiceJSONAPIImport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
@@ -213,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "SluiceImportTests",
             dependencies: [
-                "SluiceImport", "SluiceSQLite", "SluiceJSON", "SluiceJSONAPI",
+                "SluiceImport", "SluiceJSONAPIImport", "SluiceSQLite", "SluiceJSON", "SluiceJSONAPI",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -11,7 +11,7 @@ graphs=$(swift package dump-symbol-graph --minimum-access-level public 2>&1 | se
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for module in SluiceJSON SluiceJSONAPI SluiceImport SluiceSQLite SluicePostgres SluiceHTTP SluiceURLSession SluiceMacros; do
+for module in SluiceJSON SluiceJSONAPI SluiceImport SluiceJSONAPIImport SluiceSQLite SluicePostgres SluiceHTTP SluiceURLSession SluiceMacros; do
     mkdir -p "$work/$module/graphs"
     cp "$graphs/$module.symbols.json" "$work/$module/graphs/"
     cp "$graphs/$module"@*.symbols.json "$work/$module/graphs/" 2>/dev/null || true

@@ -27,6 +27,7 @@ let package = Package(
                 "FirstHour",
                 .product(name: "SluiceJSONAPI", package: sluice.lastPathComponent),
                 .product(name: "SluiceImport", package: sluice.lastPathComponent),
+                .product(name: "SluiceJSONAPIImport", package: sluice.lastPathComponent),
             ]
         ),
     ]

@@ -9,13 +9,13 @@ public import SluiceJSON
 public enum ImportFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// Decided per source: JSON Lines by name (`.jsonl`, `.ndjson`, `.json-seq` for a text
     /// sequence, before any `.gz`), otherwise by content: a record separator first makes a JSON
-    /// text sequence, an array an array of records; an object whose first member is one a JSON:API
-    /// document starts with (`data`, `errors`, `included`, `meta`, `links`, `jsonapi`) makes a
-    /// JSON:API document, decided at once; any other object followed by another value makes a JSON
-    /// Lines file, and otherwise one record, unless it has a top-level `data`, `errors` or
-    /// `included` member (a JSON:API document after all). A JSON Lines file whose first record
-    /// starts with one of those members, without a `.jsonl` or `.ndjson` name, needs
-    /// ``lines`` said.
+    /// text sequence, an array an array of records; an object whose first member is one of the
+    /// document reader's ``ImportDocumentReader/leadingMembers`` (for JSON:API: `data`, `errors`,
+    /// `included`, `meta`, `links`, `jsonapi`) makes a document, decided at once; any other object
+    /// followed by another value makes a JSON Lines file, and otherwise one record, unless it has
+    /// one of the reader's ``ImportDocumentReader/distinctiveMembers`` (`data`, `errors` or
+    /// `included`: a JSON:API document after all). A JSON Lines file whose first record starts
+    /// with one of those members, without a `.jsonl` or `.ndjson` name, needs ``lines`` said.
     case automatic
     /// A JSON:API document: its resources go into a table per type, linkage into
     /// `relationships`.
@@ -108,18 +108,25 @@ extension ImportFormat {
 final class FormatSniffer {
     static let maximumBytes = 1 << 20
     private let parser = JSONParser(limits: .streaming)
+    /// The reader of the format of documents the input may be, whose members tell it.
+    private let documents: (any ImportDocumentReader)?
     private var seen = 0
     private var depth = 0
     private var cursor: Int?
-    /// Top-level member names of the first object that a JSON:API document has and plain records
-    /// rarely do.
-    private static let documentMembers: Set<String> = ["data", "errors", "included"]
-    /// The members a JSON:API document's first member is one of.
-    private static let leadingDocumentMembers: Set<String> = ["data", "errors", "included", "meta", "links", "jsonapi"]
+    /// Top-level member names of the first object that a document has and plain records rarely do.
+    private let documentMembers: Set<String>
+    /// The members a document's first member is one of.
+    private let leadingDocumentMembers: Set<String>
     private(set) var decided: ImportFormat?
     private var sawDocumentMember = false
     private var sawFirstKey = false
     private var leading = true
+
+    init(documents: (any ImportDocumentReader)?) {
+        self.documents = documents
+        documentMembers = documents?.distinctiveMembers ?? []
+        leadingDocumentMembers = documents?.leadingMembers ?? []
+    }
 
     /// Looks at the next chunk; `true` once the format is decided.
     func look(at chunk: UnsafeRawBufferPointer) -> Bool {
@@ -172,10 +179,13 @@ final class FormatSniffer {
         decided ?? documentOrRecord
     }
 
-    /// One object: a JSON:API document if it has a member only documents have, else a record.
-    private var documentOrRecord: ImportFormat { sawDocumentMember ? .jsonAPI : .json }
+    /// One object: a document if it has a member only documents have, else a record.
+    private var documentOrRecord: ImportFormat {
+        if sawDocumentMember, let documents { return documents.format }
+        return .json
+    }
 
-    /// Reads the new tokens, noting a top-level member that says JSON:API.
+    /// Reads the new tokens, noting a top-level member that says the input is a document.
     private func scanKeys() {
         let tape = parser.tape
         var index = cursor ?? tape.startIndex
@@ -190,12 +200,12 @@ final class FormatSniffer {
                     sawFirstKey = true
                     // Decided at once, so an import of a stream starts writing as soon as its
                     // first chunk is in rather than after a look at its whole first value.
-                    if Self.leadingDocumentMembers.contains(name) {
-                        decided = .jsonAPI
+                    if let documents, leadingDocumentMembers.contains(name) {
+                        decided = documents.format
                         return
                     }
                 }
-                if Self.documentMembers.contains(name) { sawDocumentMember = true }
+                if documentMembers.contains(name) { sawDocumentMember = true }
             default: break
             }
             index += 1

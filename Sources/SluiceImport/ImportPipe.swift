@@ -4,7 +4,6 @@
 
 import Foundation
 package import SluiceJSON
-package import SluiceJSONAPI
 
 /// Resources handed from the reading thread to the writing one, in blocks, with a bound on how
 /// many blocks wait (4 of 256): memory stays that of about a thousand resources however fast the
@@ -23,7 +22,7 @@ package final class ImportPipe: @unchecked Sendable {
     package enum Delivery {
         case block(Block)
         /// The reader is done: the document's summary ...
-        case finished(DocumentSummary)
+        case finished(ImportDocumentSummary)
         /// ... or the fault that stopped it (after the blocks read before it).
         case failed(any Error)
     }
@@ -150,16 +149,13 @@ package final class ImportPipe: @unchecked Sendable {
             do {
                 let (format, input) = try settleFormat(of: reader, source: source, options: options)
                 pipe.format = format
-                let summary: DocumentSummary
-                if format == .jsonAPI {
-                    let decoder = JSONAPIDecoder()
-                    decoder.limits = options.limits
-                    decoder.parallelism = options.readingParallelism
-                    decoder.rawEncoding = ImportRecord.encoding
-                    summary = try decoder.forEachResource(in: input) { streamed in
-                        guard let encoded = streamed.resource.encoded else { return }
-                        try add(ImportRecord(encoded: encoded))
+                let summary: ImportDocumentSummary
+                if !format.isPlain {
+                    // A format of documents: read by the layer that knows it.
+                    guard let documents = options.documents, documents.format == format else {
+                        throw ImportFormatUnavailable(format: format)
                     }
+                    summary = try documents.read(input, options: options, emit: add)
                 } else {
                     let counts = try PlainRecordReader.read(
                         input,
@@ -170,7 +166,7 @@ package final class ImportPipe: @unchecked Sendable {
                         threads: options.readingParallelism.threadCount,
                         emit: add
                     )
-                    summary = DocumentSummary(primaryCount: counts.records, includedCount: counts.childRows)
+                    summary = ImportDocumentSummary(primaryCount: counts.records, includedCount: counts.childRows)
                 }
                 block.bytesRead = reader.bytesRead
                 block.resourcesRead = read
@@ -199,7 +195,7 @@ package final class ImportPipe: @unchecked Sendable {
         if options.format != .automatic { return (options.format, reader) }
         if let format = ImportFormat.byName(source) { return (format, reader) }
         if options.records.recordsAt != nil { return (.json, reader) }
-        let sniffer = FormatSniffer()
+        let sniffer = FormatSniffer(documents: options.documents)
         let peeked = try PeekedChunkSource(reader) { sniffer.look(at: $0) }
         return (sniffer.decideAtEnd(), peeked)
     }

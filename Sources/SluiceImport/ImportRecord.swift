@@ -1,14 +1,14 @@
-// The importers' form of a resource: what an import stores of it (type, key, attributes,
-// relationship linkage and meta), written from the tape into one byte buffer.
+// The importers' form of a record: what an import stores of it (table, key, columns, links to
+// other records), written from the tape into one byte buffer by the layer that knows the format
+// (plain records here, JSON:API resources in SluiceJSONAPIImport).
 //
-// Why: an import wrote each resource from a `RawResource`, a tree of `String`s, `JSONValue`s and
-// arrays built on the reading threads and torn down on the writing one; its retains, releases and
-// frees took as long on the writer as SQLite's own work (perf). A record is one allocation, built
-// on the reading threads (the parallel workers among them), and the writer binds its bytes to
-// SQLite or copies them into PostgreSQL's COPY stream as they are.
+// Why: an import once wrote each resource from a tree of `String`s, `JSONValue`s and arrays built
+// on the reading threads and torn down on the writing one; its retains, releases and frees took as
+// long on the writer as SQLite's own work (perf). A record is one allocation, built on the reading
+// threads (the parallel workers among them), and the writer binds its bytes to SQLite or copies
+// them into PostgreSQL's COPY stream as they are.
 
-import SluiceJSON
-package import SluiceJSONAPI
+package import SluiceJSON
 
 /// One record as an import writes it, in a single buffer: a JSON:API resource (its type, key,
 /// attributes, relationships) or a plain JSON record (its table, key and columns), made on the
@@ -46,7 +46,7 @@ public struct ImportRecord: Sendable {
     // as JSON text (`i32` length, -1 when absent or `null`), the identifier count (`u32`) and each
     // identifier's type, key kind and key. Strings are unescaped UTF-8; objects and arrays are
     // compact JSON text as `JSONValue.jsonText` writes it.
-    package internal(set) var bytes: [UInt8]
+    package var bytes: [UInt8]
 
     /// What an attribute's value is, with what its payload holds.
     package enum ValueTag: UInt8, Sendable {
@@ -64,7 +64,7 @@ public struct ImportRecord: Sendable {
         case json
     }
 
-    init() {
+    package init() {
         bytes = []
         bytes.reserveCapacity(512)
     }
@@ -74,47 +74,36 @@ public struct ImportRecord: Sendable {
         bytes = encoded
     }
 
-    /// What a decoder makes of each resource for an import: its record's bytes, written on the
-    /// reading threads.
-    package static let encoding = RawResourceEncoding(
-        fromTape: { value, context, bytes in
-            guard let record = ImportRecord(resourceObject: value, context: context) else { return false }
-            bytes = record.bytes
-            return true
-        },
-        fromRawResource: { resource, bytes in bytes = ImportRecord(resource).bytes }
-    )
-
-    mutating func append(_ value: UInt32) {
+    package mutating func append(_ value: UInt32) {
         withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func append(_ value: UInt8) { bytes.append(value) }
+    package mutating func append(_ value: UInt8) { bytes.append(value) }
 
-    mutating func appendText(_ text: UnsafeRawBufferPointer) {
+    package mutating func appendText(_ text: UnsafeRawBufferPointer) {
         append(UInt32(text.count))
         bytes.append(contentsOf: text)
     }
 
-    mutating func appendText(_ text: String) {
+    package mutating func appendText(_ text: String) {
         var text = text
         text.withUTF8 { appendText(UnsafeRawBufferPointer($0)) }
     }
 
     /// Reserves a `u32` length and returns where it is, for text written in place.
-    mutating func beginText() -> Int {
+    package mutating func beginText() -> Int {
         let at = bytes.count
         append(UInt32(0))
         return at
     }
 
     /// Fills in the length reserved at `at` with what was written since.
-    mutating func endText(_ at: Int) {
+    package mutating func endText(_ at: Int) {
         patch(UInt32(bytes.count - at - 4), at: at)
     }
 
     /// Overwrites the `u32` at `at` (a count or length reserved before it was known).
-    mutating func patch(_ value: UInt32, at: Int) {
+    package mutating func patch(_ value: UInt32, at: Int) {
         withUnsafeBytes(of: value) { source in
             for offset in 0..<4 { bytes[at + offset] = source[offset] }
         }
@@ -259,97 +248,12 @@ extension ImportRecord {
     }
 }
 
-// MARK: Writing a record from the tape
+// MARK: Writing values from the tape
 
 extension ImportRecord {
-    /// The record of the resource object `value`, read straight from the tape; `nil` when the
-    /// object has a shape only the general reader handles (a member given twice, a relationship
-    /// that is not an object, an `id` that is not a string, links to check member by member...):
-    /// the caller then decodes a ``RawResource``, which throws the fault a decoder reports, and
-    /// makes the record from it. So a record says exactly what the `RawResource` would.
-    init?(resourceObject value: JSONTape.Value, context: TapeDecodingContext) {
-        let tape = value.tape
-        var type: JSONTape.Value?
-        var id: JSONTape.Value?
-        var lid: JSONTape.Value?
-        var attributes: JSONTape.Value?
-        var relationships: JSONTape.Value?
-        var seen: UInt8 = 0
-        guard let members = try? value.members() else { return nil }
-        for member in members {
-            let name = tape.withUnsafeText(of: member.keyToken) { ResourceMember(name: $0) }
-            let bit: UInt8
-            switch name {
-            case .type: (bit, type) = (1, member.value)
-            case .id: (bit, id) = (2, member.value)
-            case .lid: (bit, lid) = (4, member.value)
-            case .attributes: (bit, attributes) = (8, member.value)
-            case .relationships: (bit, relationships) = (16, member.value)
-            case .meta: bit = 32
-            case .links:
-                bit = 64
-                guard member.value.isNull || Links.decodes(member.value, context: context) else { return nil }
-            case .data, .other: bit = 0
-            }
-            // A member given twice: the general reader's order of overrides decides.
-            guard seen & bit == 0 else { return nil }
-            seen |= bit
-        }
-        guard let type, type.kind == .string else { return nil }
-        self.init()
-        tape.withUnsafeText(of: type.token) { appendText($0) }
-        guard appendKey(id: id, lid: lid) else { return nil }
-        // Attributes: an object's members; anything else (null, or what the general reader
-        // ignores) makes none.
-        let attributeCount = bytes.count
-        append(UInt32(0))
-        if let attributes, attributes.kind == .objectStart {
-            guard let members = try? attributes.members() else { return nil }
-            var count: UInt32 = 0
-            for member in members {
-                tape.withUnsafeText(of: member.keyToken) { appendText($0) }
-                appendValue(member.value)
-                count += 1
-            }
-            patch(count, at: attributeCount)
-        } else if let attributes, !attributes.isNull {
-            return nil
-        }
-        let relationshipCount = bytes.count
-        append(UInt32(0))
-        if let relationships {
-            guard relationships.kind == .objectStart else { return nil }
-            guard let members = try? relationships.members() else { return nil }
-            var count: UInt32 = 0
-            for member in members {
-                tape.withUnsafeText(of: member.keyToken) { appendText($0) }
-                guard appendRelationship(member.value, context: context) else { return nil }
-                count += 1
-            }
-            patch(count, at: relationshipCount)
-        }
-    }
-
-    /// The key kind and key of `id`/`lid` members (each a string or `null`); `false` for any other kind.
-    private mutating func appendKey(id: JSONTape.Value?, lid: JSONTape.Value?) -> Bool {
-        if let id, !id.isNull {
-            guard id.kind == .string else { return false }
-            if let lid, !lid.isNull, lid.kind != .string { return false }
-            append(KeyKind.id.rawValue)
-            id.tape.withUnsafeText(of: id.token) { appendText($0) }
-        } else if let lid, !lid.isNull {
-            guard lid.kind == .string else { return false }
-            append(KeyKind.lid.rawValue)
-            lid.tape.withUnsafeText(of: lid.token) { appendText($0) }
-        } else {
-            append(KeyKind.none.rawValue)
-        }
-        return true
-    }
-
     /// A value as an attribute's tag and payload: scalars as themselves, objects and arrays as
     /// compact JSON text.
-    mutating func appendValue(_ value: JSONTape.Value) {
+    package mutating func appendValue(_ value: JSONTape.Value) {
         let tape = value.tape
         switch value.kind {
         case .null: append(ValueTag.null.rawValue)
@@ -372,7 +276,7 @@ extension ImportRecord {
 
     /// A number: as an `Int64` where one holds it exactly (what `Int64(text)` accepts), else a
     /// finite `Double`, else its text only.
-    mutating func appendNumber(_ text: UnsafeRawBufferPointer) {
+    package mutating func appendNumber(_ text: UnsafeRawBufferPointer) {
         if let integer = Self.exactInteger(text) {
             append(ValueTag.integer.rawValue)
             withUnsafeBytes(of: integer) { bytes.append(contentsOf: $0) }
@@ -386,7 +290,7 @@ extension ImportRecord {
     }
 
     /// The integer a JSON number's text spells without fraction or exponent, if `Int64` holds it.
-    static func exactInteger(_ text: UnsafeRawBufferPointer) -> Int64? {
+    package static func exactInteger(_ text: UnsafeRawBufferPointer) -> Int64? {
         guard !text.isEmpty, text.count <= 20 else { return nil }
         let negative = text[0] == UInt8(ascii: "-")
         var index = negative ? 1 : 0
@@ -406,158 +310,5 @@ extension ImportRecord {
             return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
         }
         return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
-    }
-
-    /// A relationship object; `false` for a shape the general reader must judge.
-    private mutating func appendRelationship(_ value: JSONTape.Value, context: TapeDecodingContext) -> Bool {
-        guard value.kind == .objectStart else { return false }
-        let tape = value.tape
-        var data: JSONTape.Value?
-        var meta: JSONTape.Value?
-        var seen: UInt8 = 0
-        guard let members = try? value.members() else { return false }
-        for member in members {
-            let bit: UInt8
-            switch tape.withUnsafeText(of: member.keyToken, { ResourceMember(name: $0) }) {
-            case .data: (bit, data) = (1, member.value)
-            case .meta: (bit, meta) = (2, member.value)
-            case .links:
-                bit = 4
-                guard member.value.isNull || Links.decodes(member.value, context: context) else { return false }
-            default: bit = 0
-            }
-            guard seen & bit == 0 else { return false }
-            seen |= bit
-        }
-        let linkageAt = bytes.count
-        append(Linkage.absent.rawValue)
-        if let meta, !meta.isNull {
-            let at = beginText()
-            meta.writeJSON(into: &bytes)
-            endText(at)
-        } else {
-            append(UInt32(bitPattern: -1))
-        }
-        let countAt = bytes.count
-        append(UInt32(0))
-        guard let data else { return true }
-        switch data.kind {
-        case .null:
-            bytes[linkageAt] = Linkage.null.rawValue
-        case .objectStart:
-            bytes[linkageAt] = Linkage.one.rawValue
-            guard appendIdentifier(data) else { return false }
-            patch(1, at: countAt)
-        case .arrayStart:
-            bytes[linkageAt] = Linkage.many.rawValue
-            guard let elements = try? data.elements() else { return false }
-            var count: UInt32 = 0
-            for element in elements {
-                guard appendIdentifier(element) else { return false }
-                count += 1
-            }
-            patch(count, at: countAt)
-        default:
-            return false
-        }
-        return true
-    }
-
-    /// A resource identifier: `type` a string, `id` and `lid` strings or `null`, each once.
-    private mutating func appendIdentifier(_ value: JSONTape.Value) -> Bool {
-        guard value.kind == .objectStart else { return false }
-        let tape = value.tape
-        var type: JSONTape.Value?
-        var id: JSONTape.Value?
-        var lid: JSONTape.Value?
-        guard let members = try? value.members() else { return false }
-        for member in members {
-            switch tape.withUnsafeText(of: member.keyToken, { ResourceMember(name: $0) }) {
-            case .type:
-                guard type == nil else { return false }
-                type = member.value
-            case .id:
-                guard id == nil else { return false }
-                id = member.value
-            case .lid:
-                guard lid == nil else { return false }
-                lid = member.value
-            default: break
-            }
-        }
-        guard let type, type.kind == .string else { return false }
-        tape.withUnsafeText(of: type.token) { appendText($0) }
-        return appendKey(id: id, lid: lid)
-    }
-}
-
-// MARK: Writing a record from a RawResource
-
-extension ImportRecord {
-    /// The record of a resource the general reader decoded (the shapes the tape reader leaves to it).
-    init(_ resource: RawResource) {
-        self.init()
-        appendText(resource.type)
-        appendKey(id: resource.id, lid: resource.lid)
-        append(UInt32(resource.attributes.count))
-        for (name, value) in zip(resource.attributes.keys, resource.attributes.values) {
-            appendText(name)
-            switch value {
-            case .null: append(ValueTag.null.rawValue)
-            case .bool(let flag): append(flag ? ValueTag.true.rawValue : ValueTag.false.rawValue)
-            case .number(var text): text.withUTF8 { appendNumber(UnsafeRawBufferPointer($0)) }
-            case .string(let text):
-                append(ValueTag.string.rawValue)
-                appendText(text)
-            case .array, .object:
-                append(ValueTag.json.rawValue)
-                let at = beginText()
-                value.write(into: &bytes)
-                endText(at)
-            }
-        }
-        append(UInt32(resource.relationshipNames.count))
-        for (name, relationship) in zip(resource.relationshipNames, resource.relationshipValues) {
-            appendText(name)
-            let identifiers: [ResourceIdentifier]
-            switch relationship.data {
-            case nil:
-                append(Linkage.absent.rawValue)
-                identifiers = []
-            case .null?:
-                append(Linkage.null.rawValue)
-                identifiers = []
-            case .one(let identifier)?:
-                append(Linkage.one.rawValue)
-                identifiers = [identifier]
-            case .many(let many)?:
-                append(Linkage.many.rawValue)
-                identifiers = many
-            }
-            if let meta = relationship.meta {
-                let at = beginText()
-                meta.write(into: &bytes)
-                endText(at)
-            } else {
-                append(UInt32(bitPattern: -1))
-            }
-            append(UInt32(identifiers.count))
-            for identifier in identifiers {
-                appendText(identifier.type)
-                appendKey(id: identifier.id, lid: identifier.lid)
-            }
-        }
-    }
-
-    private mutating func appendKey(id: String?, lid: String?) {
-        if let id {
-            append(KeyKind.id.rawValue)
-            appendText(id)
-        } else if let lid {
-            append(KeyKind.lid.rawValue)
-            appendText(lid)
-        } else {
-            append(KeyKind.none.rawValue)
-        }
     }
 }

@@ -2,7 +2,7 @@
 // PostgreSQL), so the CLI and a caller read both alike.
 
 public import Foundation
-public import SluiceJSONAPI
+public import SluiceJSON
 
 /// How an import runs, into any target.
 public struct ImportOptions: Sendable {
@@ -27,6 +27,10 @@ public struct ImportOptions: Sendable {
     public var format = ImportFormat.automatic
     /// How plain JSON records become rows (ignored for JSON:API documents).
     public var records = PlainRecordOptions()
+    /// What reads the input when it is a document rather than plain records (JSON:API, with
+    /// `JSONAPIImportReader` from SluiceJSONAPIImport). Default (`nil`): the SQLite and PostgreSQL
+    /// importers read JSON:API; a destination of your own reads plain records only, unless set.
+    public var documents: (any ImportDocumentReader)?
 
     /// The defaults.
     public init() {}
@@ -34,7 +38,7 @@ public struct ImportOptions: Sendable {
     /// The reading threads `parallelism` stands for: `.automatic` leaves the writer a core, since
     /// a reading thread that shares the writer's core costs more in splitting and merging than it
     /// gains (the performance page has the figures).
-    var readingParallelism: Parallelism {
+    package var readingParallelism: Parallelism {
         guard case .automatic = parallelism else { return parallelism }
         return .workers(max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
     }
@@ -112,8 +116,10 @@ public struct ImportSummary: Sendable {
     public var batches: Int
     /// Seconds the import took.
     public var seconds: Double
-    /// The document's top-level `links` (where a paginated export's next page is).
-    public var links: Links?
+    /// The document's top-level members kept beside its records, as compact JSON text by name
+    /// (a JSON:API document's `meta`, `links` and `jsonapi`; SluiceJSONAPIImport reads `links`
+    /// back as `links`).
+    public var documentMembers: [String: String]
     /// Resources a resumed import passed over because an earlier run had committed them (0 for an
     /// import that was not resumed).
     public var resumedAfter: Int
@@ -134,7 +140,7 @@ public struct ImportSummary: Sendable {
         bytes: Int,
         batches: Int,
         seconds: Double,
-        links: Links?,
+        documentMembers: [String: String],
         resumedAfter: Int,
         tables: [TableRows]
     ) {
@@ -148,7 +154,7 @@ public struct ImportSummary: Sendable {
         self.bytes = bytes
         self.batches = batches
         self.seconds = seconds
-        self.links = links
+        self.documentMembers = documentMembers
         self.resumedAfter = resumedAfter
         self.tables = tables
     }

@@ -7,7 +7,6 @@
 
 import Foundation
 package import SluiceJSON
-public import SluiceJSONAPI
 
 /// One document's writes into a database, as the engine drives them: what a destination
 /// implements to take imports (see ``ImportDestination``).
@@ -42,7 +41,7 @@ public protocol ImportWriter: AnyObject {
 
     /// Ends the document once every batch is durable: its record says it is done, with
     /// `summary` and `document`'s top-level members, and the indexes are made.
-    func finish(_ document: DocumentSummary, summary: ImportSummary) async throws
+    func finish(_ document: ImportDocumentSummary, summary: ImportSummary) async throws
 
     /// Makes durable what can be kept after `error` (the records written up to `mark` are whole,
     /// but a fault of the database may have left the open batch half-written). Returns the marks
@@ -164,7 +163,7 @@ package enum ImportRun {
         batchSize: Int,
         tally: inout ImportTally,
         progress: ((ImportProgress) -> Void)?
-    ) async throws -> DocumentSummary {
+    ) async throws -> ImportDocumentSummary {
         while true {
             switch await pipe.next() {
             case .block(let block):
@@ -211,7 +210,7 @@ package enum ImportRun {
 
     private static func summary(
         of tally: ImportTally,
-        _ document: DocumentSummary?,
+        _ document: ImportDocumentSummary?,
         _ writer: some ImportWriter
     ) -> ImportSummary {
         let counts = writer.counts

@@ -3,8 +3,6 @@
 // made from them. The destinations differ in how they write and commit (SQLite on its own thread,
 // PostgreSQL a batch in flight while the next is staged), not in what they count.
 
-package import SluiceJSONAPI
-
 /// The counts of one document's import (see the file's comment).
 package struct ImportTally: Sendable {
     /// When the import began (elapsed times count from here).
@@ -104,7 +102,7 @@ package struct ImportTally: Sendable {
     /// What the import did, with the destination's own counts; `document` gives the primary and
     /// included counts and the top-level links when the document was read to its end.
     package func summary(
-        _ document: DocumentSummary?,
+        _ document: ImportDocumentSummary?,
         relationshipRows: Int,
         toOneLinks: Int,
         typeMismatches: Int,
@@ -121,7 +119,7 @@ package struct ImportTally: Sendable {
             bytes: bytesRead,
             batches: batches,
             seconds: elapsed,
-            links: document?.links,
+            documentMembers: document?.members ?? [:],
             resumedAfter: resumedAfter,
             tables: tables
         )

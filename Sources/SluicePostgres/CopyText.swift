@@ -1,7 +1,7 @@
 // Rows in COPY's text format, written field by field straight from import records' bytes.
 
 import SluiceImport
-import SluiceJSONAPI
+import SluiceJSON
 
 /// Rows for `COPY ... FROM STDIN` (text format): fields separated by tabs, rows ended by line
 /// feeds, `\N` for NULL, and backslash, tab, line feed and carriage return escaped in text.

@@ -9,6 +9,7 @@ import PostgresNIO
 @_exported public import SluiceImport
 public import SluiceJSON
 import SluiceJSONAPI
+@_exported public import SluiceJSONAPIImport
 
 /// Imports JSON:API documents into a PostgreSQL database.
 ///
@@ -48,8 +49,11 @@ public final class PostgresImporter {
 
     /// The server and database written to.
     public let target: PostgresTarget
-    /// How the import runs.
-    public var options: Options
+    /// How the import runs. Documents that are not plain records are read as JSON:API unless
+    /// ``ImportOptions/documents`` names another reader.
+    public var options: Options {
+        didSet { options = options.readingJSONAPI }
+    }
     private var connection: PostgresConnection
     private let logger: Logger
     private var stagesCreated: Set<String> = []
@@ -70,7 +74,7 @@ public final class PostgresImporter {
 
     private init(target: PostgresTarget, options: Options, connection: PostgresConnection, logger: Logger) {
         self.target = target
-        self.options = options
+        self.options = options.readingJSONAPI
         self.connection = connection
         self.logger = logger
     }

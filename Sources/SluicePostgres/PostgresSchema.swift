@@ -4,7 +4,6 @@
 import PostgresNIO
 import SluiceImport
 import SluiceJSON
-import SluiceJSONAPI
 
 enum PostgresSchema {
     /// The key of the lock held while the schema changes: the fixed tables made, a type's table
@@ -71,13 +70,13 @@ enum PostgresSchema {
     static func finishDocument(
         source: String,
         summary: ImportSummary,
-        document: DocumentSummary
+        document: ImportDocumentSummary
     ) throws
         -> PostgresQuery
     {
-        let meta = document.meta.map(\.jsonText)
-        let links = try document.links.map { try ImportText.json($0) }
-        let jsonapi = try document.jsonapi.map { try ImportText.json($0) }
+        let meta = document.members["meta"]
+        let links = document.members["links"]
+        let jsonapi = document.members["jsonapi"]
         return """
             UPDATE documents SET status = 'complete', finished_at = \(ImportText.timestamp()), bytes = \(summary.bytes),
                 resources = \(summary.resources), primary_count = \(document.primaryCount),

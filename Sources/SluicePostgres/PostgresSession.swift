@@ -7,7 +7,6 @@
 import PostgresNIO
 import SluiceImport
 import SluiceJSON
-import SluiceJSONAPI
 
 /// PostgreSQL's type for each kind of column (SluiceImport's inference decides the kind).
 extension ImportColumnType {
@@ -768,7 +767,7 @@ final class PostgresSession: ImportWriter {
     private var relationshipRows: Int { earlierRelationshipRows + relationshipRowsWritten }
 
     /// Records the document's row, then makes the indexes (every batch is in).
-    func finish(_ document: DocumentSummary, summary: ImportSummary) async throws {
+    func finish(_ document: ImportDocumentSummary, summary: ImportSummary) async throws {
         try await importer.execute(
             try PostgresSchema.finishDocument(source: source, summary: summary, document: document)
         )

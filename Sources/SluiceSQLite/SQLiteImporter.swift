@@ -9,7 +9,7 @@ import Foundation
 public import GRDB
 @_exported public import SluiceImport
 public import SluiceJSON
-import SluiceJSONAPI
+@_exported public import SluiceJSONAPIImport
 
 /// Imports JSON:API documents into an SQLite database.
 ///
@@ -39,8 +39,11 @@ import SluiceJSONAPI
 public final class SQLiteImporter {
     /// The open database (GRDB's), for queries beside the import.
     public let database: DatabaseQueue
-    /// How the import runs.
-    public var options: Options
+    /// How the import runs. Documents that are not plain records are read as JSON:API unless
+    /// ``ImportOptions/documents`` names another reader.
+    public var options: Options {
+        didSet { options = options.readingJSONAPI }
+    }
 
     /// How an import runs (the same options for every target).
     public typealias Options = ImportOptions
@@ -78,7 +81,7 @@ public final class SQLiteImporter {
         // locked".
         configuration.busyMode = .timeout(10)
         database = try DatabaseQueue(path: path, configuration: configuration)
-        self.options = options
+        self.options = options.readingJSONAPI
         let syncsAtCheckpoints = syncsAtCheckpoints
         try database.writeWithoutTransaction { db in
             try SQLiteImporter.applyBulkLoadSettings(db, syncsAtCheckpoints: syncsAtCheckpoints)
@@ -259,7 +262,7 @@ private final class ImportSession: ImportWriter {
     private var rolledBack = false
 
     /// The document's row and the indexes, in a transaction of their own.
-    func finish(_ document: DocumentSummary, summary: ImportSummary) throws {
+    func finish(_ document: ImportDocumentSummary, summary: ImportSummary) throws {
         try db.inTransaction(.immediate) {
             try SQLiteSchema.finishDocument(db, source: source, summary: summary, document: document)
             // Made once from sorted keys rather than grown batch by batch: grown, the indexes of

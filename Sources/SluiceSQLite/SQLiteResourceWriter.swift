@@ -18,7 +18,6 @@ import GRDB
 import GRDBSQLite
 import SluiceImport
 import SluiceJSON
-import SluiceJSONAPI
 
 /// A value bound to a statement parameter. Bound through sqlite3's C API, not GRDB's
 /// `StatementArguments`: building those (an existential per value, a dispatch-queue check per

@@ -4,7 +4,6 @@ import Foundation
 import GRDB
 import SluiceImport
 import SluiceJSON
-import SluiceJSONAPI
 
 /// The tables every import database has, and the rows `documents` gets.
 enum SQLiteSchema {
@@ -146,7 +145,7 @@ enum SQLiteSchema {
         _ db: Database,
         source: String,
         summary: ImportSummary,
-        document: DocumentSummary
+        document: ImportDocumentSummary
     ) throws {
         try db.execute(
             sql: """
@@ -157,8 +156,8 @@ enum SQLiteSchema {
                 """,
             arguments: [
                 timestamp(), summary.bytes, summary.resources, document.primaryCount, document.includedCount,
-                summary.relationshipRows, document.meta.map(\.jsonText),
-                try document.links.map { try jsonText($0) }, try document.jsonapi.map { try jsonText($0) }, source,
+                summary.relationshipRows, document.members["meta"], document.members["links"],
+                document.members["jsonapi"], source,
             ]
         )
     }
@@ -172,10 +171,6 @@ enum SQLiteSchema {
                 """,
             arguments: [timestamp(), summary.bytes, summary.resources, summary.relationshipRows, "\(error)", source]
         )
-    }
-
-    private static func jsonText(_ value: some Encodable) throws -> String {
-        try ImportText.json(value)
     }
 
     private static func timestamp() -> String {

@@ -2,6 +2,7 @@ import Foundation
 import SluiceImport
 import SluiceJSON
 import SluiceJSONAPI
+import SluiceJSONAPIImport
 import Testing
 
 /// The engine's side of the writer protocol, through a writer that keeps its rows in memory: the
@@ -81,7 +82,7 @@ struct ImportRunTests {
             return durable
         }
 
-        func finish(_ document: DocumentSummary, summary: ImportSummary) {
+        func finish(_ document: ImportDocumentSummary, summary: ImportSummary) {
             calls.append("finish")
             finishedSummary = summary
         }
@@ -152,12 +153,19 @@ struct ImportRunTests {
         throw MemoryWriter.Refused()
     }
 
+    /// The engine's options for JSON:API documents, read by SluiceJSONAPIImport's reader.
+    static func options() -> ImportOptions {
+        var options = ImportOptions()
+        options.documents = JSONAPIImportReader()
+        return options
+    }
+
     static func article(_ id: Int) -> String { "{\"type\": \"articles\", \"id\": \"\(id)\"}" }
 
     @Test("batches end every batchSize resources, and the last commit closes before finish")
     func batchesAtTheirSize() async throws {
         let writer = MemoryWriter()
-        var options = ImportOptions()
+        var options = Self.options()
         options.batchSize = 4
         let text = Self.document((1...10).map(Self.article))
         let summary = try await ImportRun.run(
@@ -187,7 +195,7 @@ struct ImportRunTests {
             writer,
             reading: try Self.reader(text),
             source: "doc",
-            options: ImportOptions(),
+            options: Self.options(),
             progress: nil
         )
         // The second `articles/1` starts a new batch: the first ends after the unidentified one.
@@ -201,7 +209,7 @@ struct ImportRunTests {
     func overlappedCommits() async throws {
         let writer = MemoryWriter()
         writer.overlaps = true
-        var options = ImportOptions()
+        var options = Self.options()
         options.batchSize = 3
         var reports: [ImportProgress] = []
         let summary = try await ImportRun.run(
@@ -220,7 +228,7 @@ struct ImportRunTests {
     func resumes() async throws {
         let writer = MemoryWriter()
         writer.resume = ResumePoint(resourcesRead: 4, resources: 4, relationshipRows: 0, bytes: 100, sourceSize: nil)
-        var options = ImportOptions()
+        var options = Self.options()
         options.resume = true
         let summary = try await ImportRun.run(
             writer,
@@ -238,7 +246,7 @@ struct ImportRunTests {
     func resumeOfAnotherDocument() async throws {
         let writer = MemoryWriter()
         writer.resume = ResumePoint(resourcesRead: 1, resources: 1, relationshipRows: 0, bytes: 10, sourceSize: 3)
-        var options = ImportOptions()
+        var options = Self.options()
         options.resume = true
         await #expect(throws: ImportFailure.self) {
             try await ImportRun.run(
@@ -256,7 +264,7 @@ struct ImportRunTests {
     func inputFault() async throws {
         let writer = MemoryWriter()
         writer.overlaps = true
-        var options = ImportOptions()
+        var options = Self.options()
         options.batchSize = 2
         // Five whole resources, then bad JSON.
         let text = "{\"data\": [" + (1...5).map(Self.article).joined(separator: ",") + ", {\"type\": }]}"
@@ -274,7 +282,7 @@ struct ImportRunTests {
     func databaseFault() async throws {
         let writer = MemoryWriter()
         writer.failCommit = 2
-        var options = ImportOptions()
+        var options = Self.options()
         options.batchSize = 3
         let fault = try await Self.failure(
             of: writer,
@@ -285,6 +293,44 @@ struct ImportRunTests {
         #expect(fault.committedResources == 3)
         #expect(writer.failureSummary?.resources == 3)
         #expect(writer.rows.count == 3)
+    }
+
+    @Test("without a document reader, a document said to be JSON:API is refused before anything is written")
+    func noReaderForTheFormat() async throws {
+        let writer = MemoryWriter()
+        var options = ImportOptions()
+        options.format = .jsonAPI
+        let failure = try await Self.failure(of: writer, reading: Self.document([Self.article(1)]), options: options)
+        let unavailable = try #require(failure.underlying as? ImportFormatUnavailable)
+        #expect(unavailable.format == .jsonAPI)
+        #expect(failure.committedResources == 0)
+        #expect(writer.rows.isEmpty)
+    }
+
+    @Test("without a document reader, an object with `data` is a plain record; with one, a JSON:API document")
+    func detectionAsksTheReader() async throws {
+        let text = Self.document([Self.article(1), Self.article(2)])
+        let plain = MemoryWriter()
+        let asRecord = try await ImportRun.run(
+            plain,
+            reading: try Self.reader(text),
+            source: "doc.json",
+            options: ImportOptions(),
+            progress: nil
+        )
+        #expect(asRecord.format == .json)
+        #expect(asRecord.primaryCount == 1)
+        let resources = MemoryWriter()
+        let asDocument = try await ImportRun.run(
+            resources,
+            reading: try Self.reader(text),
+            source: "doc.json",
+            options: Self.options(),
+            progress: nil
+        )
+        #expect(asDocument.format == .jsonAPI)
+        #expect(asDocument.primaryCount == 2)
+        #expect(resources.rows.count == 2)
     }
 
     @Test("the calling thread's executor runs every job of the operation there, resumed from other threads too")

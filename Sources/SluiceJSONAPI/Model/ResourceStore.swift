@@ -506,19 +506,3 @@ extension Linked: Identifiable where Model: Identifiable {
     /// The model's identity.
     public var id: Model.ID { model.id }
 }
-
-/// A canonical decimal id (`0`, or 1 to 18 digits without a leading zero) as the number it
-/// spells, or `nil` for any other id. Such ids are their own hash in a store, and the SQLite
-/// importer keeps them as INTEGER keys: exactly these round-trip through a number to the same text.
-@inlinable
-package func decimalIDValue(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
-    let count = bytes.count
-    guard count > 0, count <= 18, bytes[0] != UInt8(ascii: "0") || count == 1 else { return nil }
-    var value: UInt64 = 0
-    for byte in bytes {
-        let digit = byte &- UInt8(ascii: "0")
-        guard digit < 10 else { return nil }
-        value = value &* 10 &+ UInt64(digit)
-    }
-    return value
-}

@@ -1,7 +1,7 @@
 import Foundation
 import SluiceImport
 import SluiceJSON
-import SluiceJSONAPI
+import SluiceJSONAPIImport
 import Testing
 
 /// A destination of the user's own, written against SluiceImport's public API alone: the engine
@@ -10,7 +10,12 @@ final class MemoryDestination: ImportDestination, @unchecked Sendable {
     // @unchecked: one import at a time uses it (SQLite-like: `allowsConcurrentDocuments` is false).
     var destinationName: String { "memory" }
     static var allowsConcurrentDocuments: Bool { false }
-    var options = ImportOptions()
+    /// JSON:API documents are read by SluiceJSONAPIImport's reader; plain records need none.
+    var options: ImportOptions = {
+        var options = ImportOptions()
+        options.documents = JSONAPIImportReader()
+        return options
+    }()
 
     /// Committed rows: table, then key, then column.
     var tables: [String: [String: [String: String]]] = [:]
@@ -86,7 +91,7 @@ final class MemoryWriter: ImportWriter {
         return [mark]
     }
 
-    func finish(_ document: DocumentSummary, summary: ImportSummary) async throws {
+    func finish(_ document: ImportDocumentSummary, summary: ImportSummary) async throws {
         destination.documents[source] = "complete"
     }
 
