@@ -50,7 +50,7 @@ public final class PostgresImporter {
     /// The server and database written to.
     public let target: PostgresTarget
     /// How the import runs. Documents that are not plain records are read as JSON:API unless
-    /// ``ImportOptions/documents`` names another reader.
+    /// `ImportOptions.documents` names another reader.
     public var options: Options {
         didSet { options = options.readingJSONAPI }
     }
@@ -238,15 +238,65 @@ public final class PostgresImporter {
 
     /// Copies `rows` into `table`'s `columns` as they are (names without a double quote: postgres-nio
     /// puts each in quotes without escaping).
+    ///
+    /// Why the detour: postgres-nio 1.33 stops the process (a precondition) when its COPY finds
+    /// the connection gone: in a write, and in the `CopyDone` or `CopyFail` it sends once the
+    /// writing closure ends, whichever way it ends. So the COPY runs as a task on the connection's
+    /// event loop, where the closure sees the channel as the connection's state machine does:
+    /// while it is active, the closure returns and `CopyDone` follows on the same thread before
+    /// any other event; once it is not, the closure reports the loss and never returns, leaving
+    /// that one COPY suspended for good instead of the process stopped.
     func copy(_ rows: [UInt8], into table: String, columns: [String]) async throws {
         try checkOpen()
-        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-            // One write for the whole COPY: the channel still streams it to the server, which
-            // parses as it arrives. postgres-nio stops the process (a precondition) when a write
-            // finds the connection no longer in its COPY, which a second write could after an
-            // error or a close the first one raced with.
-            try await writer.write(ByteBuffer(bytes: rows))
+        let connection = connection
+        let logger = logger
+        let executor = EventLoopTaskExecutor(connection.eventLoop)
+        let handle = CopyTaskHandle()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (outcome: CheckedContinuation<Void, any Error>) in
+                handle.set(
+                    Task(executorPreference: executor) {
+                        do {
+                            try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                                try await Self.writeWhileOpen(rows, with: writer, on: connection, outcome: outcome)
+                            }
+                            outcome.resume()
+                        } catch {
+                            outcome.resume(throwing: error)
+                        }
+                    }
+                )
+            }
+        } onCancel: {
+            handle.cancel()
         }
+    }
+
+    /// The COPY's one write (the channel still streams it to the server, which parses as it
+    /// arrives), between looks at the connection: see `copy(_:into:columns:)`. Runs on the
+    /// connection's event loop.
+    private static func writeWhileOpen(
+        _ rows: [UInt8],
+        with writer: PostgresCopyFromWriter,
+        on connection: PostgresConnection,
+        outcome: CheckedContinuation<Void, any Error>
+    ) async throws {
+        if connection.isClosed { await abandonCopy(outcome) }
+        do {
+            try await writer.write(ByteBuffer(bytes: rows))
+        } catch {
+            if connection.isClosed { await abandonCopy(outcome) }
+            throw error
+        }
+        if connection.isClosed { await abandonCopy(outcome) }
+    }
+
+    /// Reports the lost connection through `outcome` and suspends the COPY for good.
+    private static func abandonCopy(_ outcome: CheckedContinuation<Void, any Error>) async -> Never {
+        outcome.resume(throwing: ConnectionClosed())
+        // Never resumed: an unsafe continuation, which has no leak check to complain of it.
+        await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+        preconditionFailure("an abandoned COPY was resumed")
     }
 
     /// Runs `sql` on a new connection, which replaces the import's own (gone after a connection
