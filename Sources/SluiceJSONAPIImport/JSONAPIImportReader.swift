@@ -12,7 +12,7 @@ public import SluiceJSONAPI
 /// record of its type's table, keyed by `id` (else `lid`), with its attributes as columns and its
 /// relationships as links.
 ///
-/// The SQLite and PostgreSQL importers use one when ``ImportOptions/documents`` is `nil`; set it
+/// The SQLite and PostgreSQL importers use one when `ImportOptions.documents` is `nil`; set it
 /// to read JSON:API into a destination of your own:
 ///
 /// ```swift
@@ -23,7 +23,7 @@ public struct JSONAPIImportReader: ImportDocumentReader {
     /// A reader of JSON:API documents.
     public init() {}
 
-    /// ``ImportFormat/jsonAPI``.
+    /// `ImportFormat.jsonAPI`.
     public var format: ImportFormat { .jsonAPI }
 
     /// The members a JSON:API document's top level may have: `data`, `errors`, `included`,
@@ -70,7 +70,7 @@ extension ImportSummary {
 
 extension ImportOptions {
     /// These options, reading JSON:API documents with ``JSONAPIImportReader`` unless
-    /// ``ImportOptions/documents`` names a reader already.
+    /// `ImportOptions.documents` names a reader already.
     package var readingJSONAPI: ImportOptions {
         var options = self
         if options.documents == nil { options.documents = JSONAPIImportReader() }

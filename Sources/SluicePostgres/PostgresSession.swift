@@ -21,34 +21,20 @@ extension ImportColumnType {
     }
 }
 
-/// A resource type's table as this import knows it.
+/// A table as this import writes it: the catalog every destination shares (`ImportTable`), and
+/// this batch's COPY rows.
 ///
 /// Only its session's task touches it, one call at a time, so the properties staging reads and
 /// writes for every resource skip the run-time exclusivity check (`@exclusivity(unchecked)`),
 /// which otherwise costs a call and a thread-local lookup per access.
 final class PostgresTable {
-    let type: String
-    let typeBytes: [UInt8]
-    /// The table's name: chosen when the type is first met, and settled against the catalog (where
-    /// another import may have made the table first) before the batch that needs it.
-    private(set) var name: String
-    private(set) var quotedName: String
-    /// A column: its attribute, its name (as is and quoted), its current type, and the type it
-    /// was declared with (what mismatches are counted against).
-    struct Column {
-        let attribute: String
-        var name: String
-        var quoted: String
-        var type: ImportColumnType
-        var declared: ImportColumnType
-    }
-    /// Columns by ordinal (rows name their columns by it), and ordinals by attribute.
-    @exclusivity(unchecked) var columns: [Column] = []
-    @exclusivity(unchecked) var ordinals: [String: Int] = [:]
-    var takenColumns: Set<String> = ["id"]
+    /// Its name, columns and lookups.
+    let catalog: ImportTable
+    var type: String { catalog.type }
+    var name: String { catalog.name }
+    var quotedName: String { catalog.quotedName }
     /// The keys staged in this batch: a key met twice makes the batch go in first.
     @exclusivity(unchecked) var batchKeys: Set<String> = []
-    @exclusivity(unchecked) var rowsWritten = 0
     /// This batch's rows, grouped by the ordinals of the columns they set, in the order the
     /// groups were first met; and each group's place by its ordinals.
     @exclusivity(unchecked) private(set) var groups: [StageGroup] = []
@@ -56,13 +42,10 @@ final class PostgresTable {
     /// The group the last row went to: a type's resources mostly set the same columns, so a row's
     /// ordinals are compared with that group's before any array is made or hashed.
     @exclusivity(unchecked) private var lastGroup = -1
-    /// The ordinals of the attribute names at each position of the last resource.
-    @exclusivity(unchecked) private var recent = RecentNames()
-    /// The columns of to-one relationships, by relationship name; and those of the names at
-    /// each position of the last resource's relationships.
-    @exclusivity(unchecked) private var toOne: [String: ToOneOrdinals] = [:]
-    @exclusivity(unchecked) private var toOneList: [ToOneOrdinals] = []
-    @exclusivity(unchecked) private var recentToOne = RecentNames()
+
+    init(type: String, name: String) {
+        catalog = ImportTable(type: type, name: name)
+    }
 
     /// Stages a row that sets `row`'s columns, keyed `key`: the key, then each value in the
     /// text its column's type takes.
@@ -78,7 +61,7 @@ final class PostgresTable {
             }
         }
         groups[lastGroup].rows.text(key)
-        for (ordinal, value) in row { groups[lastGroup].rows.value(value, for: columns[ordinal].type) }
+        for (ordinal, value) in row { groups[lastGroup].rows.value(value, for: catalog.columns[ordinal].type) }
         groups[lastGroup].rows.endRow()
     }
 
@@ -87,82 +70,6 @@ final class PostgresTable {
         groups.removeAll(keepingCapacity: true)
         groupIndex.removeAll(keepingCapacity: true)
         lastGroup = -1
-    }
-
-    /// The ordinals of a to-one relationship's columns so far: its type and id columns come with
-    /// its first identifier, its meta column with its first `meta`.
-    final class ToOneOrdinals {
-        /// Its place in its table's list.
-        let index: Int
-        init(index: Int) { self.index = index }
-        var type: Int?
-        var id: Int?
-        var meta: Int?
-
-        subscript(part: ImportNames.ToOnePart) -> Int? {
-            get {
-                switch part {
-                case .type: type
-                case .id: id
-                case .meta: meta
-                }
-            }
-            set {
-                switch part {
-                case .type: type = newValue
-                case .id: id = newValue
-                case .meta: meta = newValue
-                }
-            }
-        }
-    }
-
-    /// The columns of the to-one relationship `name`, the relationship at `position` of its
-    /// resource (an empty set when it has none yet).
-    func toOneOrdinals(named name: UnsafeRawBufferPointer, at position: Int) -> ToOneOrdinals {
-        if let known = recentToOne.value(named: name, at: position) { return toOneList[known] }
-        let ordinals = toOneOrdinals(named: String(decoding: name, as: UTF8.self))
-        recentToOne.remember(ordinals.index, named: name, at: position)
-        return ordinals
-    }
-
-    func toOneOrdinals(named name: String) -> ToOneOrdinals {
-        if let known = toOne[name] { return known }
-        let ordinals = ToOneOrdinals(index: toOneList.count)
-        toOne[name] = ordinals
-        toOneList.append(ordinals)
-        return ordinals
-    }
-
-    /// The ordinals of the table's to-one id columns: what their indexes are on.
-    var toOneIDOrdinals: [Int] { toOne.values.compactMap(\.id) }
-
-    init(type: String, name: String) {
-        self.type = type
-        self.typeBytes = Array(type.utf8)
-        self.name = name
-        self.quotedName = ImportNames.quoted(name)
-    }
-
-    /// Gives the table the name the catalog settled on (another import may have made it first).
-    func rename(_ name: String) {
-        self.name = name
-        quotedName = ImportNames.quoted(name)
-    }
-
-    func renameColumn(_ ordinal: Int, to name: String) {
-        columns[ordinal].name = name
-        columns[ordinal].quoted = ImportNames.quoted(name)
-        takenColumns.insert(name.lowercased())
-    }
-
-    /// The ordinal of the column of the attribute `name`, the attribute at `position` of its
-    /// resource; `nil` when the table has none yet.
-    func ordinal(named name: UnsafeRawBufferPointer, at position: Int) -> Int? {
-        if let known = recent.value(named: name, at: position) { return known }
-        guard let ordinal = ordinals[String(decoding: name, as: UTF8.self)] else { return nil }
-        recent.remember(ordinal, named: name, at: position)
-        return ordinal
     }
 }
 
@@ -251,7 +158,8 @@ final class PostgresSession: ImportWriter {
         }
         if !linkage.isEmpty {
             let uncollated = try await Self.uncollatedColumns(on: importer)
-            for (table, ordinal) in linkage where uncollated.contains([table.name, table.columns[ordinal].name]) {
+            for (table, ordinal) in linkage
+            where uncollated.contains([table.name, table.catalog.columns[ordinal].name]) {
                 pendingSchema.append(.collateAsKeys(table, ordinal))
             }
         }
@@ -283,22 +191,7 @@ final class PostgresSession: ImportWriter {
     /// Adds the column `name` of `attribute` to `table`; its ordinal.
     @discardableResult
     private func add(_ attribute: String, name: String, type: ImportColumnType, to table: PostgresTable) -> Int {
-        let ordinal = table.columns.count
-        table.columns.append(
-            PostgresTable.Column(
-                attribute: attribute,
-                name: name,
-                quoted: ImportNames.quoted(name),
-                type: type,
-                declared: type
-            )
-        )
-        table.ordinals[attribute] = ordinal
-        table.takenColumns.insert(name.lowercased())
-        if let (relationship, part) = ImportNames.toOnePart(ofKey: attribute) {
-            table.toOneOrdinals(named: relationship)[part] = ordinal
-        }
-        return ordinal
+        table.catalog.addColumn(attribute, name: name, type: type)
     }
 
     /// Stages records into this batch up to the first whose key it already holds: that resource
@@ -353,7 +246,7 @@ final class PostgresSession: ImportWriter {
                 let name = reader.text()
                 let value = reader.value()
                 let ordinal: Int
-                if let known = table.ordinal(named: name, at: position) {
+                if let known = table.catalog.ordinal(named: name, at: position) {
                     ordinal = known
                 } else {
                     guard let type = ImportColumnType(for: value) else { continue }
@@ -369,7 +262,7 @@ final class PostgresSession: ImportWriter {
                 let meta = reader.meta()
                 let identifiers = reader.count()
                 guard linkage != .absent else { continue }
-                let toOne = table.toOneOrdinals(named: name, at: position)
+                let toOne = table.catalog.toOneOrdinals(named: name, at: position)
                 guard linkage == .many else {
                     let target = reader.toOneTarget(identifiers: identifiers)
                     setToOne(toOne, of: name, in: table, target: target, meta: meta, row: &row)
@@ -405,7 +298,7 @@ final class PostgresSession: ImportWriter {
                 }
             }
             table.stageRow(key: key, row)
-            table.rowsWritten += 1
+            table.catalog.rowsWritten += 1
             return .staged
         }
     }
@@ -418,11 +311,11 @@ final class PostgresSession: ImportWriter {
         to value: ImportRecord.Value,
         in row: inout [(ordinal: Int, value: ImportRecord.Value)]
     ) {
-        let column = table.columns[ordinal]
+        let column = table.catalog.columns[ordinal]
         if column.declared.countsMismatch(value) { typeMismatches += 1 }
         if let wider = column.type.widened(for: value) {
             pendingSchema.append(.widen(table, ordinal))
-            table.columns[ordinal].type = wider
+            table.catalog.retype(ordinal, to: wider)
         }
         if let earlier = row.firstIndex(where: { $0.ordinal == ordinal }) {
             row[earlier].value = value
@@ -435,7 +328,7 @@ final class PostgresSession: ImportWriter {
     /// type and key, or NULL (`null` linkage, or linkage that is not to-one); its meta, or NULL.
     /// Columns are made on their first non-null value, as an attribute's are.
     private func setToOne(
-        _ toOne: PostgresTable.ToOneOrdinals,
+        _ toOne: ImportTable.ToOneOrdinals,
         of name: UnsafeRawBufferPointer,
         in table: PostgresTable,
         target: ImportRecord.ToOneTarget?,
@@ -476,7 +369,9 @@ final class PostgresSession: ImportWriter {
     }
 
     private func table(for bytes: UnsafeRawBufferPointer) -> PostgresTable {
-        if let lastTable, lastTable.typeBytes.withUnsafeBytes({ $0.hasSameBytes(as: bytes) }) { return lastTable }
+        if let lastTable, lastTable.catalog.typeBytes.withUnsafeBytes({ $0.hasSameBytes(as: bytes) }) {
+            return lastTable
+        }
         let type = String(decoding: bytes, as: UTF8.self)
         let table: PostgresTable
         if let known = tables[type] {
@@ -495,7 +390,7 @@ final class PostgresSession: ImportWriter {
 
     /// Adds a column for `attribute`, first met with a value of `type`; its ordinal.
     private func addColumn(_ attribute: String, _ type: ImportColumnType, to table: PostgresTable) -> Int {
-        let name = ImportNames.column(for: attribute, avoiding: table.takenColumns)
+        let name = ImportNames.column(for: attribute, avoiding: table.catalog.takenColumns)
         let ordinal = add(attribute, name: name, type: type, to: table)
         pendingSchema.append(.column(table, ordinal))
         return ordinal
@@ -551,7 +446,7 @@ final class PostgresSession: ImportWriter {
             // write the same keys lock them in the same order, which keeps deadlocks rare.
             for group in table.groups.sorted(by: { $0.ordinals.lexicographicallyPrecedes($1.ordinals) }) {
                 let ordinals = group.ordinals
-                let columns = ordinals.map { table.columns[$0] }
+                let columns = ordinals.map { table.catalog.columns[$0] }
                 batch.groups.append(
                     PostgresBatch.Group(
                         type: table.type,
@@ -625,7 +520,7 @@ final class PostgresSession: ImportWriter {
         case .table(let table):
             let known = try await importer.query("SELECT table_name FROM sluice_tables WHERE type = \(table.type)")
             if let row = known.first {
-                table.rename(try row.decode(String.self))
+                table.catalog.rename(try row.decode(String.self))
                 return
             }
             var taken: Set<String> = []
@@ -637,7 +532,7 @@ final class PostgresSession: ImportWriter {
             ) {
                 taken.insert(try row.decode(String.self).lowercased())
             }
-            table.rename(ImportNames.table(for: table.type, avoiding: taken))
+            table.catalog.rename(ImportNames.table(for: table.type, avoiding: taken))
             takenTableNames.insert(table.name.lowercased())
             try await importer.execute(
                 PostgresQuery(
@@ -648,25 +543,25 @@ final class PostgresSession: ImportWriter {
                 "INSERT INTO sluice_tables (type, table_name) VALUES (\(table.type), \(table.name))"
             )
         case .column(let table, let ordinal):
-            let attribute = table.columns[ordinal].attribute
+            let attribute = table.catalog.columns[ordinal].attribute
             if try await settleKnownColumn(ordinal, of: table) { return }
             var taken: Set<String> = ["id"]
             for row in try await importer.query("SELECT column_name FROM sluice_columns WHERE type = \(table.type)") {
                 taken.insert(try row.decode(String.self).lowercased())
             }
-            let column = table.columns[ordinal]
-            table.renameColumn(ordinal, to: ImportNames.column(for: attribute, avoiding: taken))
+            let column = table.catalog.columns[ordinal]
+            table.catalog.renameColumn(ordinal, to: ImportNames.column(for: attribute, avoiding: taken))
             let collation = Self.isLinkageKey(attribute) ? " COLLATE \"C\"" : ""
             try await importer.execute(
                 PostgresQuery(
                     unsafeSQL:
-                        "ALTER TABLE \(table.quotedName) ADD COLUMN \(table.columns[ordinal].quoted) \(column.type.sql)\(collation)"
+                        "ALTER TABLE \(table.quotedName) ADD COLUMN \(table.catalog.columns[ordinal].quoted) \(column.type.sql)\(collation)"
                 )
             )
             try await importer.execute(
                 """
                 INSERT INTO sluice_columns (type, attribute, column_name, declared_type)
-                VALUES (\(table.type), \(attribute), \(table.columns[ordinal].name), \(column.type.rawValue))
+                VALUES (\(table.type), \(attribute), \(table.catalog.columns[ordinal].name), \(column.type.rawValue))
                 """
             )
         case .widen(let table, let ordinal):
@@ -680,17 +575,17 @@ final class PostgresSession: ImportWriter {
     /// its type joined with this session's (the column widened when this session's values need
     /// more). `false` when the catalog has no such column.
     private func settleKnownColumn(_ ordinal: Int, of table: PostgresTable) async throws -> Bool {
-        let attribute = table.columns[ordinal].attribute
+        let attribute = table.catalog.columns[ordinal].attribute
         let known = try await importer.query(
             "SELECT column_name, declared_type FROM sluice_columns WHERE type = \(table.type) AND attribute = \(attribute)"
         )
         guard let row = known.first else { return false }
         let (name, declared) = try row.decode((String, String).self)
         let theirs = ImportColumnType(rawValue: declared) ?? .text
-        table.renameColumn(ordinal, to: name)
-        let joined = theirs.joined(with: table.columns[ordinal].type)
+        table.catalog.renameColumn(ordinal, to: name)
+        let joined = theirs.joined(with: table.catalog.columns[ordinal].type)
         if joined != theirs {
-            let quoted = table.columns[ordinal].quoted
+            let quoted = table.catalog.columns[ordinal].quoted
             try await importer.execute(
                 PostgresQuery(
                     unsafeSQL:
@@ -705,7 +600,7 @@ final class PostgresSession: ImportWriter {
                 """
             )
         }
-        table.columns[ordinal].type = joined
+        table.catalog.retype(ordinal, to: joined)
         return true
     }
 
@@ -724,7 +619,7 @@ final class PostgresSession: ImportWriter {
     /// reader) leave the column as it was, for a later import to try again. Read again under the
     /// schema lock first: another import may have mended it.
     private func collateAsKeys(_ ordinal: Int, of table: PostgresTable) async throws {
-        let column = table.columns[ordinal]
+        let column = table.catalog.columns[ordinal]
         let rows = try await importer.query(
             """
             SELECT collation_name FROM information_schema.columns
@@ -799,8 +694,8 @@ final class PostgresSession: ImportWriter {
             tableNames.insert(try row.decode(String.self).lowercased())
         }
         for table in tableOrder {
-            for ordinal in table.toOneIDOrdinals {
-                let column = table.columns[ordinal]
+            for ordinal in table.catalog.toOneIDOrdinals {
+                let column = table.catalog.columns[ordinal]
                 let name = ImportNames.unique(
                     ImportNames.index(table: table.name, column: column.name),
                     avoiding: tableNames
@@ -867,7 +762,7 @@ final class PostgresSession: ImportWriter {
     }
 
     var counts: ImportWriterCounts {
-        var rows = tableOrder.map { ImportSummary.TableRows(table: $0.name, rows: $0.rowsWritten) }
+        var rows = tableOrder.map { ImportSummary.TableRows(table: $0.name, rows: $0.catalog.rowsWritten) }
         rows.append(ImportSummary.TableRows(table: "relationships", rows: relationshipRowsWritten))
         return ImportWriterCounts(
             relationshipRows: relationshipRows,

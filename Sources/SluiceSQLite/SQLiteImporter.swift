@@ -40,7 +40,7 @@ public final class SQLiteImporter {
     /// The open database (GRDB's), for queries beside the import.
     public let database: DatabaseQueue
     /// How the import runs. Documents that are not plain records are read as JSON:API unless
-    /// ``ImportOptions/documents`` names another reader.
+    /// `ImportOptions.documents` names another reader.
     public var options: Options {
         didSet { options = options.readingJSONAPI }
     }

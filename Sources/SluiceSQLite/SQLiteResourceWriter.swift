@@ -90,18 +90,18 @@ final class SQLiteResourceWriter {
     /// Queued relationship rows, and the texts of every queued row (see `RowQueue`).
     @exclusivity(unchecked) private var links = RowQueue()
     /// Whether `relationships.source_id` and `target_id` are INTEGER (see the file's comment).
-    private var integerLinks: Bool
+    @exclusivity(unchecked) private var integerLinks: Bool
     private let arena = TextArena()
     /// SQLite's most parameters a statement may have.
     private let variableLimit: Int32
     /// The table of the resource written last.
-    private var lastTable: TypeTable?
+    @exclusivity(unchecked) private var lastTable: TypeTable?
     /// The tables this import wrote to, in the order first met.
     private var tablesWritten: [TypeTable] = []
 
     /// Rows this import wrote into each resource table, in the order first met.
     var tableRows: [(table: String, rows: Int)] {
-        tablesWritten.map { ($0.name, $0.rowsWritten) }
+        tablesWritten.map { ($0.name, $0.catalog.rowsWritten) }
     }
     @exclusivity(unchecked) private(set) var relationshipRows = 0
     /// To-one relationships written with a target (as columns).
@@ -154,9 +154,18 @@ final class SQLiteResourceWriter {
             case .text, .numeric, .json: self = .text
             }
         }
+
+        /// The kind a column so declared takes, as the shared catalog records it.
+        var kind: ImportColumnType {
+            switch self {
+            case .text: .text
+            case .integer: .integer
+            case .real: .real
+            }
+        }
     }
 
-    /// A column as a row sets it. Its names are its table's (`TypeTable.columnNames`), not its
+    /// A column as a row sets it. Its names are its table's (`ImportTable.columns`), not its
     /// own: a column is copied for every value written, and two strings in it cost two retains
     /// and releases each time (about 2% of the writer's samples).
     struct Column {
@@ -173,18 +182,14 @@ final class SQLiteResourceWriter {
         decimalIDValue(bytes).map { Int64($0) }
     }
 
+    /// A table as this writer writes it: the catalog every destination shares (`ImportTable`),
+    /// and SQLite's own state: prepared upserts, queued rows, how its keys are stored.
     final class TypeTable {
-        let type: String
-        let typeBytes: [UInt8]
-        let name: String
-        let quotedName: String
-        /// Columns by attribute name.
-        var columns: [String: Column] = [:]
-        /// Column names by ordinal, as they are and quoted.
-        var columnNames: [String] = []
-        var quotedNames: [String] = []
-        /// Column names in use, lowercased; `id` always.
-        var takenColumns: Set<String> = ["id"]
+        /// Its name, columns and lookups.
+        let catalog: ImportTable
+        var type: String { catalog.type }
+        var name: String { catalog.name }
+        var quotedName: String { catalog.quotedName }
         /// Upserts by the ordinals of the columns they set and their number of rows (a queue's
         /// full number, or a power of two for what is left of one at a flush).
         var upserts: [UpsertShape: Statement] = [:]
@@ -205,119 +210,37 @@ final class SQLiteResourceWriter {
         /// Whether the table had relationship rows when the import first met the type: only then
         /// can a resource's linkage replace earlier rows, which must be deleted first. A fresh
         /// import skips a delete per relationship (a third of its SQLite work).
-        var hasEarlierLinks: Bool?
-        /// Resources written into the table by this import.
-        @exclusivity(unchecked) var rowsWritten = 0
+        @exclusivity(unchecked) var hasEarlierLinks: Bool?
         /// Whether `id` is `INTEGER PRIMARY KEY` (every id so far a canonical decimal); `nil`
         /// until the table is first written.
-        var integerKeys: Bool?
-        /// The columns of the attribute names at each position of the last resource.
-        @exclusivity(unchecked) private var recent = RecentNames()
-        /// Columns by ordinal.
-        private var byOrdinal: [Column] = []
-        /// The columns of to-one relationships, by relationship name; and those of the names at
-        /// each position of the last resource's relationships.
-        private var toOne: [String: ToOneColumns] = [:]
-        private var toOneList: [ToOneColumns] = []
-        @exclusivity(unchecked) private var recentToOne = RecentNames()
+        @exclusivity(unchecked) var integerKeys: Bool?
+
+        init(type: String, name: String) {
+            catalog = ImportTable(type: type, name: name)
+        }
 
         /// The column of the attribute `name`, the attribute at `position` of its resource.
         func column(named name: UnsafeRawBufferPointer, at position: Int) -> Column? {
-            if let known = recent.value(named: name, at: position) { return byOrdinal[known] }
-            guard let column = columns[String(decoding: name, as: UTF8.self)] else { return nil }
-            recent.remember(column.ordinal, named: name, at: position)
-            return column
-        }
-
-        func remember(_ column: Column, named name: UnsafeRawBufferPointer, at position: Int) {
-            recent.remember(column.ordinal, named: name, at: position)
+            catalog.ordinal(named: name, at: position).map(column(at:))
         }
 
         /// The column at `ordinal` as its table now declares it.
-        func column(at ordinal: Int) -> Column { byOrdinal[ordinal] }
-
-        /// Records that the column at `ordinal` is now declared `type`.
-        func retype(_ ordinal: Int, to type: DeclaredType) {
-            byOrdinal[ordinal].type = type
-            let column = byOrdinal[ordinal]
-            for (attribute, known) in columns where known.ordinal == ordinal { columns[attribute] = column }
-            for toOne in toOneList {
-                for part in [ImportNames.ToOnePart.type, .id, .meta] where toOne[part]?.ordinal == ordinal {
-                    toOne[part] = column
-                }
-            }
+        func column(at ordinal: Int) -> Column {
+            Column(ordinal: ordinal, type: DeclaredType(catalog.columns[ordinal].type))
         }
+
+        /// The column's name, as is and quoted.
+        func columnName(_ ordinal: Int) -> String { catalog.columns[ordinal].name }
+        func quotedColumnName(_ ordinal: Int) -> String { catalog.columns[ordinal].quoted }
 
         /// Adds a column named `name` for `attribute` (an attribute's name, or a to-one
         /// relationship column's key: see `ImportNames.toOneKey`).
         func add(_ attribute: String, name: String, type: DeclaredType) -> Column {
-            let column = Column(ordinal: quotedNames.count, type: type)
-            columnNames.append(name)
-            quotedNames.append(ImportNames.quoted(name))
-            byOrdinal.append(column)
-            columns[attribute] = column
-            takenColumns.insert(name.lowercased())
-            if let (relationship, part) = ImportNames.toOnePart(ofKey: attribute) {
-                toOneColumns(named: relationship)[part] = column
-            }
-            return column
-        }
-
-        /// The columns of the to-one relationship `name`, the relationship at `position` of its
-        /// resource (an empty set when it has none yet).
-        func toOneColumns(named name: UnsafeRawBufferPointer, at position: Int) -> ToOneColumns {
-            if let known = recentToOne.value(named: name, at: position) { return toOneList[known] }
-            let columns = toOneColumns(named: String(decoding: name, as: UTF8.self))
-            recentToOne.remember(columns.index, named: name, at: position)
-            return columns
-        }
-
-        private func toOneColumns(named name: String) -> ToOneColumns {
-            if let known = toOne[name] { return known }
-            let columns = ToOneColumns(index: toOneList.count)
-            toOne[name] = columns
-            toOneList.append(columns)
-            return columns
+            column(at: catalog.addColumn(attribute, name: name, type: type.kind))
         }
 
         /// The id columns of the table's to-one relationships: what their indexes are on.
-        var toOneIDColumns: [Column] { toOne.values.compactMap(\.id) }
-
-        init(type: String, name: String) {
-            self.type = type
-            self.typeBytes = Array(type.utf8)
-            self.name = name
-            self.quotedName = ImportNames.quoted(name)
-        }
-    }
-
-    /// The columns a to-one relationship has so far: its type and id columns come with its first
-    /// identifier, its meta column with its first `meta`.
-    final class ToOneColumns {
-        /// Its place in its table's list.
-        let index: Int
-        var type: Column?
-        var id: Column?
-        var meta: Column?
-
-        init(index: Int) { self.index = index }
-
-        subscript(part: ImportNames.ToOnePart) -> Column? {
-            get {
-                switch part {
-                case .type: type
-                case .id: id
-                case .meta: meta
-                }
-            }
-            set {
-                switch part {
-                case .type: type = newValue
-                case .id: id = newValue
-                case .meta: meta = newValue
-                }
-            }
-        }
+        var toOneIDColumns: [Column] { catalog.toOneIDOrdinals.map(column(at:)) }
     }
 
     init(db: Database) throws {
@@ -390,7 +313,7 @@ final class SQLiteResourceWriter {
                     // A null before any value makes no column: an absent column reads as NULL.
                     guard let type = DeclaredType(for: value) else { continue }
                     column = try addColumn(String(decoding: name, as: UTF8.self), type, to: table)
-                    table.remember(column, named: name, at: position)
+                    table.catalog.remember(column.ordinal, named: name, at: position)
                 }
                 row.set(column, to: boundValue(value, for: column))
             }
@@ -410,7 +333,7 @@ final class SQLiteResourceWriter {
                     try flushLinks()
                     try deleteRelationship.run([.text(type), .text(key), .text(name)], on: db)
                 }
-                let toOne = table.toOneColumns(named: name, at: position)
+                let toOne = table.catalog.toOneOrdinals(named: name, at: position)
                 guard linkage == .many else {
                     let target = reader.toOneTarget(identifiers: identifiers)
                     try setToOne(toOne, of: name, in: table, target: target, meta: meta, row: &row)
@@ -441,7 +364,7 @@ final class SQLiteResourceWriter {
                 }
             }
             try enqueue(row, into: table)
-            table.rowsWritten += 1
+            table.catalog.rowsWritten += 1
             return true
         }
     }
@@ -575,7 +498,7 @@ final class SQLiteResourceWriter {
     /// type and key, or NULL (`null` linkage, or linkage that is not to-one); its meta, or NULL.
     /// Columns are made on their first non-null value, as an attribute's are.
     private func setToOne(
-        _ columns: ToOneColumns,
+        _ columns: ImportTable.ToOneOrdinals,
         of name: UnsafeRawBufferPointer,
         in table: TypeTable,
         target: ImportRecord.ToOneTarget?,
@@ -597,26 +520,26 @@ final class SQLiteResourceWriter {
                 row.set(id, to: .text(target.key))
             }
         } else {
-            if let column = columns.type { row.set(column, to: .null) }
-            if let column = columns.id { row.set(column, to: .null) }
+            if let ordinal = columns.type { row.set(table.column(at: ordinal), to: .null) }
+            if let ordinal = columns.id { row.set(table.column(at: ordinal), to: .null) }
         }
         if let meta {
             row.set(try toOneColumn(columns, .meta, of: name, in: table, type: .text), to: .text(meta))
-        } else if let column = columns.meta {
-            row.set(column, to: .null)
+        } else if let ordinal = columns.meta {
+            row.set(table.column(at: ordinal), to: .null)
         }
     }
 
     /// The column of `part` of the to-one relationship `name`, made (declared `type`) when it
     /// has none.
     private func toOneColumn(
-        _ columns: ToOneColumns,
+        _ columns: ImportTable.ToOneOrdinals,
         _ part: ImportNames.ToOnePart,
         of name: UnsafeRawBufferPointer,
         in table: TypeTable,
         type: DeclaredType
     ) throws -> Column {
-        if let known = columns[part] { return known }
+        if let known = columns[part] { return table.column(at: known) }
         return try addColumn(ImportNames.toOneKey(String(decoding: name, as: UTF8.self), part), type, to: table)
     }
 
@@ -649,15 +572,15 @@ final class SQLiteResourceWriter {
     /// Turns `table`'s key (unless it is text already) and the columns at `ordinals` into TEXT.
     private func convertToText(_ table: TypeTable, columns ordinals: [Int]) throws {
         try flush()
-        var names = ordinals.map { table.columnNames[$0] }
+        var names = ordinals.map { table.columnName($0) }
         if table.integerKeys == true { names.append("id") }
         try rebuild(table: table.name, textColumns: Set(names), primaryKey: ["id"], withoutRowID: false)
         table.integerKeys = false
         for ordinal in ordinals {
-            table.retype(ordinal, to: .text)
+            table.catalog.retype(ordinal, to: .text)
             try db.execute(
                 sql: "UPDATE sluice_columns SET declared_type = 'TEXT' WHERE type = ? AND column_name = ?",
-                arguments: [table.type, table.columnNames[ordinal]]
+                arguments: [table.type, table.columnName(ordinal)]
             )
         }
         // Prepared against the old table (SQLite would prepare them again, but once is enough).
@@ -733,11 +656,11 @@ final class SQLiteResourceWriter {
         for table in tablesWritten {
             for column in table.toOneIDColumns {
                 let name = ImportNames.unique(
-                    ImportNames.index(table: table.name, column: table.columnNames[column.ordinal]),
+                    ImportNames.index(table: table.name, column: table.columnName(column.ordinal)),
                     avoiding: tableNames
                 )
                 let index = ImportNames.quoted(name)
-                let quoted = table.quotedNames[column.ordinal]
+                let quoted = table.quotedColumnName(column.ordinal)
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table.quotedName) (\(quoted))")
             }
         }
@@ -791,7 +714,9 @@ final class SQLiteResourceWriter {
     /// The table of the type spelled `bytes`: the last one when it is the same type again.
     /// `firstKey` decides the key column of a table made now.
     private func table(for bytes: UnsafeRawBufferPointer, firstKey: UnsafeRawBufferPointer) throws -> TypeTable {
-        if let lastTable, lastTable.typeBytes.withUnsafeBytes({ $0.hasSameBytes(as: bytes) }) { return lastTable }
+        if let lastTable, lastTable.catalog.typeBytes.withUnsafeBytes({ $0.hasSameBytes(as: bytes) }) {
+            return lastTable
+        }
         let table = try table(for: String(decoding: bytes, as: UTF8.self), firstKey: firstKey)
         if table.integerKeys == nil {
             // A table an earlier import made: its key column says.
@@ -821,7 +746,7 @@ final class SQLiteResourceWriter {
 
     /// Adds and records the column of `attribute` (or of a to-one column's key).
     private func addColumn(_ attribute: String, _ type: DeclaredType, to table: TypeTable) throws -> Column {
-        let name = ImportNames.column(for: attribute, avoiding: table.takenColumns)
+        let name = ImportNames.column(for: attribute, avoiding: table.catalog.takenColumns)
         try db.execute(
             sql: "ALTER TABLE \(table.quotedName) ADD COLUMN \(ImportNames.quoted(name)) \(type.rawValue)"
         )
@@ -838,7 +763,7 @@ final class SQLiteResourceWriter {
     private func upsertStatement(for table: TypeTable, columns: [Int], rows: Int) throws -> Statement {
         let shape = UpsertShape(columns: columns, rows: rows)
         if let known = table.upserts[shape] { return known }
-        let quoted = columns.map { table.quotedNames[$0] }
+        let quoted = columns.map { table.quotedColumnName($0) }
         let names = (["id"] + quoted).joined(separator: ", ")
         let row = "(" + Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ") + ")"
         let values = Array(repeating: row, count: rows).joined(separator: ", ")

@@ -53,9 +53,10 @@ struct RowQueue {
 /// read from, so they are copied here and bound from here; the buffer does not move while any
 /// row is queued (the writer writes them all before it reuses or grows it).
 final class TextArena {
-    private var base: UnsafeMutableRawPointer
-    private var capacity: Int
-    private var used = 0
+    // Used by the writer's thread alone, for every text queued: no run-time exclusivity checks.
+    @exclusivity(unchecked) private var base: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var used = 0
 
     init(capacity: Int = 1 << 20) {
         self.capacity = capacity

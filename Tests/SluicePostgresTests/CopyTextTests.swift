@@ -25,9 +25,7 @@ struct CopyTextTests {
     func groupsByColumns() {
         let table = PostgresTable(type: "articles", name: "articles")
         for name in ["title", "views"] {
-            table.columns.append(
-                PostgresTable.Column(attribute: name, name: name, quoted: "\"\(name)\"", type: .text, declared: .text)
-            )
+            _ = table.catalog.addColumn(name, name: name, type: .text)
         }
         func stage(_ key: String, _ values: [(Int, String)]) {
             let texts = values.map { ($0.0, Array($0.1.utf8)) }
