@@ -254,20 +254,26 @@ extension ImportRecord {
     /// A value as an attribute's tag and payload: scalars as themselves, objects and arrays as
     /// compact JSON text.
     package mutating func appendValue(_ value: JSONTape.Value) {
-        let tape = value.tape
-        switch value.kind {
+        appendValue(in: value.tape, at: value.index)
+    }
+
+    /// The value that starts at `index` on `tape`, as ``appendValue(_:)`` writes it, without a
+    /// `Value` made for a scalar (one holds the tape: a retain and a release per value).
+    package mutating func appendValue(in tape: JSONTape, at index: Int) {
+        let token = tape[index]
+        switch token.kind {
         case .null: append(ValueTag.null.rawValue)
         case .true: append(ValueTag.true.rawValue)
         case .false: append(ValueTag.false.rawValue)
         case .string:
             append(ValueTag.string.rawValue)
-            tape.withUnsafeText(of: value.token) { appendText($0) }
+            tape.withUnsafeText(of: token) { appendText($0) }
         case .number:
-            tape.withUnsafeText(of: value.token) { appendNumber($0) }
+            tape.withUnsafeText(of: token) { appendNumber($0) }
         case .objectStart, .arrayStart:
             append(ValueTag.json.rawValue)
             let at = beginText()
-            value.writeJSON(into: &bytes)
+            if let value = try? tape.value(at: index) { value.writeJSON(into: &bytes) }
             endText(at)
         case .objectEnd, .arrayEnd, .key:
             append(ValueTag.null.rawValue)

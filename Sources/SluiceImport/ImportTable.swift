@@ -4,6 +4,8 @@
 // only how they write (SQLite its queued rows and prepared upserts, PostgreSQL its COPY groups);
 // they once kept near-copies of all of this.
 
+import SluiceJSON
+
 /// A table as an import's writer knows it (see the file's comment).
 ///
 /// Used by one writer at a time, one call at a time: the properties read for every value skip the
@@ -32,6 +34,9 @@ package final class ImportTable {
     /// Columns by ordinal (rows name their columns by it), and ordinals by member.
     @exclusivity(unchecked) package private(set) var columns: [Column] = []
     @exclusivity(unchecked) package private(set) var ordinals: [String: Int] = [:]
+    /// Each column's member name as UTF-8, by ordinal: what a name missing from ``recent`` is
+    /// compared with before a `String` is made to look it up.
+    @exclusivity(unchecked) private var attributeBytes: [[UInt8]] = []
     /// Column names in use, lowercased (SQL names ignore ASCII case); `id` always.
     package private(set) var takenColumns: Set<String> = ["id"]
     /// Records written into the table by this import.
@@ -62,10 +67,25 @@ package final class ImportTable {
     /// the same order, so a name is first compared with the last record's at its position.
     package func ordinal(named name: UnsafeRawBufferPointer, at position: Int) -> Int? {
         if let known = recent.value(named: name, at: position) { return known }
-        guard let ordinal = ordinals[String(decoding: name, as: UTF8.self)] else { return nil }
+        // Records whose optional members come and go (an event's payload) miss `recent` often: a
+        // table of a few dozen columns is searched by bytes, with no `String` made and hashed.
+        var found: Int?
+        if attributeBytes.count <= Self.searchedColumns {
+            for ordinal in attributeBytes.indices
+            where attributeBytes[ordinal].withUnsafeBytes({ $0.hasSameBytes(as: name) }) {
+                found = ordinal
+                break
+            }
+        } else {
+            found = ordinals[String(decoding: name, as: UTF8.self)]
+        }
+        guard let ordinal = found else { return nil }
         recent.remember(ordinal, named: name, at: position)
         return ordinal
     }
+
+    /// The most columns a table searches by bytes (see ``ordinal(named:at:)``).
+    private static let searchedColumns = 64
 
     /// Notes that the member at `position` of the record just read, `name`, has the column at
     /// `ordinal` (one the writer added for it).
@@ -81,6 +101,7 @@ package final class ImportTable {
             Column(attribute: attribute, name: name, quoted: ImportNames.quoted(name), type: type, declared: type)
         )
         ordinals[attribute] = ordinal
+        attributeBytes.append(Array(attribute.utf8))
         takenColumns.insert(name.lowercased())
         if let (link, part) = ImportNames.toOnePart(ofKey: attribute) {
             toOneOrdinals(named: link)[part] = ordinal

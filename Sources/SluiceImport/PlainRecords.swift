@@ -43,9 +43,12 @@ struct PlainRecordBuilder {
         record.append(UInt32(0))
         var count: UInt32 = 0
         if value.kind == .objectStart {
+            var prefix: [UInt8] = []
             appendMembers(
-                of: value,
-                prefix: [],
+                in: value.tape,
+                object: value.index,
+                end: value.endIndex,
+                prefix: &prefix,
                 table: table,
                 key: key,
                 topLevel: true,
@@ -111,12 +114,18 @@ struct PlainRecordBuilder {
         return error
     }
 
-    /// Appends an object's members as attributes named `prefix` + name: flattened objects and,
-    /// with child tables, arrays as child records of `table` keyed under `key`. Names are written
-    /// from the tape's bytes, with no `String` made per member.
+    /// Appends the members of the object at `object` on `tape` (its tokens end before `end`) as
+    /// attributes named `prefix` + name: flattened objects and, with child tables, arrays as child
+    /// records of `table` keyed under `key`.
+    ///
+    /// Walks token indices: no `String`, member or value is made per member (each held the tape,
+    /// a retain and a release apiece, a tenth of the reading thread's samples), and `prefix` is
+    /// one buffer that grows and shrinks with the nesting.
     private func appendMembers(
-        of object: JSONTape.Value,
-        prefix: [UInt8],
+        in tape: JSONTape,
+        object: Int,
+        end objectEnd: Int,
+        prefix: inout [UInt8],
         table: String,
         key: [UInt8],
         topLevel: Bool,
@@ -124,21 +133,25 @@ struct PlainRecordBuilder {
         count: inout UInt32,
         children: inout [ImportRecord]
     ) {
-        guard let members = try? object.members() else { return }
-        let tape = object.tape
-        for member in members {
-            let value = member.value
-            let isKeyColumn =
-                topLevel && keyIsID && tape.withUnsafeText(of: member.keyToken) { $0.elementsEqual("id".utf8) }
-            if isKeyColumn { continue }
-            switch (value.kind, nested) {
+        // The object's end token; members lie between.
+        let end = objectEnd - 1
+        var cursor = object + 1
+        while cursor < end {
+            let keyToken = tape[cursor]
+            let valueIndex = cursor + 1
+            let valueEnd = tape.endOfValue(at: valueIndex) ?? end
+            cursor = valueEnd
+            if topLevel && keyIsID && tape.withUnsafeText(of: keyToken, { $0.elementsEqual("id".utf8) }) { continue }
+            switch (tape[valueIndex].kind, nested) {
             case (.objectStart, .flatten), (.objectStart, .tables):
-                var inner = prefix
-                tape.withUnsafeText(of: member.keyToken) { inner.append(contentsOf: $0) }
-                inner.append(UInt8(ascii: "_"))
+                let mark = prefix.count
+                tape.withUnsafeText(of: keyToken) { prefix.append(contentsOf: $0) }
+                prefix.append(UInt8(ascii: "_"))
                 appendMembers(
-                    of: value,
-                    prefix: inner,
+                    in: tape,
+                    object: valueIndex,
+                    end: valueEnd,
+                    prefix: &prefix,
                     table: table,
                     key: key,
                     topLevel: false,
@@ -146,16 +159,18 @@ struct PlainRecordBuilder {
                     count: &count,
                     children: &children
                 )
+                prefix.removeSubrange(mark...)
             case (.arrayStart, .tables):
-                let name = String(decoding: prefix, as: UTF8.self) + tape.text(of: member.keyToken)
-                appendChildren(of: value, table: table + "_" + name, parentKey: key, into: &children)
+                let name = String(decoding: prefix, as: UTF8.self) + tape.text(of: keyToken)
+                guard let array = try? tape.value(at: valueIndex) else { continue }
+                appendChildren(of: array, table: table + "_" + name, parentKey: key, into: &children)
             default:
-                tape.withUnsafeText(of: member.keyToken) { name in
+                tape.withUnsafeText(of: keyToken) { name in
                     record.append(UInt32(prefix.count + name.count))
                     record.bytes.append(contentsOf: prefix)
                     record.bytes.append(contentsOf: name)
                 }
-                record.appendValue(value)
+                record.appendValue(in: tape, at: valueIndex)
                 count += 1
             }
         }
@@ -190,9 +205,12 @@ struct PlainRecordBuilder {
             var count: UInt32 = 2
             var grandchildren: [ImportRecord] = []
             if element.kind == .objectStart {
+                var prefix: [UInt8] = []
                 appendMembers(
-                    of: element,
-                    prefix: [],
+                    in: element.tape,
+                    object: element.index,
+                    end: element.endIndex,
+                    prefix: &prefix,
                     table: table,
                     key: key,
                     topLevel: false,

@@ -29,7 +29,10 @@ package struct RecentNames {
             names.append([])
             values.append(-1)
         }
-        names[position] = Array(name)
+        // In place: a record whose members shift remembers at every miss, and a new array each
+        // time was an allocation per miss.
+        names[position].removeAll(keepingCapacity: true)
+        names[position].append(contentsOf: name)
         values[position] = value
     }
 }
