@@ -80,26 +80,18 @@ public struct ImportRecord: Sendable {
 
     package mutating func append(_ value: UInt8) { bytes.append(value) }
 
-    package mutating func appendText(_ text: UnsafeRawBufferPointer) {
-        append(UInt32(text.count))
+    package mutating func append(_ value: UInt64) {
+        withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
+    }
+
+    package mutating func appendBytes(_ text: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: text)
     }
 
-    package mutating func appendText(_ text: String) {
-        var text = text
-        text.withUTF8 { appendText(UnsafeRawBufferPointer($0)) }
-    }
+    package var byteCount: Int { bytes.count }
 
-    /// Reserves a `u32` length and returns where it is, for text written in place.
-    package mutating func beginText() -> Int {
-        let at = bytes.count
-        append(UInt32(0))
-        return at
-    }
-
-    /// Fills in the length reserved at `at` with what was written since.
-    package mutating func endText(_ at: Int) {
-        patch(UInt32(bytes.count - at - 4), at: at)
+    package mutating func appendJSON(of value: JSONTape.Value) {
+        value.writeJSON(into: &bytes)
     }
 
     /// Overwrites the `u32` at `at` (a count or length reserved before it was known).
@@ -250,52 +242,9 @@ extension ImportRecord {
 
 // MARK: Writing values from the tape
 
-extension ImportRecord {
-    /// A value as an attribute's tag and payload: scalars as themselves, objects and arrays as
-    /// compact JSON text.
-    package mutating func appendValue(_ value: JSONTape.Value) {
-        appendValue(in: value.tape, at: value.index)
-    }
-
-    /// The value that starts at `index` on `tape`, as ``appendValue(_:)`` writes it, without a
-    /// `Value` made for a scalar (one holds the tape: a retain and a release per value).
-    package mutating func appendValue(in tape: JSONTape, at index: Int) {
-        let token = tape[index]
-        switch token.kind {
-        case .null: append(ValueTag.null.rawValue)
-        case .true: append(ValueTag.true.rawValue)
-        case .false: append(ValueTag.false.rawValue)
-        case .string:
-            append(ValueTag.string.rawValue)
-            tape.withUnsafeText(of: token) { appendText($0) }
-        case .number:
-            tape.withUnsafeText(of: token) { appendNumber($0) }
-        case .objectStart, .arrayStart:
-            append(ValueTag.json.rawValue)
-            let at = beginText()
-            if let value = try? tape.value(at: index) { value.writeJSON(into: &bytes) }
-            endText(at)
-        case .objectEnd, .arrayEnd, .key:
-            append(ValueTag.null.rawValue)
-        }
-    }
-
-    /// A number: as an `Int64` where one holds it exactly (what `Int64(text)` accepts), else a
-    /// finite `Double`, else its text only.
-    package mutating func appendNumber(_ text: UnsafeRawBufferPointer) {
-        if let integer = Self.exactInteger(text) {
-            append(ValueTag.integer.rawValue)
-            withUnsafeBytes(of: integer) { bytes.append(contentsOf: $0) }
-        } else if let real = Double(String(decoding: text, as: UTF8.self)), real.isFinite {
-            append(ValueTag.real.rawValue)
-            withUnsafeBytes(of: real) { bytes.append(contentsOf: $0) }
-        } else {
-            append(ValueTag.bigNumber.rawValue)
-        }
-        appendText(text)
-    }
-
+extension ImportRecord: ImportRecordSink {
     /// The integer a JSON number's text spells without fraction or exponent, if `Int64` holds it.
+    @inlinable
     package static func exactInteger(_ text: UnsafeRawBufferPointer) -> Int64? {
         guard !text.isEmpty, text.count <= 20 else { return nil }
         let negative = text[0] == UInt8(ascii: "-")

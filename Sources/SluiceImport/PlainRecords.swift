@@ -28,18 +28,27 @@ struct PlainRecordBuilder {
     /// Appends the records of `value` to `records`; `place` keys it when no member does (a line
     /// number or an index), `pointer` names it in messages.
     ///
+    /// The record is built in `writer`, the reading thread's buffer.
+    ///
     /// - Throws: `JSONError` when a key member is missing or not a string or number.
-    func records(of value: JSONTape.Value, place: Int, pointer: String, into records: inout [ImportRecord]) throws {
-        var record = ImportRecord()
+    func records(
+        of value: JSONTape.Value,
+        place: Int,
+        pointer: String,
+        writer: ImportRecordWriter,
+        into records: inout [ImportRecord]
+    ) throws {
+        // A reference: `var` only so that the sink's mutating methods can be called on it.
+        var record = writer
         record.appendText(table)
         record.append(ImportRecord.KeyKind.id.rawValue)
         let keyAt = record.beginText()
-        try appendKey(of: value, place: place, pointer: pointer, into: &record.bytes)
+        try appendKey(of: value, place: place, pointer: pointer, into: &record)
         record.endText(keyAt)
         // Only child rows need the key again: copied for them alone.
-        let key = nested == .tables ? Array(record.bytes[(keyAt + 4)...]) : []
+        let key = nested == .tables ? record.bytes(from: keyAt + 4) : []
         var children: [ImportRecord] = []
-        let countAt = record.bytes.count
+        let countAt = record.byteCount
         record.append(UInt32(0))
         var count: UInt32 = 0
         if value.kind == .objectStart {
@@ -64,15 +73,20 @@ struct PlainRecordBuilder {
         record.patch(count, at: countAt)
         // No relationships.
         record.append(UInt32(0))
-        records.append(record)
-        records.append(contentsOf: children)
+        records.append(record.takeRecord())
+        if !children.isEmpty { records.append(contentsOf: children) }
     }
 
     /// The key's text: the key member's value, a JSON array of several, or the source and place.
-    private func appendKey(of value: JSONTape.Value, place: Int, pointer: String, into bytes: inout [UInt8]) throws {
+    private func appendKey(
+        of value: JSONTape.Value,
+        place: Int,
+        pointer: String,
+        into bytes: inout some ImportRecordSink
+    ) throws {
         guard !keyMembers.isEmpty else {
-            bytes.append(contentsOf: sourcePrefix.utf8)
-            bytes.append(contentsOf: String(place).utf8)
+            var text = sourcePrefix + String(place)
+            text.withUTF8 { bytes.appendBytes(UnsafeRawBufferPointer($0)) }
             return
         }
         guard value.kind == .objectStart else {
@@ -97,13 +111,13 @@ struct PlainRecordBuilder {
             parts.append(member)
         }
         if parts.count == 1 {
-            parts[0].tape.withUnsafeText(of: parts[0].token) { bytes.append(contentsOf: $0) }
+            parts[0].tape.withUnsafeText(of: parts[0].token) { bytes.appendBytes($0) }
             return
         }
         bytes.append(UInt8(ascii: "["))
         for (index, part) in parts.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            part.writeJSON(into: &bytes)
+            bytes.appendJSON(of: part)
         }
         bytes.append(UInt8(ascii: "]"))
     }
@@ -129,7 +143,7 @@ struct PlainRecordBuilder {
         table: String,
         key: [UInt8],
         topLevel: Bool,
-        into record: inout ImportRecord,
+        into record: inout some ImportRecordSink,
         count: inout UInt32,
         children: inout [ImportRecord]
     ) {
@@ -159,7 +173,7 @@ struct PlainRecordBuilder {
                     count: &count,
                     children: &children
                 )
-                prefix.removeSubrange(mark...)
+                prefix.removeLast(prefix.count - mark)
             case (.arrayStart, .tables):
                 let name = String(decoding: prefix, as: UTF8.self) + tape.text(of: keyToken)
                 guard let array = try? tape.value(at: valueIndex) else { continue }
@@ -167,8 +181,8 @@ struct PlainRecordBuilder {
             default:
                 tape.withUnsafeText(of: keyToken) { name in
                     record.append(UInt32(prefix.count + name.count))
-                    record.bytes.append(contentsOf: prefix)
-                    record.bytes.append(contentsOf: name)
+                    prefix.withUnsafeBytes { record.appendBytes($0) }
+                    record.appendBytes(name)
                 }
                 record.appendValue(in: tape, at: valueIndex)
                 count += 1
@@ -263,11 +277,12 @@ enum PlainRecordReader {
         emit: (ImportRecord) throws -> Void
     ) throws -> (records: Int, childRows: Int) {
         let builder = PlainRecordBuilder(options: options, source: source)
+        let writer = ImportRecordWriter()
         var records: [ImportRecord] = []
         var counts = (records: 0, childRows: 0)
         func take(_ value: JSONTape.Value, place: Int, pointer: String) throws {
             records.removeAll(keepingCapacity: true)
-            try builder.records(of: value, place: place, pointer: pointer, into: &records)
+            try builder.records(of: value, place: place, pointer: pointer, writer: writer, into: &records)
             counts.records += 1
             counts.childRows += records.count - 1
             for record in records { try emit(record) }
@@ -325,9 +340,16 @@ enum PlainRecordReader {
                     line: batch.line
                 )
                 var output = LineBatch()
+                let writer = ImportRecordWriter()
                 func take(_ value: JSONTape.Value, at: JSONSequenceIndex) throws {
                     let before = output.records.count
-                    try builder.records(of: value, place: at.position.line, pointer: "", into: &output.records)
+                    try builder.records(
+                        of: value,
+                        place: at.position.line,
+                        pointer: "",
+                        writer: writer,
+                        into: &output.records
+                    )
                     output.values += 1
                     output.childRows += output.records.count - before - 1
                 }
@@ -343,9 +365,10 @@ enum PlainRecordReader {
         var counts = (records: 0, childRows: 0)
         let reader = JSONSequenceReader(format: .lines, limits: limits)
         var records: [ImportRecord] = []
+        let writer = ImportRecordWriter()
         func take(_ value: JSONTape.Value, at: JSONSequenceIndex) throws {
             records.removeAll(keepingCapacity: true)
-            try builder.records(of: value, place: at.position.line, pointer: "", into: &records)
+            try builder.records(of: value, place: at.position.line, pointer: "", writer: writer, into: &records)
             counts.records += 1
             counts.childRows += records.count - 1
             for record in records { try emit(record) }

@@ -114,19 +114,38 @@ final class SQLiteResourceWriter {
     struct PendingRow {
         var columns: [Int] = []
         var values: [BoundValue] = []
+        /// Where each ordinal's value is in `values`, valid for this row when its `marks` entry is
+        /// the row's `mark`: a column set again is found without a search of the row's columns
+        /// (which was most of the cost of setting a value in a wide row).
+        private var slots: [Int32] = []
+        private var marks: [UInt32] = []
+        private var mark: UInt32 = 0
 
         mutating func start(key: BoundValue) {
             columns.removeAll(keepingCapacity: true)
             values.removeAll(keepingCapacity: true)
             values.append(key)
+            mark &+= 1
+            if mark == 0 {
+                // Wrapped: forget every mark of earlier rows.
+                for index in marks.indices { marks[index] = 0 }
+                mark = 1
+            }
         }
 
         /// Sets `column`. A member named twice: the last value wins, as for the readers.
         mutating func set(_ column: Column, to value: BoundValue) {
-            if let earlier = columns.firstIndex(of: column.ordinal) {
-                values[earlier + 1] = value
+            let ordinal = column.ordinal
+            if ordinal >= marks.count {
+                marks.append(contentsOf: repeatElement(0, count: ordinal + 1 - marks.count))
+                slots.append(contentsOf: repeatElement(0, count: ordinal + 1 - slots.count))
+            }
+            if marks[ordinal] == mark {
+                values[Int(slots[ordinal])] = value
             } else {
-                columns.append(column.ordinal)
+                marks[ordinal] = mark
+                slots[ordinal] = Int32(values.count)
+                columns.append(ordinal)
                 values.append(value)
             }
         }
