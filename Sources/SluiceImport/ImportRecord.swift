@@ -46,7 +46,12 @@ public struct ImportRecord: Sendable {
     // as JSON text (`i32` length, -1 when absent or `null`), the identifier count (`u32`) and each
     // identifier's type, key kind and key. Strings are unescaped UTF-8; objects and arrays are
     // compact JSON text as `JSONValue.jsonText` writes it.
+    /// A record built by appends: its own array. A plain record, built in a reading thread's
+    /// buffer: empty, its bytes a range of a block shared with the records built after it.
     package var bytes: [UInt8]
+    private var block: ImportRecordBlock?
+    private var offset = 0
+    private var count = 0
 
     /// What an attribute's value is, with what its payload holds.
     package enum ValueTag: UInt8, Sendable {
@@ -72,6 +77,14 @@ public struct ImportRecord: Sendable {
     /// The record whose bytes ``encoding`` wrote.
     package init(encoded: [UInt8]) {
         bytes = encoded
+    }
+
+    /// The record of the `count` bytes at `offset` of `block`, written there once and for all.
+    package init(in block: ImportRecordBlock, offset: Int, count: Int) {
+        bytes = []
+        self.block = block
+        self.offset = offset
+        self.count = count
     }
 
     package mutating func append(_ value: UInt32) {
@@ -233,7 +246,11 @@ extension ImportRecord {
 
     /// Calls `body` with a reader at the record's start; the texts it gives live as long as the call.
     public func withReader<R>(_ body: (inout Reader) throws -> R) rethrows -> R {
-        try bytes.withUnsafeBytes { buffer in
+        if let block {
+            var reader = Reader(base: UnsafeRawBufferPointer(start: block.base + offset, count: count))
+            return try withExtendedLifetime(block) { try body(&reader) }
+        }
+        return try bytes.withUnsafeBytes { buffer in
             var reader = Reader(base: buffer)
             return try body(&reader)
         }
