@@ -129,6 +129,8 @@ docs: deps
 # (swift-metrics was one too, until postgres-nio, which SluicePostgres needs, brought it in.)
 TEST_ONLY_PACKAGES = hummingbird
 check-install: deps
+	@# A path dependency's file list is cached with the build description (see test-tsan).
+	rm -f Examples/FirstHour/.build/*/debug/description.json
 	cd Examples/FirstHour && $(SWIFT) package resolve
 	@resolved=$$(sed -n 's/.*"identity" : "\(.*\)".*/\1/p' Examples/FirstHour/Package.resolved | sort); \
 	echo "Examples/FirstHour resolved $$(echo "$$resolved" | wc -l) packages: $$(echo $$resolved)"; \
