@@ -129,26 +129,22 @@ package final class ImportRecordWriter: ImportRecordSink {
         capacity = larger
     }
 
+    /// Stores `value`'s bytes next (native-endian, unaligned).
     @inline(__always)
-    package func append(_ value: UInt8) {
-        reserve(1)
-        base.storeBytes(of: value, toByteOffset: byteCount, as: UInt8.self)
-        byteCount += 1
+    private func store<Value: FixedWidthInteger>(_ value: Value) {
+        reserve(MemoryLayout<Value>.size)
+        base.storeBytes(of: value, toByteOffset: byteCount, as: Value.self)
+        byteCount += MemoryLayout<Value>.size
     }
 
     @inline(__always)
-    package func append(_ value: UInt32) {
-        reserve(4)
-        base.storeBytes(of: value, toByteOffset: byteCount, as: UInt32.self)
-        byteCount += 4
-    }
+    package func append(_ value: UInt8) { store(value) }
 
     @inline(__always)
-    package func append(_ value: UInt64) {
-        reserve(8)
-        base.storeBytes(of: value, toByteOffset: byteCount, as: UInt64.self)
-        byteCount += 8
-    }
+    package func append(_ value: UInt32) { store(value) }
+
+    @inline(__always)
+    package func append(_ value: UInt64) { store(value) }
 
     @inline(__always)
     package func appendBytes(_ bytes: UnsafeRawBufferPointer) {
