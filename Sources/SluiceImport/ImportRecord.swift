@@ -47,7 +47,8 @@ public struct ImportRecord: Sendable {
     // identifier's type, key kind and key. Strings are unescaped UTF-8; objects and arrays are
     // compact JSON text as `JSONValue.jsonText` writes it.
     /// A record built by appends: its own array. A plain record, built in a reading thread's
-    /// buffer: empty, its bytes a range of a block shared with the records built after it.
+    /// buffer: empty, its bytes a range of a block shared with the records built after it; read
+    /// every record with ``withReader(_:)``, never through this.
     package var bytes: [UInt8]
     private var block: ImportRecordBlock?
     private var offset = 0
@@ -74,7 +75,7 @@ public struct ImportRecord: Sendable {
         bytes.reserveCapacity(512)
     }
 
-    /// The record whose bytes ``encoding`` wrote.
+    /// The record whose bytes a format layer wrote (a decoder's raw encoding of a resource).
     package init(encoded: [UInt8]) {
         bytes = encoded
     }
