@@ -6,7 +6,7 @@ SHARED ?= ../shared
 CORPORA ?= $(SHARED)/corpora
 RELEASE_BIN = .build/release/sluice
 
-.PHONY: demo test build lint deps postgres-deps clean docs check-install test-tsan fuzz sanitize
+.PHONY: demo test build lint deps postgres-deps clean docs check-install test-tsan fuzz sanitize check
 
 # Installs what the build and the demo need through apt-get, as root or through sudo, when
 # missing: libyajl-dev (Sluice's C parser), libsqlite3-dev (GRDB's SQLite) and the sqlite3 shell
@@ -110,14 +110,22 @@ sanitize: deps test-tsan
 # of a URL (the CLI built instrumented and run against the loopback test server) and the HTTP
 # client. Any report fails the run; the backtracer is off because it forks a process that TSan's
 # runtime cannot follow.
+# A hang fails the run after TSAN_TIMEOUT seconds (build included), and each suite's tests after
+# ten minutes each (their time limits), rather than holding the machine.
+TSAN_TIMEOUT ?= 2400
 test-tsan: deps postgres-deps
 	@# A path dependency's file list is cached with the build description: drop it, so that a
 	@# source file Sluice gained since the last run is built too (scripts/fuzz.sh does the same).
 	rm -f Tests/ThreadSanitizer/.build/*/debug/description.json
 	@scratch=$$(mktemp -d /tmp/sluice-test-run.XXXXXX) && cd Tests/ThreadSanitizer && \
 		TMPDIR=$$scratch TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/Tests/ThreadSanitizer/tsan.supp" SWIFT_BACKTRACE=enable=no \
-		../../scripts/with-postgres.sh $(SWIFT) test --sanitize=thread; \
+		timeout $(TSAN_TIMEOUT) ../../scripts/with-postgres.sh $(SWIFT) test --sanitize=thread; \
 		status=$$?; rm -rf "$$scratch"; exit $$status
+
+# Everything CI runs, then what it leaves out for time (each builds the dependency graph again):
+# the concurrent code under Thread Sanitizer and a dependent package's view of Sluice. Run it
+# before a release, and after changing the import pipe, the HTTP client or the public API.
+check: lint test docs test-tsan check-install
 
 # The DocC documentation of every library, built from its catalog; fails on any warning.
 docs: deps

@@ -22,7 +22,7 @@ struct Article: Resource, Codable {
 /// watch: one client shared by many tasks, page streams read side by side, consumers that stop
 /// early, cancelled tasks and timeouts that fire while chunks arrive. Each test also checks what
 /// arrived against a serial run.
-@Suite("JSONAPIClient under Thread Sanitizer")
+@Suite("JSONAPIClient under Thread Sanitizer", .timeLimit(.minutes(10)))
 struct HTTPRaceTests {
     static func client(_ server: JSONAPITestServer) -> JSONAPIClient {
         JSONAPIClient(baseURL: server.baseURL, registry: [Article.self, Person.self])

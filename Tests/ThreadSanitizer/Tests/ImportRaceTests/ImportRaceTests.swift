@@ -12,7 +12,7 @@ import Testing
 /// (SQLite) or an async task (PostgreSQL), a reader's fault, a writer's fault with the reader
 /// still filling the pipe, a cancelled import, and `sluice import` of a URL, which feeds an HTTP
 /// body into the pipe. Each test also checks the outcome against one reading thread.
-@Suite("Import pipe under Thread Sanitizer")
+@Suite("Import pipe under Thread Sanitizer", .timeLimit(.minutes(10)))
 struct ImportRaceTests {
     /// A generated document of `articles` articles in a temporary file, with `plant` applied.
     static func document(articles: Int, plant: ((inout [UInt8]) -> Void)? = nil) throws -> String {
@@ -215,7 +215,8 @@ struct ImportRaceTests {
 /// async task that waits on the pipe through a continuation.
 @Suite(
     "Import pipe under Thread Sanitizer: PostgreSQL",
-    .enabled(if: Postgres.url != nil, Postgres.skipReason)
+    .enabled(if: Postgres.url != nil, Postgres.skipReason),
+    .timeLimit(.minutes(10))
 )
 struct PostgresRaceTests {
     /// A fresh database's URL.
@@ -350,7 +351,7 @@ struct PostgresRaceTests {
 
 /// `sluice import` of a URL: the CLI, built instrumented, feeds the HTTP body (AsyncHTTPClient on
 /// NIO's threads) into a pipe that the importer reads on a thread of its own.
-@Suite("sluice import URL under Thread Sanitizer")
+@Suite("sluice import URL under Thread Sanitizer", .timeLimit(.minutes(10)))
 struct ImportCommandRaceTests {
     /// The `sluice` SwiftPM built beside this test bundle.
     static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

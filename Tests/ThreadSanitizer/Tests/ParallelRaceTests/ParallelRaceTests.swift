@@ -5,7 +5,7 @@ import Testing
 /// The parallel path's threads at work, for Thread Sanitizer to watch: worker threads reading
 /// batches, the merger taking their results, consumers stopping early, faults. Each test also
 /// checks the outcome against one thread, so a race that changes a result fails here too.
-@Suite("Parallel path under Thread Sanitizer")
+@Suite("Parallel path under Thread Sanitizer", .timeLimit(.minutes(10)))
 struct ParallelRaceTests {
     /// A generated JSON:API document of `articles` articles in a temporary file (about 1.5 KB an
     /// article: 2 000 make a dozen batches of 256 KiB).
