@@ -17,9 +17,14 @@ struct Models: AsyncParsableCommand {
             object. Each property's type comes from every value seen, not the first: String, Int (Int64 \
             past 32 bits), Double when any value has a fraction, Bool, Date when every string is a date \
             in one format the decoder reads (ISO 8601, RFC 1123, RFC 850, asctime), URL when every \
-            string is an absolute URL, nested structs, arrays, and JSONValue for what has no single \
-            shape; optional where a value is missing or null anywhere. Names are Swift's camel case; \
-            the key strategy that maps the members to them (kebab-case or snake_case) is detected, and \
+            string is an absolute URL and --urls url is given (String by default: a URL costs a parse \
+            per value), nested structs (one per structure, however many places it is met at), \
+            arrays, SIMD2<Double> to SIMD4<Double> for arrays of two to four fractional numbers that \
+            never vary in length (coordinates), [String: T] for objects keyed by data (numbers, \
+            codes in capitals), and JSONValue for what has no single shape; optional where a value \
+            is missing or null anywhere. Names are Swift's camel case; \
+            the key strategy that maps the members to them (kebab-case or snake_case, whichever most \
+            multi-word names use) is detected, and \
             CodingKeys are written only for names it would not map. A comment on each property says how \
             often it was present and null, and one at the top how to decode with the models: the \
             decoder, its registry and its strategies.
@@ -52,6 +57,14 @@ struct Models: AsyncParsableCommand {
     @Option(help: "The type name of a plain JSON root. Default: from the first sample's file name.")
     var name: String?
 
+    @Option(help: "How strings that are absolute URLs in every sample are typed: string (the default) or url.")
+    var urls: URLTyping = .string
+
+    /// `--urls`.
+    enum URLTyping: String, ExpressibleByArgument, CaseIterable {
+        case string, url
+    }
+
     @OptionGroup var jobs: JobsOption
 
     @OptionGroup var timeouts: HTTPTimeouts
@@ -76,7 +89,10 @@ struct Models: AsyncParsableCommand {
             }
         }
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
-        let models = sampler.models(rootName: name ?? Self.rootName(of: files.first))
+        let models = sampler.models(
+            rootName: name ?? Self.rootName(of: files.first),
+            urls: urls == .url ? .url : .string
+        )
         guard let output else {
             try Terminal.standardOutput.write(models.source)
             return

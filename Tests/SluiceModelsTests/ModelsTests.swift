@@ -73,7 +73,7 @@ struct ModelsTests {
         #expect(posts.map { $0.rating } == [4, 4.5])
         #expect(document.data[0].author?.name == "Ada")
         #expect(posts[0].publishedAt == Date(timeIntervalSince1970: 1_709_209_800))
-        #expect(posts[0].canonicalUrl == URL(string: "https://example.com/posts/1"))
+        #expect(posts[0].canonicalUrl == "https://example.com/posts/1")
         #expect(posts[0].stats.firstShare?.network == "mastodon")
         #expect(posts[1].stats.firstShare == nil)
         #expect(posts[0].extra == JSONValue.string("x"))
@@ -113,9 +113,16 @@ struct ModelsTests {
         let timeline = try snake.decode(Twitter.self, from: twitter)
         #expect(timeline.statuses.count == 100)
         #expect(timeline.statuses.allSatisfy { !$0.idStr.isEmpty })
-        #expect(timeline.statuses[0].user.profileImageUrl.scheme == "http")
+        #expect(timeline.statuses[0].user.profileImageUrl.hasPrefix("http://"))
+        // One `Url` type at every place an entities' URL is met, one `Size` for all four sizes.
+        let urls =
+            timeline.statuses.flatMap { $0.entities.urls }
+            + timeline.statuses.flatMap { $0.user.entities.description.urls }
+        #expect(urls.allSatisfy { $0.expandedUrl.hasPrefix("http") })
+        let sizes = timeline.statuses.compactMap { $0.entities.media?.first?.sizes }
+        #expect(sizes.allSatisfy { [$0.medium, $0.small, $0.thumb, $0.large].allSatisfy { $0.w > 0 } })
 
-        let citm = try snake.decode(
+        let citm = try StreamingJSONDecoder().decode(
             CitmCatalog.self,
             from: try Data(contentsOf: URL(fileURLWithPath: "\(Self.corpora)/citm_catalog.json"))
         )
@@ -129,6 +136,83 @@ struct ModelsTests {
         )
         #expect(canada.features.count == 1)
         #expect(canada.features[0].geometry.coordinates.count == 480)
+        // Points are SIMD2<Double>, which Foundation reads from the same two-number arrays.
+        let foundation = try JSONDecoder().decode(
+            Canada.self,
+            from: try Data(contentsOf: URL(fileURLWithPath: "\(Self.corpora)/canada.json"))
+        )
+        #expect(foundation.features[0].geometry.coordinates == canada.features[0].geometry.coordinates)
+        #expect(canada.features[0].geometry.coordinates[0][0].x < -50)
+    }
+
+    @Test("one type per structure, however many places it is met at; a copy that holds itself stays apart")
+    func sharedShapes() throws {
+        let models = try Self.written(from: "\(Self.corpora)/twitter.json", rootName: "twitter")
+        let structs = models.source.split(separator: "\n").filter { $0.hasPrefix("struct ") }.map {
+            String($0.dropFirst(7).prefix { $0 != ":" })
+        }
+        #expect(structs.filter { $0.hasPrefix("Url") } == ["Url"])
+        #expect(structs.filter { $0.hasPrefix("User") } == ["User", "UserMention"])
+        #expect(structs.contains("Size") && !structs.contains("Medium") && !structs.contains("Thumb"))
+        // A retweet's status is a status without a retweet of its own: a struct cannot hold a
+        // copy of itself, so it keeps its own type, made of the shared ones.
+        #expect(structs.contains("RetweetedStatus"))
+        #expect(models.source.contains("    var user: User\n"))
+        #expect(!models.source.contains("User2"))
+    }
+
+    @Test("the key strategy is the one most multi-word names use; keys of maps do not vote")
+    func keyStrategyVote() throws {
+        let citm = try Self.written(from: "\(Self.corpora)/citm_catalog.json", rootName: "citm_catalog")
+        #expect(citm.usage.allSatisfy { !$0.contains("keyDecodingStrategy") })
+        #expect(!citm.source.contains("keyDecodingStrategy"))
+        let twitter = try Self.written(from: "\(Self.corpora)/twitter.json", rootName: "twitter")
+        #expect(twitter.usage.contains("decoder.keyDecodingStrategy = .convertFromSnakeCase"))
+        let mixed = try models(
+            of: #"{"first_name": "a", "last_name": "b", "zipCode": "c", "e_mail": "d", "_id": 1, "Name-Code": 2}"#
+        )
+        #expect(mixed.usage.contains("decoder.keyDecodingStrategy = .convertFromSnakeCase"))
+        #expect(mixed.source.contains("    var zipCode: String"))
+    }
+
+    @Test("objects keyed by data are maps, even with one entry; a key in capitals is data too")
+    func dataKeys() throws {
+        let models = try models(
+            of: #"{"names": {"337100890": "Abonné"}, "venues": {"PLEYEL_PLEYEL": "Salle Pleyel"}, "#
+                + #""codes": {"EUR": 1.5, "USD": 1}, "point": {"x": 1, "y": 2}, "ID": {"ID": 3}}"#
+        )
+        #expect(models.source.contains("    var names: [String: String]"))
+        #expect(models.source.contains("    var venues: [String: String]"))
+        #expect(models.source.contains("    var codes: [String: Double]"))
+        #expect(models.source.contains("    var point: Point"))
+    }
+
+    @Test("arrays of two to four fractional numbers of one length are SIMD vectors; others stay arrays")
+    func fixedSizeVectors() throws {
+        let models = try models(
+            of: #"{"path": [[1.5, 2], [3, 4.25]], "box": [0.5, 1.5, 2.5, 3.5], "indices": [1, 2], "#
+                + #""ragged": [[1.5, 2], [3.5]], "long": [1.5, 2.5, 3.5, 4.5, 5.5]}"#
+        )
+        #expect(models.source.contains("    var path: [SIMD2<Double>]"))
+        #expect(models.source.contains("    var box: SIMD4<Double>"))
+        #expect(models.source.contains("    var indices: [Int]"))
+        #expect(models.source.contains("    var ragged: [[Double]]"))
+        #expect(models.source.contains("    var long: [Double]"))
+    }
+
+    @Test("absolute URLs are String unless URL is asked for")
+    func urlProperties() throws {
+        let sampler = ModelSampler()
+        try sampler.read(json: #"{"home": "https://example.com/a", "name": "x"}"#)
+        #expect(sampler.models(rootName: "site").source.contains("    var home: String"))
+        #expect(sampler.models(rootName: "site", urls: .url).source.contains("    var home: URL"))
+    }
+
+    /// The models written for one plain JSON document.
+    func models(of json: String) throws -> GeneratedModels {
+        let sampler = ModelSampler()
+        try sampler.read(json: json)
+        return sampler.models(rootName: "sample")
     }
 
     @Test("on several threads, the same models as on one", arguments: [false, true])
@@ -207,4 +291,22 @@ struct ModelsTests {
         #expect(error.position.column == 35)
         #expect(error.message.contains("Trailing comma"))
     }
+}
+
+/// A sample held in memory, read in one chunk.
+private final class TextSource: ChunkSource {
+    let bytes: [UInt8]
+    private(set) var bytesRead = 0
+    var size: Int? { bytes.count }
+
+    init(_ text: String) { bytes = Array(text.utf8) }
+
+    func forEachChunk(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try bytes.withUnsafeBytes { try body($0) }
+        bytesRead = bytes.count
+    }
+}
+
+extension ModelSampler {
+    fileprivate func read(json: String) throws { try read(TextSource(json)) }
 }

@@ -25,6 +25,10 @@ final class ValueShape {
     private(set) var allURLs = true
     private(set) var objects = 0
     private(set) var arrays = 0
+    /// The shortest and longest arrays seen here (`Int.max` and 0 before any): an array of numbers
+    /// whose length never varies may be written as a fixed-size value.
+    private(set) var shortestArray = Int.max
+    private(set) var longestArray = 0
     /// The members of the objects seen here.
     private(set) lazy var object: ObjectShape = ObjectShape()
     /// The elements of the arrays seen here.
@@ -47,7 +51,15 @@ final class ValueShape {
     func observeArray(of elements: ValueShape) {
         count += 1
         arrays += 1
+        // An array read element by element has no one length to note.
+        shortestArray = 0
+        longestArray = Int.max
         self.elements = elements
+    }
+
+    private func noteArray(length: Int) {
+        shortestArray = min(shortestArray, length)
+        longestArray = max(longestArray, length)
     }
 
     /// Adds the counts of `other`: the values of a map's members, taken for one value.
@@ -69,6 +81,8 @@ final class ValueShape {
         }
         if other.arrays > 0 {
             arrays += other.arrays
+            shortestArray = min(shortestArray, other.shortestArray)
+            longestArray = max(longestArray, other.longestArray)
             elements.absorb(other.elements)
         }
     }
@@ -92,6 +106,7 @@ final class ValueShape {
             observeString(text)
         case .array(let values):
             arrays += 1
+            noteArray(length: values.count)
             for element in values { elements.observe(element) }
         case .object(let members):
             objects += 1
@@ -195,12 +210,32 @@ final class ObjectShape {
     }
 
     /// Whether these objects look like maps keyed by data rather than records: more names than a
-    /// struct would declare, or names that are numbers (ids, years).
+    /// struct would declare, or names that are data (see ``isDataKey(_:)``): four in five of them,
+    /// or the one name of objects that only ever had one. A map of one entry in the sample is
+    /// still a map, so the models read the next document, whose entry has another key.
     var looksLikeMap: Bool {
         if isMap { return true }
-        guard members.count >= 2 else { return false }
-        let numeric = members.filter { member in member.name.first?.isNumber == true }.count
-        return numeric * 5 >= members.count * 4
+        guard !members.isEmpty else { return false }
+        let data = members.filter { member in Self.isDataKey(member.name) }.count
+        return data * 5 >= members.count * 4
+    }
+
+    /// Whether a member name reads as data, not as a name a schema gives: it starts with a digit
+    /// (ids, years, dates), or it is a code in capitals (`PLEYEL_PLEYEL`, `EUR`, `FR-75`) with
+    /// no lower-case letter and more than one character.
+    static func isDataKey(_ name: String) -> Bool {
+        guard let first = name.utf8.first else { return false }
+        if first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9") { return true }
+        guard name.utf8.count > 1 else { return false }
+        var letters = 0
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): letters += 1
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."): break
+            default: return false
+            }
+        }
+        return letters > 0
     }
 
     /// The values of all members as one shape: what a map's values hold.

@@ -17,6 +17,16 @@ public struct GeneratedModels: Sendable {
     /// The key strategy the member names call for.
     public let keyStrategy: JSONKeyStrategy
 
+    /// How the models type strings that were absolute URLs in every sample.
+    public enum URLProperties: Sendable, Hashable {
+        /// As `String`: the default. Reading a `URL` parses it (Foundation's parser, about as
+        /// long as reading the rest of a small object), and a value the parser refuses fails the
+        /// whole decode; a `String` is read as it is and turned into a `URL` where it is used.
+        case string
+        /// As `URL`, as `JSONDecoder` reads them.
+        case url
+    }
+
     /// One Swift file of ``GeneratedModels/files``.
     public struct File: Sendable, Hashable {
         /// Its name: the type's, `Article.swift`.
@@ -32,8 +42,9 @@ extension ModelSampler {
     /// object or the root array's elements, and one per nested object shape.
     ///
     /// - Parameter rootName: The plain JSON root's type name (`Root` when `nil`).
-    public func models(rootName: String? = nil) -> GeneratedModels {
-        var writer = SwiftModelWriter(strategy: SwiftModelWriter.detectStrategy(self))
+    ///   - urls: How strings that are all absolute URLs are typed: `String` (the default) or `URL`.
+    public func models(rootName: String? = nil, urls: GeneratedModels.URLProperties = .string) -> GeneratedModels {
+        var writer = SwiftModelWriter(strategy: SwiftModelWriter.detectStrategy(self), urls: urls)
         writer.write(self, rootName: rootName)
         return writer.finished(self)
     }
@@ -57,46 +68,92 @@ struct SwiftModelWriter {
     }
 
     let strategy: JSONKeyStrategy
+    /// How strings that are all absolute URLs are typed.
+    let urls: GeneratedModels.URLProperties
     private(set) var models: [Model] = []
+    /// Object shapes met at several places with the same structure, each written once.
+    private var shapes = ShapeGroups()
     private var names: Set<String> = []
     private var dateFormats: [String] = []
     private var rootType: String?
     private var isJSONAPI = false
 
-    init(strategy: JSONKeyStrategy) {
+    init(strategy: JSONKeyStrategy, urls: GeneratedModels.URLProperties = .string) {
         self.strategy = strategy
+        self.urls = urls
     }
 
     // MARK: Strategy
 
-    /// Kebab case when member names have hyphens and no underscores, snake case for the reverse,
-    /// else the names as they are.
+    /// The convention most multi-word member names follow: kebab case when more of them join
+    /// their words with hyphens than in any other way, snake case for underscores, else the names
+    /// as they are (camel case, or one-word names). A vote, so that one odd name (citm's
+    /// `PLEYEL_PLEYEL` among its camel-case names) does not choose for all the others; the keys of
+    /// objects taken for maps are data, and do not vote.
     static func detectStrategy(_ sampler: ModelSampler) -> JSONKeyStrategy {
-        var hyphens = 0
-        var underscores = 0
+        var votes = StyleVotes()
         func count(_ object: ObjectShape) {
             for member in object.members {
-                if member.name.contains("-") { hyphens += 1 }
-                if member.name.contains("_") { underscores += 1 }
+                votes.add(member.name)
                 count(member.shape)
             }
         }
         func count(_ shape: ValueShape) {
-            if shape.objects > 0 && !shape.object.isMap { count(shape.object) }
+            if shape.objects > 0 {
+                if shape.object.looksLikeMap {
+                    count(shape.object.mergedValues)
+                } else {
+                    count(shape.object)
+                }
+            }
             if shape.arrays > 0 { count(shape.elements) }
         }
         for resource in sampler.resources {
             count(resource.attributes)
-            for relationship in resource.relationships {
-                if relationship.name.contains("-") { hyphens += 1 }
-                if relationship.name.contains("_") { underscores += 1 }
-            }
+            for relationship in resource.relationships { votes.add(relationship.name) }
         }
         count(sampler.rootObject)
         count(sampler.rootElements)
-        if hyphens > 0 && underscores == 0 { return .convertFromKebabCase }
-        if underscores > 0 && hyphens == 0 { return .convertFromSnakeCase }
-        return .useDefaultKeys
+        return votes.strategy
+    }
+
+    /// How many member names join words each way (`StyleVotes.add(_:)`).
+    struct StyleVotes {
+        var hyphens = 0
+        var underscores = 0
+        var camel = 0
+
+        /// Counts `name` for the way it joins its words: a separator between two letters or
+        /// digits (a leading `_`, as in `_id`, joins nothing), or a lower-case letter followed by
+        /// an upper-case one.
+        mutating func add(_ name: String) {
+            let bytes = Array(name.utf8)
+            var hyphen = false
+            var underscore = false
+            var hump = false
+            for index in bytes.indices.dropFirst() {
+                let byte = bytes[index]
+                let previous = bytes[index - 1]
+                let isWordByte = { (byte: UInt8) in
+                    (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+                }
+                if (byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")) && isWordByte(previous),
+                    index + 1 < bytes.count, isWordByte(bytes[index + 1])
+                {
+                    if byte == UInt8(ascii: "-") { hyphen = true } else { underscore = true }
+                }
+                if byte >= 0x41 && byte <= 0x5A && previous >= 0x61 && previous <= 0x7A { hump = true }
+            }
+            if hyphen { hyphens += 1 }
+            if underscore { underscores += 1 }
+            if hump { camel += 1 }
+        }
+
+        var strategy: JSONKeyStrategy {
+            if hyphens > underscores && hyphens > camel { return .convertFromKebabCase }
+            if underscores > hyphens && underscores > camel { return .convertFromSnakeCase }
+            return .useDefaultKeys
+        }
     }
 
     /// `key` as the strategy hands it to the model: Foundation's conversion, as the decoders
@@ -119,15 +176,18 @@ struct SwiftModelWriter {
     // MARK: Writing
 
     mutating func write(_ sampler: ModelSampler, rootName: String?) {
+        let elementName = rootName.map { Self.typeName($0, singular: true) } ?? "Element"
+        let rootObjectName = rootName.map { Self.typeName($0, singular: false) } ?? "Root"
+        shapes.collect(sampler, rootObjectName: rootObjectName, elementName: elementName)
         if !sampler.resources.isEmpty {
             isJSONAPI = true
             writeResources(sampler)
         } else if sampler.rootElements.count > 0 {
-            let name = rootName.map { Self.typeName($0, singular: true) } ?? "Element"
+            let name = elementName
             rootType =
                 "[\(swiftType(sampler.rootElements, suggestedName: name, total: sampler.rootElements.count).spelled)]"
         } else if sampler.rootObject.count > 0 {
-            let name = uniqueName(rootName.map { Self.typeName($0, singular: false) } ?? "Root")
+            let name = uniqueName(rootObjectName)
             writeObject(sampler.rootObject, named: name)
             rootType = name
         } else if sampler.rootScalars.count > 0 {
@@ -268,8 +328,9 @@ struct SwiftModelWriter {
                 if !dateFormats.contains(format.name) { dateFormats.append(format.name) }
                 return SwiftType("Date", optional)
             }
-            return SwiftType(shape.allURLs ? "URL" : "String", optional)
+            return SwiftType(shape.allURLs && urls == .url ? "URL" : "String", optional)
         case .array:
+            if let fixed = Self.fixedSizeVector(shape) { return SwiftType(fixed, optional) }
             let element = swiftType(
                 shape.elements,
                 suggestedName: Self.singular(suggestedName),
@@ -284,10 +345,29 @@ struct SwiftModelWriter {
                 let value = swiftType(values, suggestedName: Self.singular(suggestedName), total: values.count)
                 return SwiftType("[String: \(value.spelled)]", optional)
             }
-            let name = uniqueName(suggestedName)
-            writeObject(shape.object, named: name)
+            guard let group = shapes.group(of: shape.object) else {
+                let name = uniqueName(suggestedName)
+                writeObject(shape.object, named: name)
+                return SwiftType(name, optional)
+            }
+            if let name = group.name { return SwiftType(name, optional) }
+            let name = uniqueName(group.suggestedName)
+            group.name = name
+            writeObject(group.merged, named: name)
             return SwiftType(name, optional)
         }
+    }
+
+    /// `SIMD2<Double>` (to `SIMD4`) for arrays of numbers with fractions that always have that
+    /// many elements, none null: coordinates, points, colours. A value that holds its numbers
+    /// inline, with no allocation per array, and that Codable reads and writes as the same JSON
+    /// array. Integers stay arrays (`indices: [Int]` pairs read as positions, not vectors).
+    static func fixedSizeVector(_ shape: ValueShape) -> String? {
+        let elements = shape.elements
+        guard shape.shortestArray == shape.longestArray, (2...4).contains(shape.shortestArray),
+            elements.count > 0, elements.nulls == 0, elements.kinds == [.number], elements.fractions > 0
+        else { return nil }
+        return "SIMD\(shape.shortestArray)<Double>"
     }
 
     private static let dateFormatNames: [(format: ValueShape.DateFormat, name: String)] = [

@@ -25,7 +25,7 @@ struct BlogPost: Resource, Codable {
     /// Present in 2 of 2.
     var rating: Double
     /// Present in 2 of 2.
-    var canonicalUrl: URL
+    var canonicalUrl: String
     /// Present in 2 of 2.
     var `default`: Bool
     /// Present in 2 of 2.

@@ -36,5 +36,5 @@ struct Geometry: Codable {
     /// Present in 1 of 1.
     var type: String
     /// Present in 1 of 1.
-    var coordinates: [[[Double]]]
+    var coordinates: [[SIMD2<Double>]]
 }

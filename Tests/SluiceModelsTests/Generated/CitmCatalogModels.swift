@@ -2,7 +2,6 @@
 //
 // Decode with:
 //     let decoder = StreamingJSONDecoder()
-//     decoder.keyDecodingStrategy = .convertFromSnakeCase
 //     let value = try decoder.decode(CitmCatalog.self, from: data)
 
 import Foundation
@@ -13,7 +12,7 @@ struct CitmCatalog: Codable {
     /// Present in 1 of 1.
     var areaNames: [String: String]
     /// Present in 1 of 1.
-    var audienceSubCategoryNames: AudienceSubCategoryNames
+    var audienceSubCategoryNames: [String: String]
     /// Present in 1 of 1.
     var blockNames: [String: JSONValue]
     /// Present in 1 of 1.
@@ -31,17 +30,7 @@ struct CitmCatalog: Codable {
     /// Present in 1 of 1.
     var topicSubTopics: [String: [Int]]
     /// Present in 1 of 1.
-    var venueNames: VenueNames
-}
-
-@JSONModel
-struct AudienceSubCategoryNames: Codable {
-    /// Present in 1 of 1.
-    var _337100890: String
-
-    enum CodingKeys: String, CodingKey {
-        case _337100890 = "337100890"
-    }
+    var venueNames: [String: String]
 }
 
 @JSONModel
@@ -110,10 +99,4 @@ struct Area: Codable {
     var areaId: Int
     /// Present in 8685 of 8685.
     var blockIds: [JSONValue]
-}
-
-@JSONModel
-struct VenueNames: Codable {
-    /// Present in 1 of 1.
-    var pleyelPleyel: String
 }

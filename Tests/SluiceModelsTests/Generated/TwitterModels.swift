@@ -72,272 +72,212 @@ struct Status: Codable {
 
 @JSONModel
 struct Metadata: Codable {
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var resultType: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var isoLanguageCode: String
 }
 
 @JSONModel
 struct User: Codable {
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var id: Int64
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var idStr: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var name: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var screenName: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var location: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var description: String
-    /// Present in 100 of 100, null in 89.
-    var url: URL?
-    /// Present in 100 of 100.
+    /// Present in 173 of 173, null in 155.
+    var url: String?
+    /// Present in 173 of 173.
     var entities: Entities
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var protected: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var followersCount: Int
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var friendsCount: Int
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var listedCount: Int
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var createdAt: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var favouritesCount: Int
-    /// Present in 100 of 100, null in 81.
+    /// Present in 173 of 173, null in 143.
     var utcOffset: Int?
-    /// Present in 100 of 100, null in 81.
+    /// Present in 173 of 173, null in 143.
     var timeZone: String?
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var geoEnabled: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var verified: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var statusesCount: Int
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var lang: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var contributorsEnabled: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var isTranslator: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var isTranslationEnabled: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var profileBackgroundColor: String
-    /// Present in 100 of 100.
-    var profileBackgroundImageUrl: URL
-    /// Present in 100 of 100.
-    var profileBackgroundImageUrlHttps: URL
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
+    var profileBackgroundImageUrl: String
+    /// Present in 173 of 173.
+    var profileBackgroundImageUrlHttps: String
+    /// Present in 173 of 173.
     var profileBackgroundTile: Bool
-    /// Present in 100 of 100.
-    var profileImageUrl: URL
-    /// Present in 100 of 100.
-    var profileImageUrlHttps: URL
-    /// Present in 86 of 100.
-    var profileBannerUrl: URL?
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
+    var profileImageUrl: String
+    /// Present in 173 of 173.
+    var profileImageUrlHttps: String
+    /// Present in 157 of 173.
+    var profileBannerUrl: String?
+    /// Present in 173 of 173.
     var profileLinkColor: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var profileSidebarBorderColor: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var profileSidebarFillColor: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var profileTextColor: String
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var profileUseBackgroundImage: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var defaultProfile: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var defaultProfileImage: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var following: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var followRequestSent: Bool
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var notifications: Bool
 }
 
 @JSONModel
 struct Entities: Codable {
-    /// Present in 100 of 100.
-    var description: Description
-    /// Present in 11 of 100.
-    var url: Url2?
+    /// Present in 173 of 173.
+    var description: Entity
+    /// Present in 18 of 173.
+    var url: Entity?
 }
 
 @JSONModel
-struct Description: Codable {
-    /// Present in 100 of 100.
+struct Entity: Codable {
+    /// Present in 191 of 191.
     var urls: [Url]
 }
 
 @JSONModel
 struct Url: Codable {
-    /// Present in 4 of 4.
-    var url: URL
-    /// Present in 4 of 4.
-    var expandedUrl: URL
-    /// Present in 4 of 4.
+    /// Present in 45 of 45.
+    var url: String
+    /// Present in 45 of 45.
+    var expandedUrl: String
+    /// Present in 45 of 45.
     var displayUrl: String
-    /// Present in 4 of 4.
-    var indices: [Int]
-}
-
-@JSONModel
-struct Url2: Codable {
-    /// Present in 11 of 11.
-    var urls: [Url3]
-}
-
-@JSONModel
-struct Url3: Codable {
-    /// Present in 11 of 11.
-    var url: URL
-    /// Present in 11 of 11.
-    var expandedUrl: URL
-    /// Present in 11 of 11.
-    var displayUrl: String
-    /// Present in 11 of 11.
+    /// Present in 45 of 45.
     var indices: [Int]
 }
 
 @JSONModel
 struct Entities2: Codable {
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var hashtags: [Hashtag]
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
     var symbols: [JSONValue]
-    /// Present in 100 of 100.
-    var urls: [Url4]
-    /// Present in 100 of 100.
+    /// Present in 173 of 173.
+    var urls: [Url]
+    /// Present in 173 of 173.
     var userMentions: [UserMention]
-    /// Present in 6 of 100.
+    /// Present in 10 of 173.
     var media: [Media]?
 }
 
 @JSONModel
 struct Hashtag: Codable {
-    /// Present in 8 of 8.
+    /// Present in 10 of 10.
     var text: String
-    /// Present in 8 of 8.
-    var indices: [Int]
-}
-
-@JSONModel
-struct Url4: Codable {
-    /// Present in 13 of 13.
-    var url: URL
-    /// Present in 13 of 13.
-    var expandedUrl: URL
-    /// Present in 13 of 13.
-    var displayUrl: String
-    /// Present in 13 of 13.
+    /// Present in 10 of 10.
     var indices: [Int]
 }
 
 @JSONModel
 struct UserMention: Codable {
-    /// Present in 87 of 87.
+    /// Present in 91 of 91.
     var screenName: String
-    /// Present in 87 of 87.
+    /// Present in 91 of 91.
     var name: String
-    /// Present in 87 of 87.
+    /// Present in 91 of 91.
     var id: Int64
-    /// Present in 87 of 87.
+    /// Present in 91 of 91.
     var idStr: String
-    /// Present in 87 of 87.
+    /// Present in 91 of 91.
     var indices: [Int]
 }
 
 @JSONModel
 struct Media: Codable {
-    /// Present in 6 of 6.
+    /// Present in 10 of 10.
     var id: Int64
-    /// Present in 6 of 6.
+    /// Present in 10 of 10.
     var idStr: String
-    /// Present in 6 of 6.
+    /// Present in 10 of 10.
     var indices: [Int]
-    /// Present in 6 of 6.
-    var mediaUrl: URL
-    /// Present in 6 of 6.
-    var mediaUrlHttps: URL
-    /// Present in 6 of 6.
-    var url: URL
-    /// Present in 6 of 6.
+    /// Present in 10 of 10.
+    var mediaUrl: String
+    /// Present in 10 of 10.
+    var mediaUrlHttps: String
+    /// Present in 10 of 10.
+    var url: String
+    /// Present in 10 of 10.
     var displayUrl: String
-    /// Present in 6 of 6.
-    var expandedUrl: URL
-    /// Present in 6 of 6.
+    /// Present in 10 of 10.
+    var expandedUrl: String
+    /// Present in 10 of 10.
     var type: String
-    /// Present in 6 of 6.
+    /// Present in 10 of 10.
     var sizes: Sizes
-    /// Present in 4 of 6.
+    /// Present in 5 of 10.
     var sourceStatusId: Int64?
-    /// Present in 4 of 6.
+    /// Present in 5 of 10.
     var sourceStatusIdStr: String?
 }
 
 @JSONModel
 struct Sizes: Codable {
-    /// Present in 6 of 6.
-    var medium: Medium
-    /// Present in 6 of 6.
-    var small: Small
-    /// Present in 6 of 6.
-    var thumb: Thumb
-    /// Present in 6 of 6.
-    var large: Large
+    /// Present in 10 of 10.
+    var medium: Size
+    /// Present in 10 of 10.
+    var small: Size
+    /// Present in 10 of 10.
+    var thumb: Size
+    /// Present in 10 of 10.
+    var large: Size
 }
 
 @JSONModel
-struct Medium: Codable {
-    /// Present in 6 of 6.
+struct Size: Codable {
+    /// Present in 40 of 40.
     var w: Int
-    /// Present in 6 of 6.
+    /// Present in 40 of 40.
     var h: Int
-    /// Present in 6 of 6.
-    var resize: String
-}
-
-@JSONModel
-struct Small: Codable {
-    /// Present in 6 of 6.
-    var w: Int
-    /// Present in 6 of 6.
-    var h: Int
-    /// Present in 6 of 6.
-    var resize: String
-}
-
-@JSONModel
-struct Thumb: Codable {
-    /// Present in 6 of 6.
-    var w: Int
-    /// Present in 6 of 6.
-    var h: Int
-    /// Present in 6 of 6.
-    var resize: String
-}
-
-@JSONModel
-struct Large: Codable {
-    /// Present in 6 of 6.
-    var w: Int
-    /// Present in 6 of 6.
-    var h: Int
-    /// Present in 6 of 6.
+    /// Present in 40 of 40.
     var resize: String
 }
 
 @JSONModel
 struct RetweetedStatus: Codable {
     /// Present in 73 of 73.
-    var metadata: Metadata2
+    var metadata: Metadata
     /// Present in 73 of 73.
     var createdAt: String
     /// Present in 73 of 73.
@@ -361,7 +301,7 @@ struct RetweetedStatus: Codable {
     /// Present in 73 of 73, null in 70.
     var inReplyToScreenName: String?
     /// Present in 73 of 73.
-    var user: User2
+    var user: User
     /// Present in 73 of 73, always null: its type is unknown.
     var geo: JSONValue?
     /// Present in 73 of 73, always null: its type is unknown.
@@ -375,7 +315,7 @@ struct RetweetedStatus: Codable {
     /// Present in 73 of 73.
     var favoriteCount: Int
     /// Present in 73 of 73.
-    var entities: Entities4
+    var entities: Entities2
     /// Present in 73 of 73.
     var favorited: Bool
     /// Present in 73 of 73.
@@ -384,270 +324,6 @@ struct RetweetedStatus: Codable {
     var possiblySensitive: Bool?
     /// Present in 73 of 73.
     var lang: String
-}
-
-@JSONModel
-struct Metadata2: Codable {
-    /// Present in 73 of 73.
-    var resultType: String
-    /// Present in 73 of 73.
-    var isoLanguageCode: String
-}
-
-@JSONModel
-struct User2: Codable {
-    /// Present in 73 of 73.
-    var id: Int64
-    /// Present in 73 of 73.
-    var idStr: String
-    /// Present in 73 of 73.
-    var name: String
-    /// Present in 73 of 73.
-    var screenName: String
-    /// Present in 73 of 73.
-    var location: String
-    /// Present in 73 of 73.
-    var description: String
-    /// Present in 73 of 73, null in 66.
-    var url: URL?
-    /// Present in 73 of 73.
-    var entities: Entities3
-    /// Present in 73 of 73.
-    var protected: Bool
-    /// Present in 73 of 73.
-    var followersCount: Int
-    /// Present in 73 of 73.
-    var friendsCount: Int
-    /// Present in 73 of 73.
-    var listedCount: Int
-    /// Present in 73 of 73.
-    var createdAt: String
-    /// Present in 73 of 73.
-    var favouritesCount: Int
-    /// Present in 73 of 73, null in 62.
-    var utcOffset: Int?
-    /// Present in 73 of 73, null in 62.
-    var timeZone: String?
-    /// Present in 73 of 73.
-    var geoEnabled: Bool
-    /// Present in 73 of 73.
-    var verified: Bool
-    /// Present in 73 of 73.
-    var statusesCount: Int
-    /// Present in 73 of 73.
-    var lang: String
-    /// Present in 73 of 73.
-    var contributorsEnabled: Bool
-    /// Present in 73 of 73.
-    var isTranslator: Bool
-    /// Present in 73 of 73.
-    var isTranslationEnabled: Bool
-    /// Present in 73 of 73.
-    var profileBackgroundColor: String
-    /// Present in 73 of 73.
-    var profileBackgroundImageUrl: URL
-    /// Present in 73 of 73.
-    var profileBackgroundImageUrlHttps: URL
-    /// Present in 73 of 73.
-    var profileBackgroundTile: Bool
-    /// Present in 73 of 73.
-    var profileImageUrl: URL
-    /// Present in 73 of 73.
-    var profileImageUrlHttps: URL
-    /// Present in 71 of 73.
-    var profileBannerUrl: URL?
-    /// Present in 73 of 73.
-    var profileLinkColor: String
-    /// Present in 73 of 73.
-    var profileSidebarBorderColor: String
-    /// Present in 73 of 73.
-    var profileSidebarFillColor: String
-    /// Present in 73 of 73.
-    var profileTextColor: String
-    /// Present in 73 of 73.
-    var profileUseBackgroundImage: Bool
-    /// Present in 73 of 73.
-    var defaultProfile: Bool
-    /// Present in 73 of 73.
-    var defaultProfileImage: Bool
-    /// Present in 73 of 73.
-    var following: Bool
-    /// Present in 73 of 73.
-    var followRequestSent: Bool
-    /// Present in 73 of 73.
-    var notifications: Bool
-}
-
-@JSONModel
-struct Entities3: Codable {
-    /// Present in 73 of 73.
-    var description: Description2
-    /// Present in 7 of 73.
-    var url: Url6?
-}
-
-@JSONModel
-struct Description2: Codable {
-    /// Present in 73 of 73.
-    var urls: [Url5]
-}
-
-@JSONModel
-struct Url5: Codable {
-    /// Present in 4 of 4.
-    var url: URL
-    /// Present in 4 of 4.
-    var expandedUrl: URL
-    /// Present in 4 of 4.
-    var displayUrl: String
-    /// Present in 4 of 4.
-    var indices: [Int]
-}
-
-@JSONModel
-struct Url6: Codable {
-    /// Present in 7 of 7.
-    var urls: [Url7]
-}
-
-@JSONModel
-struct Url7: Codable {
-    /// Present in 7 of 7.
-    var url: URL
-    /// Present in 7 of 7.
-    var expandedUrl: URL
-    /// Present in 7 of 7.
-    var displayUrl: String
-    /// Present in 7 of 7.
-    var indices: [Int]
-}
-
-@JSONModel
-struct Entities4: Codable {
-    /// Present in 73 of 73.
-    var hashtags: [Hashtag2]
-    /// Present in 73 of 73.
-    var symbols: [JSONValue]
-    /// Present in 73 of 73.
-    var urls: [Url8]
-    /// Present in 73 of 73.
-    var userMentions: [UserMention2]
-    /// Present in 4 of 73.
-    var media: [Media2]?
-}
-
-@JSONModel
-struct Hashtag2: Codable {
-    /// Present in 2 of 2.
-    var text: String
-    /// Present in 2 of 2.
-    var indices: [Int]
-}
-
-@JSONModel
-struct Url8: Codable {
-    /// Present in 6 of 6.
-    var url: URL
-    /// Present in 6 of 6.
-    var expandedUrl: URL
-    /// Present in 6 of 6.
-    var displayUrl: String
-    /// Present in 6 of 6.
-    var indices: [Int]
-}
-
-@JSONModel
-struct UserMention2: Codable {
-    /// Present in 4 of 4.
-    var screenName: String
-    /// Present in 4 of 4.
-    var name: String
-    /// Present in 4 of 4.
-    var id: Int64
-    /// Present in 4 of 4.
-    var idStr: String
-    /// Present in 4 of 4.
-    var indices: [Int]
-}
-
-@JSONModel
-struct Media2: Codable {
-    /// Present in 4 of 4.
-    var id: Int64
-    /// Present in 4 of 4.
-    var idStr: String
-    /// Present in 4 of 4.
-    var indices: [Int]
-    /// Present in 4 of 4.
-    var mediaUrl: URL
-    /// Present in 4 of 4.
-    var mediaUrlHttps: URL
-    /// Present in 4 of 4.
-    var url: URL
-    /// Present in 4 of 4.
-    var displayUrl: String
-    /// Present in 4 of 4.
-    var expandedUrl: URL
-    /// Present in 4 of 4.
-    var type: String
-    /// Present in 4 of 4.
-    var sizes: Sizes2
-    /// Present in 1 of 4.
-    var sourceStatusId: Int64?
-    /// Present in 1 of 4.
-    var sourceStatusIdStr: String?
-}
-
-@JSONModel
-struct Sizes2: Codable {
-    /// Present in 4 of 4.
-    var medium: Medium2
-    /// Present in 4 of 4.
-    var small: Small2
-    /// Present in 4 of 4.
-    var thumb: Thumb2
-    /// Present in 4 of 4.
-    var large: Large2
-}
-
-@JSONModel
-struct Medium2: Codable {
-    /// Present in 4 of 4.
-    var w: Int
-    /// Present in 4 of 4.
-    var h: Int
-    /// Present in 4 of 4.
-    var resize: String
-}
-
-@JSONModel
-struct Small2: Codable {
-    /// Present in 4 of 4.
-    var w: Int
-    /// Present in 4 of 4.
-    var h: Int
-    /// Present in 4 of 4.
-    var resize: String
-}
-
-@JSONModel
-struct Thumb2: Codable {
-    /// Present in 4 of 4.
-    var w: Int
-    /// Present in 4 of 4.
-    var h: Int
-    /// Present in 4 of 4.
-    var resize: String
-}
-
-@JSONModel
-struct Large2: Codable {
-    /// Present in 4 of 4.
-    var w: Int
-    /// Present in 4 of 4.
-    var h: Int
-    /// Present in 4 of 4.
-    var resize: String
 }
 
 @JSONModel
