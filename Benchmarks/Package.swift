@@ -12,10 +12,18 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The corpora's models as `sluice models` writes them (links to the checked-in output),
+        // with the checksums the peers print too.
+        .target(
+            name: "FullModels",
+            dependencies: [.product(name: "SluiceMacros", package: "Sluice")],
+            path: "Sources/FullModels"
+        ),
         // A harness for callgrind over the suites' contenders (see Sources/Profile/main.swift).
         .executableTarget(
             name: "Profile",
             dependencies: [
+                "FullModels",
                 .product(name: "SluiceJSON", package: "Sluice"),
                 .product(name: "SluiceJSONAPI", package: "Sluice"),
                 .product(name: "SluiceMacros", package: "Sluice"),

@@ -315,3 +315,80 @@ struct DifferentialTests {
         )
     }
 }
+
+/// Nested arrays, vectors and maps of scalars (`TapePlainValue`) and maps of models, which the
+/// generated readers read straight from the tape: the same values as the general path, and
+/// wherever the plain read gives up, the general path's own error and coding path.
+@JSONModel
+struct PlainContainers: Codable, Equatable {
+    var rings: [[SIMD2<Double>]]
+    var box: SIMD4<Double>?
+    var grid: [[Int]]
+    var names: [String: String]
+    var scores: [String: [Int?]]
+    var tags: [String]?
+    var extra: [JSONValue]
+    var people: [String: PlainPerson]
+    var small: [Float]
+    var big: [Int64]
+}
+
+@JSONModel
+struct PlainPerson: Codable, Equatable {
+    var name: String
+    var age: Int
+}
+
+@Suite("@JSONModel: plain containers against the general path")
+struct PlainContainerDifferentialTests {
+    static let valid = #"""
+        {"rings": [[[1.5, -2.25], [3e2, 4]], []], "box": [0, 1.5, 2, 3.25], "grid": [[1, 2], [], [3]],
+         "names": {"7": "seven", "a\u00e9": "accent"}, "scores": {"x": [1, null, 3], "y": []},
+         "tags": null, "extra": [1, "two", {"three": [3]}, null], "people": {"1": {"name": "Ada", "age": 36}},
+         "small": [0.5, 1e-3], "big": [9007199254740993, -1]}
+        """#
+
+    /// `valid` with `replacement` put where `original` stands.
+    static func broken(_ original: String, _ replacement: String) -> String {
+        precondition(valid.contains(original), original)
+        return valid.replacingOccurrences(of: original, with: replacement)
+    }
+
+    static let cases: [String] = [
+        valid,
+        broken("[3e2, 4]", "[3e2, 4, 5]"),  // a vector too long
+        broken("[3e2, 4]", "[3e2]"),  // too short
+        broken("[3e2, 4]", #"[3e2, "4"]"#),  // a string in a vector
+        broken("[3e2, 4]", "[3e2, null]"),
+        broken("[3e2, 4]", "[1e400, 4]"),  // out of Double's range
+        broken("[[1, 2], [], [3]]", "[[1, 2.5], [], [3]]"),  // a fraction for an Int
+        broken("[[1, 2], [], [3]]", "[[1, 2], {}, [3]]"),
+        broken("[[1, 2], [], [3]]", "[[1, 2], [], [1e2]]"),  // an integer written with an exponent
+        broken(#""7": "seven""#, #""7": 7"#),
+        broken(#""7": "seven""#, #""7": "seven", "7": "again""#),  // a repeated map key
+        broken(#"[1, null, 3]"#, #"[1, null, 3.5]"#),
+        broken(#""tags": null"#, #""tags": ["a", 1]"#),
+        broken(#""age": 36"#, #""age": "36""#),  // a model in a map that fails
+        broken(#""age": 36"#, #""years": 36"#),
+        broken(#""people": {"1""#, #""people": {"1": null, "2""#),
+        broken("[0.5, 1e-3]", "[0.5, 1e300]"),  // beyond Float's range
+        broken("[9007199254740993, -1]", "[9223372036854775808]"),  // beyond Int64
+        broken(#""box": [0, 1.5, 2, 3.25]"#, #""box": null"#),
+        broken(#""names": {"7": "seven", "a\u00e9": "accent"}"#, #""names": []"#),
+    ]
+
+    @Test("the same value or the same error on both paths", arguments: cases.indices)
+    func samePlainOutcome(index: Int) {
+        DifferentialTests.expectSame(PlainContainers.self, Data(Self.cases[index].utf8))
+    }
+
+    @Test("the valid case decodes to what Foundation reads")
+    func matchesFoundation() throws {
+        let data = Data(Self.valid.utf8)
+        let sluice = try StreamingJSONDecoder().decode(PlainContainers.self, from: data)
+        #expect(sluice == (try JSONDecoder().decode(PlainContainers.self, from: data)))
+        #expect(sluice.rings[0][1] == SIMD2(300, 4))
+        #expect(sluice.big[0] == 9_007_199_254_740_993)
+        #expect(sluice.people["1"]?.name == "Ada")
+    }
+}

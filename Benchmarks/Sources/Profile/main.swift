@@ -8,9 +8,12 @@
 // (ARTICLES, default 2000);
 // jsonapi-document writes the generated document to standard output and exits;
 // {twitter,citm_catalog,canada}-{general,generated,foundation,tape} (corpora from SLUICE_CORPORA,
-// which scripts/profile.sh sets).
+// which scripts/profile.sh sets), with the suites' models, a subset of each corpus's fields;
+// {twitter,citm_catalog,canada}-full and -full-foundation: every field, in the models `sluice
+// models` writes (Sources/FullModels), ending in the checksum line the peers print.
 
 import Foundation
+import FullModels
 import SluiceJSON
 import SluiceJSONAPI
 
@@ -24,6 +27,13 @@ let articles = arguments.count > 3 ? Int(arguments[3]) ?? 2000 : 2000
 /// The JSON:API modes' threads: SLUICE_THREADS, or every core.
 let threads =
     ProcessInfo.processInfo.environment["SLUICE_THREADS"].flatMap(Int.init).map(Parallelism.workers) ?? .automatic
+
+/// The process's CPU time so far, in seconds.
+func processCPUTime() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
 
 /// Keeps a result alive; SLUICE_PRINT=1 prints it (the JSON:API modes' checksums, to compare
 /// with a peer's).
@@ -64,6 +74,10 @@ func run(_ mode: String, _ bytes: [UInt8]) async throws {
     case "canada-general": consume(try general.decode(Canada.self, from: bytes))
     case "canada-generated": consume(try StreamingJSONDecoder().decode(Canada.self, from: bytes))
     case "canada-foundation": consume(try JSONDecoder().decode(Canada.self, from: Data(bytes)))
+    case _ where mode.hasSuffix("-full"), _ where mode.hasSuffix("-full-foundation"):
+        let corpus = String(mode.prefix { $0 != "-" })
+        let line = try FullModels.decode(corpus, bytes, with: mode.hasSuffix("-foundation") ? .foundation : .sluice)
+        consume(line)
     case _ where mode.hasSuffix("-tape"): consume(try JSONParser.parse(bytes))
     case _ where mode.contains("-encode-"): try encode(mode)
     default:
@@ -155,7 +169,21 @@ let done = DispatchSemaphore(value: 0)
 nonisolated(unsafe) var failure: (any Error)?
 Task.detached {
     do {
-        for _ in 0..<repeats { try await run(mode, bytes) }
+        // SLUICE_TIMES=1: the CPU time of each run (clock_gettime of the process), and their
+        // median, on standard error: finer than timing whole processes, for runs of a few ms.
+        let timed = ProcessInfo.processInfo.environment["SLUICE_TIMES"] == "1"
+        var times: [Double] = []
+        for _ in 0..<repeats {
+            let start = processCPUTime()
+            try await run(mode, bytes)
+            if timed { times.append(processCPUTime() - start) }
+        }
+        if timed, !times.isEmpty {
+            let median = times.sorted()[times.count / 2]
+            FileHandle.standardError.write(
+                Data("\(mode) median \(String(format: "%.3f", median * 1000)) ms of \(times.count)\n".utf8)
+            )
+        }
     } catch {
         failure = error
     }

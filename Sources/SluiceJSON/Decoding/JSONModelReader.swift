@@ -129,9 +129,24 @@ public final class JSONModelMembers: Sendable {
     /// ``index(of:mode:)``, trying `guess` first under the exact mode: members mostly come in
     /// the order of the properties, or in the same order object after object, so the property
     /// after the last member's is checked with one comparison before the table is searched.
+    ///
+    /// Under the snake and kebab modes the guess is checked against the property's separated
+    /// spelling too (`created_at` for `createdAt`), when no spelling belongs to two properties
+    /// (`ambiguous`): then a member spelled either way stands for that property alone, as the
+    /// table search would find. Without it every member of a snake_case document (twitter.json)
+    /// missed the exact table and searched two tables.
     @inline(__always)
     package func index(of name: UnsafeRawBufferPointer, mode: GeneratedKeyMode, guess: Int) -> Int {
-        if mode == .exact && exact.isSpelling(of: guess, name) { return guess }
+        switch mode {
+        case .exact:
+            if exact.isSpelling(of: guess, name) { return guess }
+        case .snake:
+            if !ambiguous[1], snake.isSpelling(of: guess, name) || exact.isSpelling(of: guess, name) { return guess }
+        case .kebab:
+            if !ambiguous[2], kebab.isSpelling(of: guess, name) || exact.isSpelling(of: guess, name) { return guess }
+        case .loose:
+            break
+        }
         return index(of: name, mode: mode)
     }
 

@@ -9,6 +9,9 @@
 //! line Benchmarks/Peers/msgspec_peer.py prints (and, for the JSON:API modes,
 //! Benchmarks/msgspec_anchor.py).
 
+// The structs keep every field of the documents; the checksums read only some of them.
+#![allow(dead_code)]
+
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::process::exit;
@@ -364,7 +367,11 @@ mod citm {
         for performance in &document.performances {
             prices += performance.prices.len();
             amount += performance.prices.iter().map(|price| price.amount).sum::<i64>();
-            areas += performance.seat_categories.iter().map(|category| category.areas.len()).sum::<usize>();
+            areas += performance
+                .seat_categories
+                .iter()
+                .map(|category| category.areas.len())
+                .sum::<usize>();
             start += performance.start;
         }
         let names: usize = document.area_names.values().map(String::len).sum();
@@ -670,10 +677,18 @@ mod jsonapi {
                     formatter.write_str("a resource's key")
                 }
                 fn visit_str<E: de::Error>(self, key: &str) -> Result<FirstKey, E> {
-                    Ok(if key == "type" { FirstKey::Type } else { FirstKey::Other(key.to_owned()) })
+                    Ok(if key == "type" {
+                        FirstKey::Type
+                    } else {
+                        FirstKey::Other(key.to_owned())
+                    })
                 }
                 fn visit_string<E: de::Error>(self, key: String) -> Result<FirstKey, E> {
-                    Ok(if key == "type" { FirstKey::Type } else { FirstKey::Other(key) })
+                    Ok(if key == "type" {
+                        FirstKey::Type
+                    } else {
+                        FirstKey::Other(key)
+                    })
                 }
             }
             deserializer.deserialize_identifier(KeyVisitor)
@@ -721,8 +736,12 @@ mod jsonapi {
         }
     }
 
-    fn from_buffer(mut object: serde_json::Map<String, serde_json::Value>) -> Result<TagFirstResource, serde_json::Error> {
-        let tag = object.remove("type").ok_or_else(|| de::Error::missing_field("type"))?;
+    fn from_buffer(
+        mut object: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<TagFirstResource, serde_json::Error> {
+        let tag = object
+            .remove("type")
+            .ok_or_else(|| de::Error::missing_field("type"))?;
         let kind = Kind::deserialize(tag)?;
         let rest = serde_json::Value::Object(object);
         Ok(match kind {
@@ -733,8 +752,8 @@ mod jsonapi {
 
     /// msgspec_anchor.py's decode_and_link after the decode: the same lookups, through maps keyed
     /// by id per resource type (the anchor's `people` and `comments` dictionaries and its
-    /// `article_ids` set), borrowing the decoded strings. Returns its checksum line.
-    pub fn link<R: Resource>(document: &Document<R>) -> String {
+    /// `article_ids` set), borrowing the decoded strings. Returns its checksum.
+    pub fn link<R: Resource>(document: &Document<R>) -> Checksum {
         let mut people: HashMap<&str, &PersonAttributes> = HashMap::new();
         let mut comments: HashMap<&str, &Comment> = HashMap::new();
         for resource in &document.included {
@@ -758,7 +777,11 @@ mod jsonapi {
                 }
             }
             for identifier in &article.relationships.comments.data {
-                let comment = if identifier.kind == "comments" { comments.get(identifier.id.as_str()) } else { None };
+                let comment = if identifier.kind == "comments" {
+                    comments.get(identifier.id.as_str())
+                } else {
+                    None
+                };
                 let Some(comment) = comment else { continue };
                 resolved += 1;
                 likes += comment.attributes.likes;
@@ -776,21 +799,54 @@ mod jsonapi {
                 }
             }
         }
-        format!(
-            "articles {}, views {}, author name bytes {}, comments {}, likes {}, comment authors {}, subjects {}",
-            articles, views, name_bytes, resolved, likes, comment_authors, subjects
-        )
+        Checksum {
+            articles,
+            views,
+            name_bytes,
+            resolved,
+            likes,
+            comment_authors,
+            subjects,
+        }
+    }
+
+    /// decode_and_link's tuple: articles, views, author name bytes, resolved comments, comment
+    /// likes, comment authors found, subjects found.
+    pub struct Checksum {
+        articles: u64,
+        views: i64,
+        name_bytes: usize,
+        resolved: u64,
+        likes: i64,
+        comment_authors: u64,
+        subjects: u64,
+    }
+
+    impl Checksum {
+        /// The line msgspec_anchor.py prints.
+        pub fn line(&self) -> String {
+            format!(
+                "articles {}, views {}, author name bytes {}, comments {}, likes {}, comment authors {}, subjects {}",
+                self.articles,
+                self.views,
+                self.name_bytes,
+                self.resolved,
+                self.likes,
+                self.comment_authors,
+                self.subjects
+            )
+        }
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 
-/// Decodes `bytes` `runs` times, each result alive until the next decode starts, and returns the
-/// checksum line of the last one. `each` is the work done on every result (the JSON:API modes
-/// link every document, as msgspec_anchor.py does); the line is what it returns for the last.
-fn repeat<T: DeserializeOwned>(bytes: &[u8], runs: u64, each: impl Fn(&T) -> String) -> String {
+/// Decodes `bytes` `runs` times, each result alive until the next decode starts, and does `each`
+/// to every result (the JSON:API modes link every document, as msgspec_anchor.py does); returns
+/// what `each` gave for the last.
+fn repeat<T: DeserializeOwned, C>(bytes: &[u8], runs: u64, each: impl Fn(&T) -> C) -> C {
     let mut last: Option<T> = None;
-    let mut line = String::new();
+    let mut outcome = None;
     for _ in 0..runs {
         drop(last.take());
         let decoded: T = match serde_json::from_slice(bytes) {
@@ -800,10 +856,10 @@ fn repeat<T: DeserializeOwned>(bytes: &[u8], runs: u64, each: impl Fn(&T) -> Str
                 exit(1)
             }
         };
-        line = each(&decoded);
+        outcome = Some(each(&decoded));
         last = Some(decoded);
     }
-    line
+    outcome.expect("at least one run")
 }
 
 fn main() {
@@ -811,6 +867,11 @@ fn main() {
     let usage = "usage: serde_peer twitter|citm_catalog|canada|jsonapi|jsonapi-tagfirst FILE N";
     if arguments.len() != 4 {
         eprintln!("{usage}");
+        exit(2);
+    }
+    let mode = arguments[1].as_str();
+    if !["twitter", "citm_catalog", "canada", "jsonapi", "jsonapi-tagfirst"].contains(&mode) {
+        eprintln!("serde_peer: unknown mode {mode}\n{usage}");
         exit(2);
     }
     let runs: u64 = match arguments[3].parse() {
@@ -827,22 +888,21 @@ fn main() {
             exit(1)
         }
     };
-    // The checksum needs the last result only; the other modes' per-run work is the decode alone.
-    let line = match arguments[1].as_str() {
+    // The corpora: a decode per run, the checksum of the last result. JSON:API: a decode and the
+    // linking per run, as msgspec_anchor.py times them, and the line of the last.
+    let line = match mode {
         "twitter" => last_only(&bytes, runs, twitter::checksum),
         "citm_catalog" => last_only(&bytes, runs, citm::checksum),
         "canada" => last_only(&bytes, runs, canada::checksum),
-        "jsonapi" => repeat(&bytes, runs, jsonapi::link::<jsonapi::TaggedResource>),
-        "jsonapi-tagfirst" => repeat(&bytes, runs, jsonapi::link::<jsonapi::TagFirstResource>),
-        other => {
-            eprintln!("serde_peer: unknown mode {other}\n{usage}");
-            exit(2)
-        }
+        "jsonapi" => repeat(&bytes, runs, jsonapi::link::<jsonapi::TaggedResource>).line(),
+        "jsonapi-tagfirst" => repeat(&bytes, runs, jsonapi::link::<jsonapi::TagFirstResource>).line(),
+        _ => unreachable!("modes are checked above"),
     };
     println!("{line}");
 }
 
-/// `repeat` for the corpora: decode only, then the checksum of the last result.
+/// Decodes `bytes` `runs` times, each result alive until the next decode starts, and returns
+/// the checksum line of the last result.
 fn last_only<T: DeserializeOwned>(bytes: &[u8], runs: u64, checksum: fn(&T) -> String) -> String {
     let mut last: Option<T> = None;
     for _ in 0..runs {

@@ -1,0 +1,1 @@
+../../../Tests/SluiceModelsTests/Generated/CanadaModels.swift

@@ -1,0 +1,1 @@
+../../../Tests/SluiceModelsTests/Generated/TwitterModels.swift

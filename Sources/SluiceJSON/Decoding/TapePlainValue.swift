@@ -1,0 +1,277 @@
+// Nested arrays, vectors and maps of scalars, read by generated readers straight from the tape.
+//
+// Why: a property such as `coordinates: [[SIMD2<Double>]]` (canada.json's 55 563 points) or
+// `topicSubTopics: [String: [Int]]` went through the general path: a nested decoder per array,
+// an unkeyed container per point, Codable's `SIMD2.init(from:)` unspecialized, each number
+// converted through a witness call. Here the whole type is known where the generated initializer
+// calls the reader, so the read is specialized for it: a loop over the tape's tokens per level,
+// each number converted where it lies, the vector built inline.
+//
+// The plain read only ever succeeds on the plain case: every value of the kind the type reads,
+// numbers that convert exactly as the scalar readers convert them, vectors of exactly their
+// length, maps without a repeated key. On anything else it gives up (`nil`) and the general path
+// reads the member from the start, which returns the same value or throws its usual error with
+// its usual coding path; so the two paths cannot disagree.
+
+/// A value a generated reader can read straight from the tape when it is in its plain form:
+/// scalars, and optionals, arrays, `[String: Value]` maps and `SIMD2`...`SIMD4` vectors of such
+/// values. Not for use by hand.
+@_documentation(visibility: internal)
+public protocol TapePlainValue {
+    /// The value `value` holds in plain form, or `nil` for the general path to read.
+    static func plainValue(_ value: JSONTape.Value) -> Self?
+}
+
+extension JSONModelReader {
+    /// Reads the required property `field`, a nested array, vector or map of scalars: straight
+    /// from the tape when the member is plain (see `TapePlainValue`), else as the general path
+    /// reads it. Inlinable, so that each initializer gets the read specialized for its type.
+    @inlinable
+    public func decode<T: TapePlainValue & Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
+        guard let member = member(field) else { throw missing(field) }
+        if !context.hasTypeHooks, let plain = T.plainValue(member) { return plain }
+        return try read(type, from: member, field: field)
+    }
+
+    /// Reads the optional property `field` (see ``decode(_:at:)``): `nil` when the object has no
+    /// member for it or the member is `null`.
+    @inlinable
+    public func decodeIfPresent<T: TapePlainValue & Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
+        guard let member = member(field), !member.isNull else { return nil }
+        if !context.hasTypeHooks, let plain = T.plainValue(member) { return plain }
+        return try read(type, from: member, field: field)
+    }
+}
+
+extension JSONModelReader {
+    /// Reads the required property `field`, a map of a `@JSONModel` type (citm_catalog's
+    /// `events`): each value read by its type's generated reader, specialized here. A failure
+    /// anywhere reads the member again by the general path, for its error and coding path.
+    @inlinable
+    public func decode<T: JSONModelDecodable>(
+        _ type: [String: T].Type = [String: T].self,
+        at field: Int
+    ) throws -> [String: T] {
+        guard let member = member(field) else { throw missing(field) }
+        return try readModelMap(T.self, from: member, field: field)
+    }
+
+    /// Reads the optional property `field`, a map of a `@JSONModel` type.
+    @inlinable
+    public func decodeIfPresent<T: JSONModelDecodable>(
+        _ type: [String: T].Type = [String: T].self,
+        at field: Int
+    ) throws -> [String: T]? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try readModelMap(T.self, from: member, field: field)
+    }
+
+    @inlinable
+    func readModelMap<T: JSONModelDecodable>(
+        _ type: T.Type,
+        from member: JSONTape.Value,
+        field: Int
+    ) throws -> [String: T] {
+        guard !context.hasTypeHooks, member.kind == .objectStart else {
+            return try read([String: T].self, from: member, field: field)
+        }
+        let tape = member.tape
+        let context = context
+        var result: [String: T] = [:]
+        result.reserveCapacity(member.count)
+        var cursor = member.index + 1
+        let end = member.endIndex - 1
+        while cursor < end {
+            let key = tape.text(of: tape[cursor])
+            guard let valueEnd = tape.endOfValue(at: cursor + 1),
+                let model = try? T(from: JSONTape.Value(tape, from: cursor + 1, to: valueEnd), context: context),
+                result.updateValue(model, forKey: key) == nil
+            else {
+                return try read([String: T].self, from: member, field: field)
+            }
+            cursor = valueEnd
+        }
+        return result
+    }
+}
+
+// MARK: Scalars: each converts its token as the scalar readers do, or gives up.
+
+extension Double: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> Double? { TapePlainScalars.double(value) }
+}
+
+extension Float: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> Float? { TapePlainScalars.float(value) }
+}
+
+extension Int: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> Int? { TapePlainScalars.integer(value, as: Int.self) }
+}
+
+extension Int64: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> Int64? { TapePlainScalars.integer(value, as: Int64.self) }
+}
+
+extension Int32: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> Int32? { TapePlainScalars.integer(value, as: Int32.self) }
+}
+
+extension UInt64: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> UInt64? {
+        TapePlainScalars.integer(value, as: UInt64.self)
+    }
+}
+
+extension String: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> String? {
+        value.kind == .string ? value.tape.text(of: value.token) : nil
+    }
+}
+
+extension Bool: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> Bool? {
+        switch value.kind {
+        case .true: return true
+        case .false: return false
+        default: return nil
+        }
+    }
+}
+
+extension JSONValue: TapePlainValue {
+    /// The value as `JSONValue(from:context:)` reads it for the general path.
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> JSONValue? { try? value.jsonValue() }
+}
+
+/// The number conversions of the plain reads, out of line: the same functions the scalar readers
+/// call, with any failure (not a number, out of range, a fraction for an integer) a give-up.
+@usableFromInline
+enum TapePlainScalars {
+    @usableFromInline
+    static func double(_ value: JSONTape.Value) -> Double? {
+        let token = value.token
+        guard token.kind == .number else { return nil }
+        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.double(text) }
+    }
+
+    @usableFromInline
+    static func float(_ value: JSONTape.Value) -> Float? {
+        guard value.kind == .number else { return nil }
+        return try? TapeDecoder.decodeFloat(value)
+    }
+
+    @usableFromInline
+    static func integer<T: FixedWidthInteger>(_ value: JSONTape.Value, as type: T.Type) -> T? {
+        let token = value.token
+        guard token.kind == .number else { return nil }
+        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.integer(text, as: T.self) }
+    }
+}
+
+// MARK: Containers of plain values
+
+extension Optional: TapePlainValue where Wrapped: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> Wrapped?? {
+        if value.isNull { return .some(nil) }
+        return Wrapped.plainValue(value).map { .some($0) }
+    }
+}
+
+extension Array: TapePlainValue where Element: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> [Element]? {
+        guard value.kind == .arrayStart else { return nil }
+        let tape = value.tape
+        let count = value.count
+        var elements: [Element] = []
+        elements.reserveCapacity(count)
+        var cursor = value.index + 1
+        while elements.count < count {
+            guard let end = tape.endOfValue(at: cursor) else { return nil }
+            guard let element = Element.plainValue(JSONTape.Value(tape, from: cursor, to: end)) else { return nil }
+            elements.append(element)
+            cursor = end
+        }
+        return elements
+    }
+}
+
+extension Dictionary: TapePlainValue where Key == String, Value: TapePlainValue {
+    /// The members with their keys as written (no key strategy applies to a dictionary's keys,
+    /// as in Foundation); a key given twice gives up, for the general path to decide.
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> [String: Value]? {
+        guard value.kind == .objectStart else { return nil }
+        let tape = value.tape
+        var result: [String: Value] = [:]
+        result.reserveCapacity(value.count)
+        var cursor = value.index + 1
+        let end = value.endIndex - 1
+        while cursor < end {
+            let key = tape.text(of: tape[cursor])
+            guard let valueEnd = tape.endOfValue(at: cursor + 1),
+                let member = Value.plainValue(JSONTape.Value(tape, from: cursor + 1, to: valueEnd)),
+                result.updateValue(member, forKey: key) == nil
+            else { return nil }
+            cursor = valueEnd
+        }
+        return result
+    }
+}
+
+/// The elements of a vector of `count` scalars, or `nil` unless `value` is an array of exactly
+/// that many plain scalars.
+@inlinable
+func tapeVectorElements<Scalar: TapePlainValue>(
+    _ value: JSONTape.Value,
+    count: Int,
+    as type: Scalar.Type,
+    _ body: (Int, Scalar) -> Void
+) -> Bool {
+    guard value.kind == .arrayStart, value.count == count else { return false }
+    let tape = value.tape
+    var cursor = value.index + 1
+    for index in 0..<count {
+        guard let end = tape.endOfValue(at: cursor),
+            let scalar = Scalar.plainValue(JSONTape.Value(tape, from: cursor, to: end))
+        else { return false }
+        body(index, scalar)
+        cursor = end
+    }
+    return true
+}
+
+extension SIMD2: TapePlainValue where Scalar: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> SIMD2<Scalar>? {
+        var vector = SIMD2<Scalar>()
+        return tapeVectorElements(value, count: 2, as: Scalar.self) { vector[$0] = $1 } ? vector : nil
+    }
+}
+
+extension SIMD3: TapePlainValue where Scalar: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> SIMD3<Scalar>? {
+        var vector = SIMD3<Scalar>()
+        return tapeVectorElements(value, count: 3, as: Scalar.self) { vector[$0] = $1 } ? vector : nil
+    }
+}
+
+extension SIMD4: TapePlainValue where Scalar: TapePlainValue {
+    @inlinable
+    public static func plainValue(_ value: JSONTape.Value) -> SIMD4<Scalar>? {
+        var vector = SIMD4<Scalar>()
+        return tapeVectorElements(value, count: 4, as: Scalar.self) { vector[$0] = $1 } ? vector : nil
+    }
+}
