@@ -39,9 +39,12 @@ public struct GeneratedModels: Sendable {
 extension ModelSampler {
     /// The Swift models for what was read: one `@JSONModel` `Resource` per resource type for
     /// JSON:API samples (with a struct for each type only linked to), else a struct for the root
-    /// object or the root array's elements, and one per nested object shape.
+    /// object or the root array's elements, and one per nested object structure: shapes met at
+    /// several places with the same members, each of the same kinds, become one type (its
+    /// properties optional where any place lacked them).
     ///
-    /// - Parameter rootName: The plain JSON root's type name (`Root` when `nil`).
+    /// - Parameters:
+    ///   - rootName: The plain JSON root's type name (`Root` when `nil`).
     ///   - urls: How strings that are all absolute URLs are typed: `String` (the default) or `URL`.
     public func models(rootName: String? = nil, urls: GeneratedModels.URLProperties = .string) -> GeneratedModels {
         var writer = SwiftModelWriter(strategy: SwiftModelWriter.detectStrategy(self), urls: urls)
