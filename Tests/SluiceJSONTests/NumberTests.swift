@@ -57,6 +57,22 @@ struct NumberTests {
         #expect(error.message == "The number 1e999999999999 does not fit in Int.")
     }
 
+    @Test("the one-pass path for up to 18 digits agrees with the general one at its edges, for every width")
+    func plainIntegerEdges() throws {
+        // 18 digits take the one pass, 19 the general path: both sides of the border, signed.
+        for text in ["999999999999999999", "-999999999999999999", "1000000000000000000", "-1000000000000000000"] {
+            #expect(try number(text).integer(as: Int64.self) == Int64(text)!)
+            #expect(try number(text).double() == Double(text)!)
+        }
+        #expect(try number("4294967295").integer(as: UInt32.self) == .max)
+        #expect(throws: JSONError.self) { try number("4294967296").integer(as: UInt32.self) }
+        #expect(try number("-2147483648").integer(as: Int32.self) == .min)
+        let error = try #require(throws: JSONError.self) { try number("-2147483649").integer(as: Int32.self) }
+        #expect(error.message == "The number -2147483649 does not fit in Int32.")
+        #expect(throws: JSONError.self) { try number("-7").integer(as: UInt8.self) }
+        #expect(try number("-0").integer(as: Int8.self) == 0)
+    }
+
     @Test("a fraction is never truncated into an integer")
     func fraction() throws {
         let error = try #require(throws: JSONError.self) { try number("1.5").integer(as: Int.self) }

@@ -132,6 +132,13 @@ enum JSONNumberText {
 
     /// The number as an integer of type `T`, exactly. `1e2` and `10.0` are integers; `1.5` is not.
     static func integer<T: FixedWidthInteger>(_ text: UnsafeRawBufferPointer, as type: T.Type) throws(Failure) -> T {
+        // The common case in one pass: a minus at most and up to 18 digits, nothing else (ids,
+        // counts, timestamps). Below 10^18 no step can overflow an Int64, and the tape holds only
+        // valid JSON numbers, so there is no leading zero to mind. Anything else takes `split`.
+        if let plain = plainInteger(text) {
+            guard let value = T(exactly: plain) else { throw .outOfRange }
+            return value
+        }
         let parts = split(text)
         // Trailing zeros of the significant digits move into the scale, so `1500e-2` and `15.00`
         // both become 15 × 10^0 and only a true fraction is refused.
@@ -149,6 +156,24 @@ enum JSONNumberText {
             return try signed(magnitude(parts, used: used, scale: scale, in: text, as: UInt64.self), parts.negative)
         }
         return try signed(magnitude(parts, used: used, scale: scale, in: text, as: UInt128.self), parts.negative)
+    }
+
+    /// The value of `text` when it is an optional minus and 1 to 18 digits; `nil` otherwise.
+    @inline(__always)
+    static func plainInteger(_ text: UnsafeRawBufferPointer) -> Int64? {
+        guard let base = text.baseAddress, text.count > 0 else { return nil }
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        let negative = bytes[0] == minus
+        var index = negative ? 1 : 0
+        guard text.count - index <= 18, index < text.count else { return nil }
+        var magnitude: Int64 = 0
+        while index < text.count {
+            let digit = bytes[index] &- zero
+            guard digit <= 9 else { return nil }
+            magnitude = magnitude &* 10 &+ Int64(digit)
+            index += 1
+        }
+        return negative ? 0 - magnitude : magnitude
     }
 
     /// The first `used` significant digits times 10^`scale`, or `outOfRange`.
