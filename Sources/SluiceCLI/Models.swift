@@ -57,12 +57,18 @@ struct Models: AsyncParsableCommand {
     @Option(help: "The type name of a plain JSON root. Default: from the first sample's file name.")
     var name: String?
 
-    @Option(help: "How strings that are absolute URLs in every sample are typed: string (the default) or url.")
-    var urls: URLTyping = .string
+    @Option(
+        help: "How strings that are absolute URLs in every sample are typed: string (the default) or url.",
+        transform: Self.urlProperties
+    )
+    var urls: GeneratedModels.URLProperties = .string
 
-    /// `--urls`.
-    enum URLTyping: String, ExpressibleByArgument, CaseIterable {
-        case string, url
+    /// `--urls`, read by the library's own cases' names.
+    static func urlProperties(_ text: String) throws -> GeneratedModels.URLProperties {
+        guard let value = GeneratedModels.URLProperties(rawValue: text) else {
+            throw ValidationError("--urls takes string or url, not '\(text)'.")
+        }
+        return value
     }
 
     @OptionGroup var jobs: JobsOption
@@ -91,7 +97,7 @@ struct Models: AsyncParsableCommand {
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
         let models = sampler.models(
             rootName: name ?? Self.rootName(of: files.first),
-            urls: urls == .url ? .url : .string
+            urls: urls
         )
         guard let output else {
             try Terminal.standardOutput.write(models.source)

@@ -19,30 +19,30 @@ public enum FullModels {
     /// `contender`, as the models' header says to, and returns the checksum line.
     public static func decode(_ corpus: String, _ bytes: [UInt8], with contender: Contender) throws -> String {
         switch corpus {
-        case "twitter":
-            let sluice = StreamingJSONDecoder()
-            sluice.keyDecodingStrategy = .convertFromSnakeCase
-            let foundation = JSONDecoder()
-            foundation.keyDecodingStrategy = .convertFromSnakeCase
-            let value =
-                contender == .sluice
-                ? try sluice.decode(Twitter.self, from: bytes)
-                : try foundation.decode(Twitter.self, from: Data(bytes))
-            return checksum(value)
-        case "citm_catalog":
-            let value =
-                contender == .sluice
-                ? try StreamingJSONDecoder().decode(CitmCatalog.self, from: bytes)
-                : try JSONDecoder().decode(CitmCatalog.self, from: Data(bytes))
-            return checksum(value)
-        case "canada":
-            let value =
-                contender == .sluice
-                ? try StreamingJSONDecoder().decode(Canada.self, from: bytes)
-                : try JSONDecoder().decode(Canada.self, from: Data(bytes))
-            return checksum(value)
-        default:
-            throw CocoaError(.featureUnsupported)
+        case "twitter": checksum(try decode(Twitter.self, bytes, with: contender, snakeCase: true))
+        case "citm_catalog": checksum(try decode(CitmCatalog.self, bytes, with: contender))
+        case "canada": checksum(try decode(Canada.self, bytes, with: contender))
+        default: throw CocoaError(.featureUnsupported)
+        }
+    }
+
+    /// `bytes` as a `T`, by `contender`; under `.convertFromSnakeCase` when `snakeCase` (the key
+    /// strategy the models' header names).
+    static func decode<T: Decodable>(
+        _ type: T.Type,
+        _ bytes: [UInt8],
+        with contender: Contender,
+        snakeCase: Bool = false
+    ) throws -> T {
+        switch contender {
+        case .sluice:
+            let decoder = StreamingJSONDecoder()
+            if snakeCase { decoder.keyDecodingStrategy = .convertFromSnakeCase }
+            return try decoder.decode(type, from: bytes)
+        case .foundation:
+            let decoder = JSONDecoder()
+            if snakeCase { decoder.keyDecodingStrategy = .convertFromSnakeCase }
+            return try decoder.decode(type, from: Data(bytes))
         }
     }
 

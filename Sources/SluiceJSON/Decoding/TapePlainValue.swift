@@ -72,27 +72,36 @@ extension JSONModelReader {
         from member: JSONTape.Value,
         field: Int
     ) throws -> [String: T] {
-        guard !context.hasTypeHooks, member.kind == .objectStart else {
-            return try read([String: T].self, from: member, field: field)
-        }
-        let tape = member.tape
         let context = context
-        var result: [String: T] = [:]
-        result.reserveCapacity(member.count)
-        var cursor = member.index + 1
-        let end = member.endIndex - 1
-        while cursor < end {
-            let key = tape.text(of: tape[cursor])
-            guard let valueEnd = tape.endOfValue(at: cursor + 1),
-                let model = try? T(from: JSONTape.Value(tape, from: cursor + 1, to: valueEnd), context: context),
-                result.updateValue(model, forKey: key) == nil
-            else {
-                return try read([String: T].self, from: member, field: field)
-            }
-            cursor = valueEnd
+        if !context.hasTypeHooks,
+            let map = tapeMap(member, { try? T(from: $0, context: context) })
+        {
+            return map
         }
-        return result
+        return try read([String: T].self, from: member, field: field)
     }
+}
+
+/// The members of `object` as a dictionary keyed as written (no key strategy applies to a
+/// dictionary's keys, as in Foundation), each value read by `read`; `nil` unless `object` is an
+/// object, every `read` gives a value and no key repeats, for the general path to decide then.
+@inlinable
+func tapeMap<Value>(_ object: JSONTape.Value, _ read: (JSONTape.Value) -> Value?) -> [String: Value]? {
+    guard object.kind == .objectStart else { return nil }
+    let tape = object.tape
+    var result: [String: Value] = [:]
+    result.reserveCapacity(object.count)
+    var cursor = object.index + 1
+    let end = object.endIndex - 1
+    while cursor < end {
+        let key = tape.text(of: tape[cursor])
+        guard let valueEnd = tape.endOfValue(at: cursor + 1),
+            let value = read(JSONTape.Value(tape, from: cursor + 1, to: valueEnd)),
+            result.updateValue(value, forKey: key) == nil
+        else { return nil }
+        cursor = valueEnd
+    }
+    return result
 }
 
 // MARK: Scalars: each converts its token as the scalar readers do, or gives up.
@@ -208,25 +217,10 @@ extension Array: TapePlainValue where Element: TapePlainValue {
 }
 
 extension Dictionary: TapePlainValue where Key == String, Value: TapePlainValue {
-    /// The members with their keys as written (no key strategy applies to a dictionary's keys,
-    /// as in Foundation); a key given twice gives up, for the general path to decide.
+    /// The members with their keys as written; a key given twice gives up (see `tapeMap`).
     @inlinable
     public static func plainValue(_ value: JSONTape.Value) -> [String: Value]? {
-        guard value.kind == .objectStart else { return nil }
-        let tape = value.tape
-        var result: [String: Value] = [:]
-        result.reserveCapacity(value.count)
-        var cursor = value.index + 1
-        let end = value.endIndex - 1
-        while cursor < end {
-            let key = tape.text(of: tape[cursor])
-            guard let valueEnd = tape.endOfValue(at: cursor + 1),
-                let member = Value.plainValue(JSONTape.Value(tape, from: cursor + 1, to: valueEnd)),
-                result.updateValue(member, forKey: key) == nil
-            else { return nil }
-            cursor = valueEnd
-        }
-        return result
+        tapeMap(value, Value.plainValue)
     }
 }
 

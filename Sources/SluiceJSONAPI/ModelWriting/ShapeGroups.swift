@@ -105,13 +105,20 @@ final class ShapeGroups {
     private func structure(of object: ObjectShape) -> String {
         let id = ObjectIdentifier(object)
         if let known = structures[id] { return known.structure }
-        if object.looksLikeMap { return "map(" + structure(of: object.mergedValues) + ")" }
-        let members = object.members.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
-        var text = "{"
-        for member in members {
-            text += member.name.debugDescription + ":" + structure(of: member.shape) + ","
+        var text: String
+        if object.looksLikeMap {
+            // Memoized too: the merged values are made anew (allocated) on every ask.
+            text = "map(" + structure(of: object.mergedValues) + ")"
+        } else {
+            let members = object.members.sorted {
+                Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
+            }
+            text = "{"
+            for member in members {
+                text += member.name.debugDescription + ":" + structure(of: member.shape) + ","
+            }
+            text += "}"
         }
-        text += "}"
         structures[id] = (object, text)
         return text
     }

@@ -18,7 +18,7 @@ public struct GeneratedModels: Sendable {
     public let keyStrategy: JSONKeyStrategy
 
     /// How the models type strings that were absolute URLs in every sample.
-    public enum URLProperties: Sendable, Hashable {
+    public enum URLProperties: String, Sendable, Hashable, CaseIterable {
         /// As `String`: the default. Reading a `URL` parses it (Foundation's parser, about as
         /// long as reading the rest of a small object), and a value the parser refuses fails the
         /// whole decode; a `String` is read as it is and turned into a `URL` where it is used.
