@@ -94,10 +94,10 @@ static int on_number(void *context, const char *text, size_t length) {
     if (h->muted) return 1;
     const intptr_t start = begin_token(h);
     tape_writer w = load_writer(h);
-    if (start >= 0 && (intptr_t)length <= h->max_token_bytes && has_room(&w, length)) {
+    if (start >= 0 && (intptr_t)length <= h->max_token_bytes && has_room(&w, length + SLUICE_NUMBER_TRAILER_SIZE)) {
         const uint8_t first = h->chunk[start - h->chunk_base];
         if (first == '-' || (first >= '0' && first <= '9')) {
-            const int64_t offset = append_text(&w, text, length);
+            const int64_t offset = append_number(&w, text, length);
             append_token(&w, kind_number, true, (uint32_t)length, offset, start);
             end_value(&w, token_end(h));
             store_writer(h, &w);
@@ -268,4 +268,17 @@ intptr_t sluice_check_utf8(const uint8_t *bytes, intptr_t count, bool *is_ascii)
     }
     *is_ascii = ascii;
     return -1;
+}
+
+void sluice_number_trailer(const uint8_t *text, size_t length, uint8_t *out) {
+    sluice_number_digits digits;
+    // The text is a whole number that yajl or a builder has checked, so reaching its end is its end.
+    if (length == 0 || read_number(text, 0, (intptr_t)length, &digits) != (intptr_t)length) {
+        digits = (sluice_number_digits){0, 0, 0, 0};
+    }
+    memcpy(out, &digits, SLUICE_NUMBER_TRAILER_SIZE);
+}
+
+double sluice_decimal_to_double(uint64_t significand, int32_t scale) {
+    return decimal_to_double(significand, scale);
 }

@@ -213,59 +213,11 @@ static size_t decode_string(const uint8_t *content, intptr_t length, uint8_t *ta
     return written;
 }
 
-/// The index just past the number that starts at `base[index]`, or -1 when it is ill-formed or
-/// its end is not in the chunk (a number ends at the first byte that cannot continue it, as in
-/// yajl, which reports what follows as the next token).
-/// The first byte at or after `at` that is not a digit, or `end`: eight bytes at a time while
-/// all eight are digits (0x30-0x39: each byte's high nibble is 3, and stays 3 when 6 is added;
-/// no carry crosses bytes then, since every byte is below 0x40), then byte by byte. Why:
-/// serializers write doubles with 15 to 17 digits (canada.json's 111 000 coordinates), which a
-/// byte loop stepped over one comparison pair at a time.
-static inline intptr_t skip_digits(const uint8_t *base, intptr_t at, intptr_t end) {
-    while (at + 8 <= end) {
-        uint64_t word;
-        memcpy(&word, base + at, 8);
-        const uint64_t high = word & 0xF0F0F0F0F0F0F0F0ull;
-        const uint64_t shifted = (word + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull;
-        if (high != 0x3030303030303030ull || shifted != 0x3030303030303030ull) break;
-        at += 8;
-    }
-    while (at < end && is_digit(base[at])) at += 1;
-    return at;
-}
-
-static inline intptr_t scan_number(const uint8_t *base, intptr_t index, intptr_t end) {
-    intptr_t at = index;
-    if (base[at] == '-' && ++at >= end) return -1;
-    if (base[at] == '0') {
-        at += 1;
-    } else if (base[at] >= '1' && base[at] <= '9') {
-        at = skip_digits(base, at + 1, end);
-    } else {
-        return -1;
-    }
-    if (at >= end) return -1;
-    if (base[at] == '.') {
-        at += 1;
-        if (at >= end || !is_digit(base[at])) return -1;
-        at = skip_digits(base, at + 1, end);
-        if (at >= end) return -1;
-    }
-    if (base[at] == 'e' || base[at] == 'E') {
-        at += 1;
-        if (at < end && (base[at] == '+' || base[at] == '-')) at += 1;
-        if (at >= end || !is_digit(base[at])) return -1;
-        do at += 1;
-        while (at < end && is_digit(base[at]));
-        if (at >= end) return -1;
-    }
-    return at;
-}
-
 /// How many bytes of input the tape has room for, read into tokens and text: one token a byte at
 /// most, and a sixteen-byte move's spare bytes.
 static inline intptr_t room_for(intptr_t tokens, intptr_t bytes) {
-    const intptr_t text = bytes - 16;
+    // A byte of input may be a whole number token, whose text has a trailer after it.
+    const intptr_t text = (bytes - 16) / (1 + SLUICE_NUMBER_TRAILER_SIZE);
     const intptr_t room = tokens < text ? tokens : text;
     return room > 0 ? room : 0;
 }
@@ -532,14 +484,17 @@ value: {
         write_token(token, byte == 't' ? kind_true : byte == 'f' ? kind_false : kind_null, false, 0, SLUICE_COLUMN(), lines.line_number, 0, start);
         at += length;
     } else if (byte == '-' || is_digit(byte)) {
-        const intptr_t next = scan_number(base, at - base, limit - base);
-        if (next < 0) goto stop;
+        // A number that reaches the chunk's end may go on in the next one: yajl takes it.
+        sluice_number_digits digits;
+        const intptr_t next = read_number(base, at - base, limit - base, &digits);
+        if (next < 0 || next == limit - base) goto stop;
         const intptr_t length = next - (at - base);
         if (length > max_token_bytes) goto stop;
-        SLUICE_CHECK_ROOM(at + length, length);
+        SLUICE_CHECK_ROOM(at + length, length + SLUICE_NUMBER_TRAILER_SIZE);
         copy_text(text, at, (size_t)length);
+        memcpy(text + length, &digits, SLUICE_NUMBER_TRAILER_SIZE);
         write_token(token, kind_number, true, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, (intptr_t)text + text_origin, start);
-        text += length;
+        text += length + SLUICE_NUMBER_TRAILER_SIZE;
         at += length;
     } else {
         goto stop;

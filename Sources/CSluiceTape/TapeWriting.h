@@ -130,7 +130,11 @@ static inline void append_token(tape_writer *w, uint8_t kind, bool is_ascii, uin
 static inline __attribute__((always_inline)) void copy_text(uint8_t *target, const uint8_t *source, size_t length) {
     // Short text (most keys and many values) in two overlapping fixed-size moves, which compile
     // to plain loads and stores; a call to memcpy costs more than the copy.
-    if (length >= 8 && length <= 16) {
+    if (length > 16 && length <= 32) {
+        // Doubles as serializers write them (17 digits, a sign and a point) land here.
+        memcpy(target, source, 16);
+        memcpy(target + length - 16, source + length - 16, 16);
+    } else if (length >= 8 && length <= 16) {
         memcpy(target, source, 8);
         memcpy(target + length - 8, source + length - 8, 8);
     } else if (length >= 4 && length < 8) {
@@ -148,6 +152,200 @@ static inline int64_t append_text(tape_writer *w, const void *text, size_t lengt
     const int64_t offset = w->arena_base + w->byte_count;
     copy_text(w->bytes + w->byte_count, text, length);
     w->byte_count += (intptr_t)length;
+    return offset;
+}
+
+/// The value of the eight digit values (0-9, not ASCII) in `value`, the first (lowest) byte the
+/// most significant: the usual SWAR conversion, three multiplications.
+static inline uint64_t eight_digit_values(uint64_t value) {
+    value = value * 10 + (value >> 8);
+    return (((value & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+            (((value >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+}
+
+/// Nonzero in each byte of `word` that is not an ASCII digit (0x30-0x39: each such byte's high
+/// nibble is 3, and stays 3 when 6 is added; no carry crosses bytes then, since every digit is
+/// below 0x40, and a carry out of a byte that is not a digit marks only bytes above it).
+static inline uint64_t non_digit_bytes(uint64_t word) {
+    const uint64_t high = 0xF0F0F0F0F0F0F0F0ull, threes = 0x3030303030303030ull;
+    return ((word & high) ^ threes) | (((word + 0x0606060606060606ull) & high) ^ threes);
+}
+
+/// Reads the run of digits at `base[at]` (it may be empty) into `*significand` (which wraps past
+/// 19 digits; the caller counts them) and returns the index just past it, or `end`.
+///
+/// Why eight at a time, the last few too: serializers write doubles with 15 to 17 digits
+/// (canada.json's 223 000 coordinates), and a byte loop over them cost more than the rest of the
+/// token. A word that is not all digits still gives its leading digits: shifted up, the bytes
+/// below them become leading zeros of the SWAR conversion.
+static inline intptr_t read_digits(const uint8_t *base, intptr_t at, intptr_t end, uint64_t *significand) {
+    static const uint64_t powers[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+    uint64_t value = *significand;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    while (at + 8 <= end) {
+        uint64_t word;
+        memcpy(&word, base + at, 8);
+        const uint64_t others = non_digit_bytes(word);
+        if (others == 0) {
+            value = value * 100000000ull + eight_digit_values(word - 0x3030303030303030ull);
+            at += 8;
+            continue;
+        }
+        const int count = __builtin_ctzll(others) >> 3;
+        if (count > 0) {
+            const uint64_t digits = (word - 0x3030303030303030ull) << (8 * (8 - count));
+            value = value * powers[count] + eight_digit_values(digits);
+            at += count;
+        }
+        *significand = value;
+        return at;
+    }
+#endif
+    while (at < end && base[at] >= '0' && base[at] <= '9') {
+        value = value * 10 + (uint64_t)(base[at] - '0');
+        at += 1;
+    }
+    *significand = value;
+    return at;
+}
+
+/// `sluice_decimal_to_double`, inline for `read_number`.
+static inline double decimal_to_double(uint64_t significand, int32_t scale) {
+    static const double exact_powers_of_ten[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (significand == 0 || scale < -342) return 0;
+    if (significand <= (UINT64_C(1) << 53) && scale >= -22 && scale <= 22) {
+        // Clinger: an exact mantissa and an exact power of ten round once.
+        const double mantissa = (double)significand;
+        return scale >= 0 ? mantissa * exact_powers_of_ten[scale] : mantissa / exact_powers_of_ten[-scale];
+    }
+    if (scale > 308) return __builtin_inf();
+    const int leading_zeros = __builtin_clzll(significand);
+    const uint64_t w = significand << leading_zeros;
+    const int index = 2 * (scale + 342);
+    // The product's top 64 bits hold the result's 53 bits and the rounding bits; the lower power
+    // word matters only when those bits are all ones.
+    const __uint128_t product = (__uint128_t)w * sluice_powers_of_five[index];
+    uint64_t high = (uint64_t)(product >> 64), low = (uint64_t)product;
+    const uint64_t precision_mask = UINT64_MAX >> (52 + 3);
+    if ((high & precision_mask) == precision_mask) {
+        const __uint128_t second = (__uint128_t)w * sluice_powers_of_five[index + 1];
+        const uint64_t sum = low + (uint64_t)(second >> 64);
+        if (sum < low) high += 1;
+        low = sum;
+    }
+    const int upper_bit = (int)(high >> 63);
+    const int shift = upper_bit + 64 - 52 - 3;
+    uint64_t mantissa = high >> shift;
+    // floor(log2(10^scale)) + 63, from log2(10) = 217706 / 2^16 (exact for |scale| <= 1 300).
+    int64_t power2 = (((int64_t)(152170 + 65536) * scale) >> 16) + 63 + upper_bit - leading_zeros + 1023;
+    uint64_t bits;
+    if (power2 <= 0) {
+        // Subnormal (or zero): shift the mantissa into place, rounding half up, then to even by
+        // the bit below.
+        if (-power2 + 1 >= 64) return 0;
+        mantissa >>= (-power2 + 1);
+        mantissa += mantissa & 1;
+        mantissa >>= 1;
+        power2 = mantissa < (UINT64_C(1) << 52) ? 0 : 1;
+        bits = (uint64_t)power2 << 52 | (mantissa & ((UINT64_C(1) << 52) - 1));
+    } else {
+        // Exactly halfway between two doubles (possible only for small powers): round to even.
+        if (low <= 1 && scale >= -4 && scale <= 23 && (mantissa & 3) == 1 && (mantissa << shift) == high) {
+            mantissa &= ~UINT64_C(1);
+        }
+        mantissa += mantissa & 1;
+        mantissa >>= 1;
+        if (mantissa >= (UINT64_C(2) << 52)) {
+            mantissa = UINT64_C(1) << 52;
+            power2 += 1;
+        }
+        mantissa &= ~(UINT64_C(1) << 52);
+        if (power2 >= 0x7FF) return __builtin_inf();
+        bits = (uint64_t)power2 << 52 | mantissa;
+    }
+    double value;
+    memcpy(&value, &bits, 8);
+    return value;
+}
+
+/// Reads the JSON number at `base[index]` (before `end`): returns the index just past it, or -1
+/// when what is there is not a number's start, or stops being one before it ends; `*digits`
+/// gets its trailer (`sluice_number_digits`). A return of `end` means the number reached `end`,
+/// where more digits might follow in input not yet read: only a caller that knows the text is
+/// whole may take it. One pass both checks the grammar and reads the digits, for the tokenizer
+/// and, over a number's whole text, for every other tape writer.
+static inline intptr_t read_number(const uint8_t *base, intptr_t index, intptr_t end, sluice_number_digits *digits) {
+    intptr_t at = index;
+    uint8_t flags = SLUICE_NUMBER_INTEGER;
+    if (base[at] == '-') {
+        flags |= SLUICE_NUMBER_NEGATIVE;
+        if (++at >= end) return -1;
+    }
+    uint64_t significand = 0;
+    intptr_t count = 0;
+    // JSON allows one leading zero, before a fraction or nothing: it is not a significant digit.
+    if (base[at] == '0') {
+        at += 1;
+    } else if (base[at] >= '1' && base[at] <= '9') {
+        const intptr_t first = at;
+        at = read_digits(base, at, end, &significand);
+        count = at - first;
+    } else {
+        return -1;
+    }
+    intptr_t fraction = 0;
+    if (at < end && base[at] == '.') {
+        flags &= ~SLUICE_NUMBER_INTEGER;
+        const intptr_t first = at + 1;
+        at = read_digits(base, first, end, &significand);
+        fraction = at - first;
+        if (fraction == 0) return -1;
+        count += fraction;
+    }
+    int64_t exponent = 0;
+    if (at < end && (base[at] == 'e' || base[at] == 'E')) {
+        flags &= ~SLUICE_NUMBER_INTEGER;
+        at += 1;
+        const bool negative = at < end && base[at] == '-';
+        if (at < end && (base[at] == '+' || base[at] == '-')) at += 1;
+        const intptr_t first = at;
+        for (; at < end && base[at] >= '0' && base[at] <= '9'; at++) {
+            if (exponent < 1000000) exponent = exponent * 10 + (base[at] - '0');
+        }
+        if (at == first) return -1;
+        if (negative) exponent = -exponent;
+    }
+    digits->significand = 0;
+    digits->scale = 0;
+    digits->reserved = 0;
+    if (count <= 19) {
+        flags |= SLUICE_NUMBER_EXACT;
+        digits->significand = significand;
+        int64_t scale = exponent - fraction;
+        if (scale > 30000) scale = 30000;
+        if (scale < -30000) scale = -30000;
+        digits->scale = (int16_t)scale;
+        // Why convert here: the digits are in registers now, and read back from the trailer
+        // later each conversion cost as much again in loads and calls.
+        if (!(flags & SLUICE_NUMBER_INTEGER)) {
+            const double value = decimal_to_double(significand, (int32_t)scale);
+            if (value != __builtin_inf()) {
+                memcpy(&digits->significand, &value, 8);
+                flags |= SLUICE_NUMBER_CONVERTED;
+            }
+        }
+    }
+    digits->flags = flags;
+    return at;
+}
+
+/// Copies a number's text to the arena with its trailer after it; returns the text's offset.
+/// The caller has checked the room for `length + SLUICE_NUMBER_TRAILER_SIZE` bytes.
+static inline int64_t append_number(tape_writer *w, const void *text, size_t length) {
+    const int64_t offset = append_text(w, text, length);
+    sluice_number_trailer((const uint8_t *)text, length, w->bytes + w->byte_count);
+    w->byte_count += SLUICE_NUMBER_TRAILER_SIZE;
     return offset;
 }
 

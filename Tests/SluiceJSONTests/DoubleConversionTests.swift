@@ -23,6 +23,41 @@ struct DoubleConversionTests {
         }
     }
 
+    /// Every text read again as an element of one array parsed by the tokenizer and by yajl
+    /// alone, through the tape: the trailer each writer leaves after a number's text must give the
+    /// same double as the text, and the same integer (or the same refusal) as the text's path.
+    static func expectSameOnTape(_ texts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        let document = Array(("[" + texts.joined(separator: ",") + "]").utf8)
+        for usesTokenizer in [true, false] {
+            let parser = JSONParser(limits: .default, usesTokenizer: usesTokenizer)
+            do {
+                try parser.parse(document)
+                try parser.finish()
+                let elements = try #require(try? parser.tape.value(at: 0).elements(), sourceLocation: sourceLocation)
+                for (element, text) in zip(elements, texts) {
+                    let expected = Double(text).flatMap { $0.isFinite ? $0 : nil }
+                    let actual = try? element.double()
+                    #expect(
+                        actual?.bitPattern == expected?.bitPattern,
+                        "\(text), tokenizer \(usesTokenizer)",
+                        sourceLocation: sourceLocation
+                    )
+                    var bytes = text
+                    let fromText = bytes.withUTF8 {
+                        try? JSONNumberText.integer(UnsafeRawBufferPointer($0), as: Int64.self)
+                    }
+                    #expect(
+                        (try? element.integer(as: Int64.self)) == fromText,
+                        "\(text) as Int64",
+                        sourceLocation: sourceLocation
+                    )
+                }
+            } catch {
+                Issue.record("\(error)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
     struct Generator: RandomNumberGenerator {
         var state: UInt64
         mutating func next() -> UInt64 {
@@ -37,25 +72,31 @@ struct DoubleConversionTests {
     @Test("200 000 random doubles, written shortest and with 17 digits, convert back bit for bit")
     func randomDoubles() {
         var generator = Generator(state: 42)
+        var texts: [String] = []
         for _ in 0..<100_000 {
             let value = Double(bitPattern: generator.next())
             guard value.isFinite else { continue }
             Self.expectSame("\(value)")
             Self.expectSame(String(format: "%.17g", value))
+            if texts.count < 20_000 { texts += ["\(value)", String(format: "%.17g", value)] }
         }
+        Self.expectSameOnTape(texts)
     }
 
     @Test("random significands of 1 to 19 digits times every power of ten from 1e-360 to 1e330")
     func randomDecimals() {
         var generator = Generator(state: 7)
+        var texts: [String] = []
         for exponent in -360...330 {
             for digits in [1, 5, 15, 16, 17, 18, 19] {
                 var significand = UInt64.random(in: 1...9, using: &generator)
                 for _ in 1..<digits { significand = significand * 10 + UInt64.random(in: 0...9, using: &generator) }
                 Self.expectSame("\(significand)e\(exponent)")
                 Self.expectSame("-\(significand)e\(exponent)")
+                texts += ["\(significand)e\(exponent)", "-\(significand)", "\(significand)"]
             }
         }
+        Self.expectSameOnTape(texts)
     }
 
     @Test(
@@ -71,6 +112,7 @@ struct DoubleConversionTests {
     )
     func edges(text: String) {
         Self.expectSame(text)
+        Self.expectSameOnTape(text.hasPrefix("-") ? [text] : [text, "-" + text])
     }
 
     @Test(
@@ -78,6 +120,7 @@ struct DoubleConversionTests {
     )
     func pointAtEveryPlace() {
         var generator = Generator(state: 11)
+        var texts: [String] = []
         for digits in 1...21 {
             for _ in 0..<40 {
                 var text = String(UInt64.random(in: 1...9, using: &generator))
@@ -89,8 +132,13 @@ struct DoubleConversionTests {
                     Self.expectSame("-0.000" + text)
                     Self.expectSame(number + "e-7")
                     Self.expectSame("0." + String(repeating: "0", count: place) + text + "E+12")
+                    texts += [
+                        number, "-0.000" + text, number + "e-7",
+                        "0." + String(repeating: "0", count: place) + text + "E+12",
+                    ]
                 }
             }
         }
+        Self.expectSameOnTape(texts)
     }
 }

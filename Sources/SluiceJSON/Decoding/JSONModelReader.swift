@@ -626,14 +626,14 @@ public struct JSONModelReader: ~Copyable {
     @inline(__always)
     private func plainInteger<T: FixedWidthInteger>(_ token: JSONToken, as type: T.Type) -> T? {
         guard token.kind == .number else { return nil }
-        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.integer(text, as: T.self) }
+        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.integer(tokenText: text, as: T.self) }
     }
 
     /// A number token read as the nearest `Double`, or `nil` for anything else.
     @inline(__always)
     private func plainDouble(_ token: JSONToken) -> Double? {
         guard token.kind == .number else { return nil }
-        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.double(text) }
+        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.double(tokenText: text) }
     }
 
     /// Reads the required `Int64` property `field`.

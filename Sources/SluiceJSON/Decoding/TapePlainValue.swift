@@ -168,9 +168,7 @@ extension JSONValue: TapePlainValue {
 enum TapePlainScalars {
     @usableFromInline
     static func double(_ value: JSONTape.Value) -> Double? {
-        let token = value.token
-        guard token.kind == .number else { return nil }
-        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.double(text) }
+        value.tape.plainDouble(at: value.index)
     }
 
     @usableFromInline
@@ -183,7 +181,7 @@ enum TapePlainScalars {
     static func integer<T: FixedWidthInteger>(_ value: JSONTape.Value, as type: T.Type) -> T? {
         let token = value.token
         guard token.kind == .number else { return nil }
-        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.integer(text, as: T.self) }
+        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.integer(tokenText: text, as: T.self) }
     }
 }
 
@@ -200,9 +198,10 @@ extension Optional: TapePlainValue where Wrapped: TapePlainValue {
 extension Array: TapePlainValue where Element: TapePlainValue {
     @inlinable
     public static func plainValue(_ value: JSONTape.Value) -> [Element]? {
-        guard value.kind == .arrayStart else { return nil }
+        let start = value.token
+        guard start.kind == .arrayStart else { return nil }
         let tape = value.tape
-        let count = value.count
+        let count = Int(start.length)
         var elements: [Element] = []
         elements.reserveCapacity(count)
         var cursor = value.index + 1
@@ -233,7 +232,8 @@ func tapeVectorElements<Scalar: TapePlainValue>(
     as type: Scalar.Type,
     _ body: (Int, Scalar) -> Void
 ) -> Bool {
-    guard value.kind == .arrayStart, value.count == count else { return false }
+    let start = value.token
+    guard start.kind == .arrayStart, Int(start.length) == count else { return false }
     let tape = value.tape
     var cursor = value.index + 1
     for index in 0..<count {

@@ -66,7 +66,10 @@ public struct JSONToken: Sendable, Hashable {
     /// Whether the token carries text in the arena (a key, a string or a number).
     @inlinable
     public var hasText: Bool {
-        kind == .key || kind == .string || kind == .number
+        switch kind {
+        case .key, .string, .number: true
+        default: false
+        }
     }
 }
 

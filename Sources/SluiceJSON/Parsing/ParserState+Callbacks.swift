@@ -130,7 +130,7 @@ extension ParserState {
 
     @inline(__always)
     private mutating func appendText(_ kind: JSONToken.Kind, _ text: UnsafeRawBufferPointer, at start: Int) {
-        let offset = buffer.pointee.appendText(text)
+        let offset = kind == .number ? buffer.pointee.appendNumber(text) : buffer.pointee.appendText(text)
         // Safe because every token is at most maxTokenBytes long, which is clamped to UInt32.max.
         buffer.pointee.append(
             JSONToken(

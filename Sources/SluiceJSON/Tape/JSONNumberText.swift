@@ -1,3 +1,4 @@
+internal import CSluiceTape
 import Foundation
 
 #if canImport(Glibc)
@@ -217,36 +218,19 @@ enum JSONNumberText {
         return value
     }
 
-    /// Exact powers of ten that a `Double` represents without rounding.
-    private static let exactPowersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
-
     /// The number as the nearest `Double`. Fails only when it is beyond `Double`'s range (it would
     /// be infinite); a value too small to represent becomes zero, as IEEE 754 rounding requires.
     static func double(_ text: UnsafeRawBufferPointer) throws(Failure) -> Double {
         // The common case in one pass: at most 19 digits, so the significand is an exact UInt64.
         // Any correctly rounded method gives the same double, so the paths below agree with it.
         if let (significand, scale, negative) = significandAndScale(text) {
-            let value: Double
-            if significand == 0 {
-                value = 0
-            } else if significand <= 1 << 53, scale >= -22, scale <= 22 {
-                // Clinger: an exact mantissa and an exact power of ten round once.
-                let mantissa = Double(significand)
-                value = scale >= 0 ? mantissa * exactPowersOfTen[scale] : mantissa / exactPowersOfTen[-scale]
-            } else {
-                value = eiselLemire(significand: significand, scale: scale)
-            }
-            guard value.isFinite else { throw .outOfRange }
-            return negative ? -value : value
+            return try double(significand: significand, scale: scale, negative: negative)
         }
         // Longer numbers: `significandAndScale` counted leading zeros of the fraction as digits,
         // so a number such as 0.000…01234 may still have 19 significant digits or fewer.
         let parts = split(text)
         let scale = parts.exponent - parts.fractionDigits.count
-        // Eisel-Lemire (see `eiselLemire(significand:scale:)`) once the significant digits are
+        // Eisel-Lemire (`sluice_decimal_to_double`) once the significant digits are
         // counted without the leading zeros.
         if let value = eiselLemire(parts, in: text, scale: scale) {
             guard value.isFinite else { throw .outOfRange }
@@ -278,6 +262,84 @@ enum JSONNumberText {
             throw .outOfRange
         }
         return value
+    }
+
+    /// `significand` × 10^`scale` with its sign, correctly rounded (`sluice_decimal_to_double`,
+    /// the conversion the tape's writers use); `outOfRange` past `Double`'s range.
+    @inline(__always)
+    private static func double(significand: UInt64, scale: Int, negative: Bool) throws(Failure) -> Double {
+        let value = sluice_decimal_to_double(significand, Int32(clamping: scale))
+        guard value.isFinite else { throw .outOfRange }
+        return negative ? -value : value
+    }
+
+    /// What a tape's writer read of a number token's digits: the trailer after its text in the
+    /// arena (CSluiceTape's `sluice_number_digits`, see `TapeBuffer.appendNumber`).
+    struct Digits {
+        /// The significant digits as an integer; meaningful only when `isExact`.
+        let significand: UInt64
+        /// The power of ten that scales `significand`; meaningful only when `isExact`.
+        let scale: Int
+        let flags: UInt8
+
+        /// `significand` × 10^`scale` is the number's magnitude (it has at most 19 digits).
+        var isExact: Bool { flags & UInt8(SLUICE_NUMBER_EXACT) != 0 }
+        var isNegative: Bool { flags & UInt8(SLUICE_NUMBER_NEGATIVE) != 0 }
+        /// No fraction and no exponent were written.
+        var isInteger: Bool { flags & UInt8(SLUICE_NUMBER_INTEGER) != 0 }
+        /// `significand` holds the bits of the magnitude as the nearest `Double`.
+        var isConverted: Bool { flags & UInt8(SLUICE_NUMBER_CONVERTED) != 0 }
+
+        /// The trailer of the number token whose text is `text`.
+        ///
+        /// - Precondition: `text` is a number token's text in a tape's arena.
+        @inline(__always)
+        init(after text: UnsafeRawBufferPointer) {
+            // Safe because every number token's text in a tape is followed by its trailer.
+            let trailer = UnsafeRawPointer(text.baseAddress.unsafelyUnwrapped) + text.count
+            significand = trailer.loadUnaligned(as: UInt64.self)
+            scale = Int(trailer.loadUnaligned(fromByteOffset: 8, as: Int16.self))
+            flags = trailer.load(fromByteOffset: 10, as: UInt8.self)
+        }
+    }
+
+    /// `double(_:)` for the text of a tape's number token: from the digits its writer read, so
+    /// the text is read again only for numbers of more than 19 digits.
+    @inline(__always)
+    static func double(tokenText text: UnsafeRawBufferPointer) throws(Failure) -> Double {
+        let digits = Digits(after: text)
+        if digits.isConverted {
+            let magnitude = Double(bitPattern: digits.significand)
+            return digits.isNegative ? -magnitude : magnitude
+        }
+        return try unconvertedDouble(tokenText: text, digits)
+    }
+
+    /// `double(tokenText:)` for integers and numbers of more than 19 digits, out of line.
+    private static func unconvertedDouble(
+        tokenText text: UnsafeRawBufferPointer,
+        _ digits: Digits
+    ) throws(Failure) -> Double {
+        guard digits.isExact else { return try double(text) }
+        return try double(significand: digits.significand, scale: digits.scale, negative: digits.isNegative)
+    }
+
+    /// `integer(_:as:)` for the text of a tape's number token: an integer written without a
+    /// fraction or exponent, in range, from the digits its writer read; anything else (and every
+    /// failure, so that its reason is the same) from the text.
+    static func integer<T: FixedWidthInteger>(
+        tokenText text: UnsafeRawBufferPointer,
+        as type: T.Type
+    ) throws(Failure) -> T {
+        let digits = Digits(after: text)
+        if digits.isExact, digits.isInteger {
+            if !digits.isNegative {
+                if let value = T(exactly: digits.significand) { return value }
+            } else if digits.significand <= UInt64(Int64.max), let value = T(exactly: -Int64(digits.significand)) {
+                return value
+            }
+        }
+        return try integer(text, as: T.self)
     }
 
     /// The digits of a number of at most 19 digits (leading zeros of the integer part aside) as
@@ -381,58 +443,7 @@ enum JSONNumberText {
             return true
         }
         guard accumulate(parts.integerDigits), accumulate(parts.fractionDigits) else { return nil }
-        return eiselLemire(significand: significand, scale: scale)
-    }
-
-    /// `significand` × 10^`scale`, correctly rounded (infinity when too large): one or two
-    /// 64x64-bit multiplications by a 128-bit approximation of the power of five (tables in
-    /// JSONNumberText+PowersOfFive.swift). Serializers write doubles in 17 digits, which
-    /// Clinger's exact path cannot take, and strtod is slow for each of them.
-    static func eiselLemire(significand: UInt64, scale: Int) -> Double {
-        if significand == 0 || scale < -342 { return 0 }
-        if scale > 308 { return .infinity }
-        let mantissaBits = 52
-        let leadingZeros = significand.leadingZeroBitCount
-        let w = significand << leadingZeros
-        let index = 2 * (scale + 342)
-        // The product's top 64 bits hold the result's 53 bits and the rounding bits; the lower
-        // power word matters only when those bits are all ones.
-        var (high, low) = w.multipliedFullWidth(by: powersOfFive[index])
-        let precisionMask: UInt64 = .max >> (mantissaBits + 3)
-        if high & precisionMask == precisionMask {
-            let second = w.multipliedFullWidth(by: powersOfFive[index + 1])
-            let (sum, overflow) = low.addingReportingOverflow(second.high)
-            low = sum
-            if overflow { high &+= 1 }
-        }
-        let upperBit = Int(high >> 63)
-        let shift = upperBit + 64 - mantissaBits - 3
-        var mantissa = high >> UInt64(shift)
-        // floor(log2(10^scale)) + 63, from the identity log2(10) = 217706 / 2^16 (exact for |scale| <= 1 300).
-        var power2 = (((152_170 + 65_536) * scale) >> 16) + 63 + upperBit - leadingZeros + 1023
-        if power2 <= 0 {
-            // Subnormal (or zero): shift the mantissa into place, rounding half up, then to even
-            // by the bit below.
-            if -power2 + 1 >= 64 { return 0 }
-            mantissa >>= UInt64(-power2 + 1)
-            mantissa += mantissa & 1
-            mantissa >>= 1
-            power2 = mantissa < (UInt64(1) << UInt64(mantissaBits)) ? 0 : 1
-            return Double(bitPattern: UInt64(power2) << UInt64(mantissaBits) | (mantissa & ((1 << 52) - 1)))
-        }
-        // Exactly halfway between two doubles (possible only for small powers): round to even.
-        if low <= 1, scale >= -4, scale <= 23, mantissa & 3 == 1, (mantissa << UInt64(shift)) == high {
-            mantissa &= ~UInt64(1)
-        }
-        mantissa += mantissa & 1
-        mantissa >>= 1
-        if mantissa >= (UInt64(2) << UInt64(mantissaBits)) {
-            mantissa = UInt64(1) << UInt64(mantissaBits)
-            power2 += 1
-        }
-        mantissa &= ~(UInt64(1) << UInt64(mantissaBits))
-        if power2 >= 0x7FF { return .infinity }
-        return Double(bitPattern: UInt64(power2) << UInt64(mantissaBits) | mantissa)
+        return sluice_decimal_to_double(significand, Int32(clamping: scale))
     }
 
     /// The number as a `Decimal`, exactly: fails when it has more significant digits than

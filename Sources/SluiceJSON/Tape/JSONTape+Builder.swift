@@ -47,7 +47,8 @@ extension JSONTape {
             precondition(kind == .string || kind == .key || kind == .number, "appendText needs a text kind")
             if kind != .key { countChild() }
             tape.makeUnique()
-            let offset = tape.uncheckedBuffer.pointee.appendText(text)
+            let buffer = tape.uncheckedBuffer
+            let offset = kind == .number ? buffer.pointee.appendNumber(text) : buffer.pointee.appendText(text)
             append(kind, length: UInt32(truncatingIfNeeded: text.count), payload: offset)
         }
 

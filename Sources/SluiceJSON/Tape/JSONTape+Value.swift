@@ -72,13 +72,15 @@ extension JSONTape {
         /// truncated, rounded or wrapped.
         public func integer<T: FixedWidthInteger>(as type: T.Type = T.self) throws(JSONError) -> T {
             try convertNumber(to: String(describing: T.self)) { text throws(JSONNumberText.Failure) in
-                try JSONNumberText.integer(text, as: T.self)
+                try JSONNumberText.integer(tokenText: text, as: T.self)
             }
         }
 
         /// The number as the nearest `Double`. Throws when it lies beyond `Double`'s range.
         public func double() throws(JSONError) -> Double {
-            try convertNumber(to: "Double") { text throws(JSONNumberText.Failure) in try JSONNumberText.double(text) }
+            try convertNumber(to: "Double") { text throws(JSONNumberText.Failure) in
+                try JSONNumberText.double(tokenText: text)
+            }
         }
 
         /// The number as a `Decimal`, exactly, without passing through `Double`. Throws when the

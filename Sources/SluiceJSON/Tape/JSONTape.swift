@@ -1,3 +1,5 @@
+internal import CSluiceTape
+
 /// The tokens of the JSON value being built, in input order, with their text in one byte arena.
 ///
 /// A ``JSONParser`` appends to its tape as yajl reports events. The tape is what decoders read:
@@ -119,6 +121,23 @@ struct TapeBuffer {
         return offset
     }
 
+    /// Copies a number's text into the arena, followed by its trailer (the digits read once, see
+    /// `JSONNumberText.Digits`), and returns the text's absolute offset. Every number token's text
+    /// has a trailer: the tokenizer and yajl's callbacks in C write it the same way.
+    @inline(__always)
+    mutating func appendNumber(_ text: UnsafeRawBufferPointer) -> Int {
+        let trailer = Int(SLUICE_NUMBER_TRAILER_SIZE)
+        let needed = byteCount + text.count + trailer
+        if needed > byteCapacity { growBytes(toHold: needed) }
+        let offset = appendText(text)
+        if let source = text.baseAddress {
+            // Safe because the arena has room for the trailer after growing.
+            sluice_number_trailer(source.assumingMemoryBound(to: UInt8.self), text.count, bytes + byteCount)
+        }
+        byteCount += trailer
+        return offset
+    }
+
     /// Room for at least `tokens` tokens and `bytes` bytes of text, so that a tape whose size is
     /// known beforehand is not grown (and copied) a dozen times on the way there. Capacities
     /// double as appending grows them, so they are the sizes growth would have reached.
@@ -230,6 +249,26 @@ extension JSONTape: RandomAccessCollection {
 }
 
 extension JSONTape {
+    /// The number token at `index` as the nearest `Double`; `nil` for any other token and for a
+    /// number beyond `Double`'s range. The plain readers' one step per number, so it reads the
+    /// token and its trailer with one check of the index (a live token's text is always in the
+    /// arena: releasing keeps the text of every token after the first kept one).
+    @usableFromInline
+    func plainDouble(at index: Int) -> Double? {
+        let buffer = storage.buffer
+        let position = index - buffer.pointee.firstIndex
+        precondition(position >= 0 && position < buffer.pointee.tokenCount, "JSONTape index out of range")
+        let token = buffer.pointee.tokens[position]
+        guard token.kind == .number else { return nil }
+        return withExtendedLifetime(storage) {
+            let text = UnsafeRawBufferPointer(
+                start: buffer.pointee.bytes + (token.payload - buffer.pointee.arenaBase),
+                count: Int(token.length)
+            )
+            return try? JSONNumberText.double(tokenText: text)
+        }
+    }
+
     /// Calls `body` with the text of a key, string or number token: unescaped UTF-8 for keys and
     /// strings, the input's exact text for numbers. The buffer is valid only inside `body`.
     ///

@@ -97,6 +97,11 @@ enum ChunkingVerifier {
         var text = "\(token.kind) \(token.position)"
         if token.hasText {
             text += " " + String(reflecting: tape.text(of: token))
+            if token.kind == .number {
+                // The trailer of digits read at writing: every writer must leave the same one.
+                let digits = tape.withUnsafeText(of: token) { JSONNumberText.Digits(after: $0) }
+                text += " digits \(digits.significand) \(digits.scale) \(digits.flags)"
+            }
         } else if withLinks, token.kind == .objectStart || token.kind == .arrayStart {
             let end = tape.endOfValue(at: index)
             text += " ends \(end.map(String.init) ?? "never"), \((try? tape.value(at: index))?.count ?? -1) children"
