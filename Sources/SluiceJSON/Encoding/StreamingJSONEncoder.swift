@@ -27,6 +27,12 @@ public import Foundation
 /// conversion agrees with Foundation's on camelCase keys. Pretty output is laid out by yajl:
 /// `"key": value` with four-space indentation.
 ///
+/// As with Foundation's, a name encoded twice in one container is written once, in its first
+/// place, with the last value, and a nested container asked for twice under one name (or after an
+/// object was encoded there) is the same container, so both fill one object: the output never
+/// holds a name twice. Where Foundation's stops the process (a nested container under a name that
+/// holds a scalar), the container replaces the scalar.
+///
 /// `@JSONModel` models are written by their generated writers, with the same bytes, when the
 /// output is compact and the key strategy is a built-in one (see ``usesGeneratedWriters``).
 public final class StreamingJSONEncoder: Sendable {
@@ -312,6 +318,24 @@ package enum EncodedNode {
 }
 
 extension EncodedNode {
+    /// The object this node records, itself or through a filled super encoder's slot.
+    var containedObject: EncodedObject? {
+        switch self {
+        case .object(let object): object
+        case .slot(let slot): slot.node?.containedObject
+        default: nil
+        }
+    }
+
+    /// The array this node records, itself or through a filled super encoder's slot.
+    var containedArray: EncodedArray? {
+        switch self {
+        case .array(let array): array
+        case .slot(let slot): slot.node?.containedArray
+        default: nil
+        }
+    }
+
     /// The recorded value as a ``JSONValue``, members in recorded order (sorting, if any, is the
     /// writer's): for values carried inside other documents, such as atomic operations' data.
     package var jsonValue: JSONValue {
@@ -330,14 +354,42 @@ extension EncodedNode {
 }
 
 package final class EncodedObject {
+    /// The members' names and values, in the order their names were first given.
     package var keys: [String] = []
     package var values: [EncodedNode] = []
+    /// Where each name stands, once the object has more members than are worth scanning: built
+    /// lazily over `keys` up to `indexedCount`, so members appended to `keys` directly (a
+    /// dictionary's, whose names are distinct) join at the next lookup.
+    private var positions: [String: Int] = [:]
+    private var indexedCount = 0
+    /// Up to this many members, a scan of the names beats hashing the one looked for.
+    private static let scanLimit = 12
 
     package init() {}
 
-    /// Adds a member. A key encoded twice in one container is written twice (Foundation keeps
-    /// the last): looking for earlier occurrences cost a string comparison per member.
+    /// The position of the member named `key`, if there is one.
+    package func position(of key: String) -> Int? {
+        if keys.count <= Self.scanLimit { return keys.firstIndex(of: key) }
+        while indexedCount < keys.count {
+            if positions[keys[indexedCount]] == nil { positions[keys[indexedCount]] = indexedCount }
+            indexedCount += 1
+        }
+        return positions[key]
+    }
+
+    /// The value of the member named `key`, if there is one.
+    package func member(_ key: String) -> EncodedNode? {
+        position(of: key).map { values[$0] }
+    }
+
+    /// Sets the member named `key` to `value`. A name given twice in one container keeps its
+    /// first place and takes the last value, as Foundation's encoder keeps the last: the output
+    /// never holds a name twice, which a reader would resolve by dropping one of the values.
     package func append(_ key: String, _ value: EncodedNode) {
+        if let existing = position(of: key) {
+            values[existing] = value
+            return
+        }
         keys.append(key)
         values.append(value)
     }
@@ -655,16 +707,32 @@ struct TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         keyedBy keyType: NestedKey.Type,
         forKey key: Key
     ) -> KeyedEncodingContainer<NestedKey> {
-        let nested = EncodedObject()
-        object.append(name(key), .object(nested))
+        // Asked for twice (or after an object was encoded there), the container is the one
+        // already there, so both fill one object, as with Foundation's encoder; anything else
+        // under the name is replaced, where Foundation's stops the process.
+        let memberName = name(key)
+        let nested: EncodedObject
+        if let existing = object.member(memberName)?.containedObject {
+            nested = existing
+        } else {
+            nested = EncodedObject()
+            object.append(memberName, .object(nested))
+        }
         return KeyedEncodingContainer(
             TreeKeyedContainer<NestedKey>(tree: tree, object: nested, codingPath: codingPath + [key])
         )
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = EncodedArray()
-        object.append(name(key), .array(nested))
+        // As `nestedContainer(keyedBy:forKey:)`: an array already under the name is added to.
+        let memberName = name(key)
+        let nested: EncodedArray
+        if let existing = object.member(memberName)?.containedArray {
+            nested = existing
+        } else {
+            nested = EncodedArray()
+            object.append(memberName, .array(nested))
+        }
         return TreeUnkeyedContainer(tree: tree, array: nested, codingPath: codingPath + [key])
     }
 
