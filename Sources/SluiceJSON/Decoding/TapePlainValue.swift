@@ -205,6 +205,15 @@ extension Array: TapePlainValue where Element: TapePlainValue {
         var elements: [Element] = []
         elements.reserveCapacity(count)
         var cursor = value.index + 1
+        // As in `tapeVectorElements`: doubles without a value made per element.
+        if Element.self == Double.self {
+            while elements.count < count {
+                guard let element = tape.plainDouble(at: cursor) else { return nil }
+                elements.append(unsafeBitCast(element, to: Element.self))
+                cursor += 1
+            }
+            return elements
+        }
         while elements.count < count {
             guard let end = tape.endOfValue(at: cursor) else { return nil }
             guard let element = Element.plainValue(JSONTape.Value(tape, from: cursor, to: end)) else { return nil }
@@ -236,6 +245,16 @@ func tapeVectorElements<Scalar: TapePlainValue>(
     guard start.kind == .arrayStart, Int(start.length) == count else { return false }
     let tape = value.tape
     var cursor = value.index + 1
+    // Doubles (coordinates, the common case) one token each, without a value made per element:
+    // the type test is resolved when this is specialized.
+    if Scalar.self == Double.self {
+        for index in 0..<count {
+            guard let scalar = tape.plainDouble(at: cursor) else { return false }
+            body(index, unsafeBitCast(scalar, to: Scalar.self))
+            cursor += 1
+        }
+        return true
+    }
     for index in 0..<count {
         guard let end = tape.endOfValue(at: cursor),
             let scalar = Scalar.plainValue(JSONTape.Value(tape, from: cursor, to: end))
