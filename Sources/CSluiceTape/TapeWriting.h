@@ -330,7 +330,9 @@ static inline intptr_t read_number(const uint8_t *base, intptr_t index, intptr_t
         // later each conversion cost as much again in loads and calls.
         if (!(flags & SLUICE_NUMBER_INTEGER)) {
             const double value = decimal_to_double(significand, (int32_t)scale);
-            if (value != __builtin_inf()) {
+            // Not past the range either way: infinity, or zero from digits that are not all zero
+            // (the Swift side refuses both, as Foundation's decoder does).
+            if (value != __builtin_inf() && (value != 0 || significand == 0)) {
                 memcpy(&digits->significand, &value, 8);
                 flags |= SLUICE_NUMBER_CONVERTED;
             }

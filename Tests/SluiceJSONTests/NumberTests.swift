@@ -92,11 +92,31 @@ struct NumberTests {
         #expect(try number(text).double() == Double(text)!)
     }
 
-    @Test("a double beyond range is an error; one too small for Double is zero")
+    @Test("a double beyond range is an error, too large or too small; zero with any exponent is zero")
     func doubleRange() throws {
         let error = try #require(throws: JSONError.self) { try number("1e400").double() }
         #expect(error.message == "The number 1e400 does not fit in Double.")
-        #expect(try number("-1e-400").double() == 0)
+        // Foundation's decoder refuses a number that would round to zero, rather than lose it.
+        let small = try #require(throws: JSONError.self) { try number("-1e-400").double() }
+        #expect(small.message == "The number -1e-400 does not fit in Double.")
+        #expect(throws: JSONError.self) { try number("0.0000000000000000000001234567890123456789e-320").double() }
+        #expect(try number("0e-400").double() == 0)
+        #expect(try number("-0.000e99999").double() == 0)
+        #expect(try number("4.9406564584124654e-324").double() == .leastNonzeroMagnitude)
+    }
+
+    @Test("Float refuses what rounds to zero or infinity in Float, as Foundation does")
+    func floatRange() throws {
+        struct Holder: Decodable { var value: Float }
+        for text in ["2.01e-1234", "1e-50", "1e39"] {
+            let json = Data(#"{"value": \#(text)}"#.utf8)
+            #expect(throws: DecodingError.self, "\(text)") {
+                try StreamingJSONDecoder().decode(Holder.self, from: json)
+            }
+            #expect(throws: DecodingError.self, "\(text)") { try JSONDecoder().decode(Holder.self, from: json) }
+        }
+        let zero = Data(#"{"value": 0e-50}"#.utf8)
+        #expect(try StreamingJSONDecoder().decode(Holder.self, from: zero).value == 0)
     }
 
     @Test("decimals read exactly without passing through Double")

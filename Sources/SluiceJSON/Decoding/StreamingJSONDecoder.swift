@@ -20,10 +20,21 @@ public import Foundation
 /// models and parent back-references (`Decoder.linkToParent`), streaming the elements of a huge
 /// array one by one (``elements(of:at:from:)``), and decoding from Foundation containers.
 ///
-/// Differences from Foundation's decoder, all on input Foundation refuses: `.iso8601` also reads
-/// fractional seconds; `.convertFromSnakeCase` also reads members spelled exactly as the key, and
-/// members that snake-case the key (`myURL` ← `my_u_r_l`); integers also read from `1.0` and
-/// `1e3`. JSON5 is not read.
+/// Like Foundation's, it reads documents in UTF-8 (with or without a byte order mark), UTF-16 and
+/// UTF-32, and refuses a number too large for the type asked for or one that is not zero but
+/// would round to zero; a super decoder for an absent member reads `null`.
+///
+/// Where it reads more than Foundation's: `.iso8601` also reads fractional seconds;
+/// `.convertFromSnakeCase` also reads members spelled exactly as the key, and members that
+/// snake-case the key (`myURL` ← `my_u_r_l`); integers also read from `1.0` and `1e3`; a UTF-32LE
+/// document with its byte order mark (Foundation's takes the mark for UTF-16's); 128-bit integers
+/// beyond 64 bits, exactly.
+///
+/// Where it still differs on input Foundation's reads: trailing commas (`[1,]`, `{"a": 1,}`) are
+/// refused; JSON5 (`allowsJSON5`) and `assumesTopLevelDictionary` are not offered; a `Decimal`
+/// with more than 38 significant digits is refused rather than rounded; a class decoded through
+/// its base class's metatype comes back as the base class; key strategies convert ASCII letters
+/// only; coding paths name an array index `0` where Foundation's says `Index 0`.
 ///
 /// Thread-safe: settings may be changed while other threads decode; each decode uses the settings
 /// in force when it starts.
@@ -126,10 +137,31 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
     }
 
     /// Decodes a value of `type` from a JSON document in memory.
+    ///
+    /// As Foundation's decoder does, it reads UTF-8 (with or without a byte order mark), UTF-16 and
+    /// UTF-32 (either byte order, with or without a mark), told from the first four bytes; a
+    /// document in UTF-16 or UTF-32 is transcoded to UTF-8 first, and positions in its errors
+    /// count the bytes of that UTF-8.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         let (options, limits, _) = snapshot()
-        let tape = try Self.parseWhole(limits: limits, inputBytes: bytes.count) { try $0.parse(bytes) }
+        let tape = try Self.parseWhole(limits: limits, inputBytes: bytes.count) {
+            try Self.parseAnyEncoding(bytes, with: $0)
+        }
         return try Self.decode(type, from: tape, options: options)
+    }
+
+    /// Hands `parser` the whole document `bytes`, transcoded to UTF-8 when its first bytes show
+    /// UTF-16 or UTF-32 (see ``JSONTextEncoding``).
+    static func parseAnyEncoding(_ bytes: [UInt8], with parser: JSONParser) throws {
+        try bytes.withUnsafeBytes { buffer in try parseAnyEncoding(buffer, with: parser) }
+    }
+
+    /// `parseAnyEncoding(_:with:)` for bytes in memory.
+    static func parseAnyEncoding(_ bytes: UnsafeRawBufferPointer, with parser: JSONParser) throws(JSONError) {
+        let (encoding, markLength) = JSONTextEncoding.detect(bytes)
+        guard encoding != .utf8 else { return try parser.parse(bytes) }
+        let utf8 = try encoding.transcoded(UnsafeRawBufferPointer(rebasing: bytes[markLength...]), base: markLength)
+        try parser.parse(utf8)
     }
 
     /// Decodes a value of `type` from the JSON file at `path` (`-` for standard input), read in
@@ -141,7 +173,18 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
         let (options, limits, _) = snapshot()
         let reader = try FileChunkReader(path: path)
         let tape = try Self.parseWhole(limits: limits, inputBytes: reader.size) { parser in
-            try reader.forEachChunk { chunk in try parser.parse(chunk) }
+            // UTF-8, the rule, is parsed chunk by chunk; a file whose first chunk shows UTF-16 or
+            // UTF-32 is gathered whole and transcoded (see `decode(_:from:)`).
+            var gathered: [UInt8]?
+            var first = true
+            try reader.forEachChunk { chunk in
+                if first {
+                    first = false
+                    if JSONTextEncoding.detect(chunk).encoding != .utf8 { gathered = [] }
+                }
+                if gathered != nil { gathered! += chunk } else { try parser.parse(chunk) }
+            }
+            if let gathered { try Self.parseAnyEncoding(gathered, with: parser) }
         }
         return try Self.decode(type, from: tape, options: options)
     }

@@ -234,7 +234,8 @@ public struct TapeDecoder: Decoder {
     static func decodeFloat(_ value: JSONTape.Value) throws(JSONError) -> Float {
         let double = try value.double()
         let float = Float(double)
-        guard float.isFinite else {
+        // As for Double: a number that is not zero but rounds to zero does not fit either.
+        guard float.isFinite, float != 0 || double == 0 else {
             throw JSONError(
                 kind: .numberOutOfRange,
                 message: "The number \(try value.numberText()) does not fit in Float.",
@@ -658,20 +659,25 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        guard let value = decoder.value["super"] else {
-            throw DecodingError.keyNotFound(
-                AnyCodingKey("super"),
-                DecodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription: "No member \"super\" in the object \(decoder.location(of: decoder.value))."
-                )
-            )
-        }
-        return lookup.nested(value, key: AnyCodingKey("super"))
+        let key = AnyCodingKey("super")
+        return lookup.nested(decoder.value["super"] ?? absentMember(), key: key)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        try lookup.require(key)
+        if let value = try lookup.member(for: key) { return lookup.nested(value, key: key) }
+        if let fallback = lookup.fallbackDecoder(for: key) { return fallback }
+        return lookup.nested(absentMember(), key: key)
+    }
+
+    /// What a super decoder for an absent member reads: `null`, as Foundation's decoder gives one
+    /// at null there rather than throwing `keyNotFound` (a superclass whose members are all
+    /// optional decodes from it). On a tape of its own, placed where the object starts, so that
+    /// errors reading it point there.
+    private func absentMember() -> JSONTape.Value {
+        var builder = JSONTape.Builder(position: decoder.value.position)
+        builder.appendLiteral(.null)
+        // Safe because the tape holds exactly that one value, at its first index.
+        return try! builder.result.value(at: builder.result.startIndex)
     }
 }
 

@@ -22,10 +22,12 @@ public import Foundation
 /// ```
 ///
 /// With `.sortedKeys`, compact output matches Foundation's byte for byte for the same values and
-/// settings (slashes escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles), except
-/// that control characters are escaped as `\u001F` where Foundation writes `\u001f`; snake-case
-/// conversion agrees with Foundation's on camelCase keys. Pretty output is laid out by yajl:
-/// `"key": value` with four-space indentation.
+/// settings (slashes escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles).
+/// Differences that remain: control characters are escaped as `\u001F` where Foundation writes
+/// `\u001f`; snake-case conversion agrees with Foundation's on ASCII camelCase keys only; pretty
+/// output is laid out by yajl, `"key": value` with four-space indentation and a final newline,
+/// where Foundation's writes `"key" : value` with two spaces; `OutputFormatting`'s raw values are
+/// Sluice's own; `encode(_:configuration:)` is not offered.
 ///
 /// As with Foundation's, a name encoded twice in one container is written once, in its first
 /// place, with the last value, and a nested container asked for twice under one name (or after an

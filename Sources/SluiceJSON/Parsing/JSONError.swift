@@ -24,6 +24,7 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case syntax
             case invalidUTF8
+            case invalidUnicode
             case unpairedSurrogate
             case unexpectedEndOfInput
             case depthLimitExceeded
@@ -46,6 +47,10 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A string holds bytes that are not well-formed UTF-8 (including overlong forms, encoded
         /// surrogates and code points above U+10FFFF).
         public static let invalidUTF8 = Kind(.invalidUTF8)
+        /// A document given whole in UTF-16 or UTF-32 (told from its first bytes, with or without
+        /// a byte order mark) holds a code unit sequence that is not Unicode: an unpaired
+        /// surrogate, a value above U+10FFFF, or a last code unit cut short.
+        public static let invalidUnicode = Kind(.invalidUnicode)
         /// A `\u` escape names half of a UTF-16 surrogate pair without the other half.
         public static let unpairedSurrogate = Kind(.unpairedSurrogate)
         /// The input ended before the JSON value was complete, or held no value at all.

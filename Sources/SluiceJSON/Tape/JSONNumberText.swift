@@ -218,8 +218,9 @@ enum JSONNumberText {
         return value
     }
 
-    /// The number as the nearest `Double`. Fails only when it is beyond `Double`'s range (it would
-    /// be infinite); a value too small to represent becomes zero, as IEEE 754 rounding requires.
+    /// The number as the nearest `Double`. Fails when it is beyond `Double`'s range: too large (it
+    /// would be infinite), or not zero but too small for the smallest subnormal (it would be
+    /// zero), as Foundation's decoder refuses both rather than hand back another number.
     static func double(_ text: UnsafeRawBufferPointer) throws(Failure) -> Double {
         // The common case in one pass: at most 19 digits, so the significand is an exact UInt64.
         // Any correctly rounded method gives the same double, so the paths below agree with it.
@@ -233,9 +234,11 @@ enum JSONNumberText {
         // Eisel-Lemire (`sluice_decimal_to_double`) once the significant digits are
         // counted without the leading zeros.
         if let value = eiselLemire(parts, in: text, scale: scale) {
-            guard value.isFinite else { throw .outOfRange }
+            // Zero only from all-zero digits or from underflow, which the digits tell apart.
+            guard value.isFinite, value != 0 || isZero(parts, in: text) else { throw .outOfRange }
             return parts.negative ? -value : value
         }
+        // Past here the number has more than 19 significant digits, so it is not zero.
         // Slower path (more than 19 significant digits): C's correctly rounding strtod on a copy on the stack. Why not
         // `Double(String)`: most such numbers (17 significant digits, as serializers write doubles)
         // are longer than a small string, so each would allocate.
@@ -253,12 +256,12 @@ enum JSONNumberText {
                 return end == start + text.count ? value : nil
             }
             if let converted {
-                guard converted.isFinite else { throw .outOfRange }
+                guard converted.isFinite, converted != 0 else { throw .outOfRange }
                 return converted
             }
         }
         // Slow path: the standard library's correctly rounded, locale-independent conversion.
-        guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else {
+        guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite, value != 0 else {
             throw .outOfRange
         }
         return value
@@ -269,8 +272,13 @@ enum JSONNumberText {
     @inline(__always)
     private static func double(significand: UInt64, scale: Int, negative: Bool) throws(Failure) -> Double {
         let value = sluice_decimal_to_double(significand, Int32(clamping: scale))
-        guard value.isFinite else { throw .outOfRange }
+        guard value.isFinite, value != 0 || significand == 0 else { throw .outOfRange }
         return negative ? -value : value
+    }
+
+    /// Whether every digit of `parts` is zero.
+    private static func isZero(_ parts: Parts, in text: UnsafeRawBufferPointer) -> Bool {
+        !parts.integerDigits.contains { text[$0] != zero } && !parts.fractionDigits.contains { text[$0] != zero }
     }
 
     /// What a tape's writer read of a number token's digits: the trailer after its text in the
