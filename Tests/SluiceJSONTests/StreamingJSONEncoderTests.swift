@@ -271,7 +271,7 @@ struct StreamingJSONEncoderTests {
             try StreamingJSONEncoder().encode(bad, chunkSize: 1) { _ in chunks += 1 }
             Issue.record("an invalid number was written")
         } catch let EncodingError.invalidValue(_, context) {
-            #expect(context.codingPath.map(\.stringValue) == ["payload", "1", "n"])
+            #expect(context.codingPath.map(\.stringValue) == ["payload", "Index 1", "n"])
             #expect(context.debugDescription.contains("\"0x1F\" is not a JSON number"))
         }
         #expect(chunks == 0)

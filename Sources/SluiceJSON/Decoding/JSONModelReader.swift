@@ -983,7 +983,8 @@ extension TapeDecoder {
         defer { state.nesting -= 1 }
         let decoded: T
         do {
-            decoded = try T(from: self)
+            // `type`, not `T`: the dynamic class when a subclass comes through a base metatype.
+            decoded = try type.init(from: self)
         } catch {
             // Children of a value that failed never get their parent.
             if state.pendingChildren.count > mark { state.pendingChildren.removeSubrange(mark...) }

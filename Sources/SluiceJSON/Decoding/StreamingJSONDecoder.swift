@@ -21,8 +21,11 @@ public import Foundation
 /// array one by one (``elements(of:at:from:)``), and decoding from Foundation containers.
 ///
 /// Like Foundation's, it reads documents in UTF-8 (with or without a byte order mark), UTF-16 and
-/// UTF-32, and refuses a number too large for the type asked for or one that is not zero but
-/// would round to zero; a super decoder for an absent member reads `null`.
+/// UTF-32; refuses a number too large for the type asked for or one that is not zero but would
+/// round to zero; reads a `Decimal` of more than 38 significant digits rounded to 38; gives a
+/// super decoder at `null` for an absent member; decodes a class through its base class's
+/// metatype as the class the metatype names; and names array elements `Index 0`, `Index 1` in
+/// coding paths.
 ///
 /// Where it reads more than Foundation's: `.iso8601` also reads fractional seconds;
 /// `.convertFromSnakeCase` also reads members spelled exactly as the key, and members that
@@ -31,10 +34,8 @@ public import Foundation
 /// beyond 64 bits, exactly.
 ///
 /// Where it still differs on input Foundation's reads: trailing commas (`[1,]`, `{"a": 1,}`) are
-/// refused; JSON5 (`allowsJSON5`) and `assumesTopLevelDictionary` are not offered; a `Decimal`
-/// with more than 38 significant digits is refused rather than rounded; a class decoded through
-/// its base class's metatype comes back as the base class; key strategies convert ASCII letters
-/// only; coding paths name an array index `0` where Foundation's says `Index 0`.
+/// refused; JSON5 (`allowsJSON5`) and `assumesTopLevelDictionary` are not offered; key strategies
+/// convert ASCII letters only.
 ///
 /// Thread-safe: settings may be changed while other threads decode; each decode uses the settings
 /// in force when it starts.

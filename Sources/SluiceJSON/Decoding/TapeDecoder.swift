@@ -148,6 +148,9 @@ public struct TapeDecoder: Decoder {
                 return try convertString(describedAs: "URL string") { URL(string: $0) } as! T
             }
             if T.self == Data.self { return _identityCast(try decodeData(), to: T.self) }
+            // A class decoded through a base class's metatype (`Child.self as Base.Type`) is
+            // the class the metatype names, as with Foundation: only Codable knows it.
+            if ObjectIdentifier(type) != ObjectIdentifier(T.self) { return try decodeGenerally(type) }
             switch context.state.compositeKind(of: T.self) {
             case .shortcut(let shortcut):
                 return try readShortcut(shortcut, as: T.self)
@@ -756,7 +759,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
             throw DecodingError.valueNotFound(
                 type,
                 DecodingError.Context(
-                    codingPath: codingPath + [AnyCodingKey(intValue: currentIndex)],
+                    codingPath: codingPath + [ElementKey(currentIndex)],
                     debugDescription:
                         "The array \(decoder.location(of: decoder.value)) has only \(currentIndex) elements."
                 )
@@ -875,7 +878,7 @@ enum TapeScalar {
         case .uint32: return _identityCast(try value.integer(as: UInt32.self), to: T.self)
         case .uint16: return _identityCast(try value.integer(as: UInt16.self), to: T.self)
         case .uint8: return _identityCast(try value.integer(as: UInt8.self), to: T.self)
-        case .decimal: return _identityCast(try value.decimal(), to: T.self)
+        case .decimal: return _identityCast(try value.decimalAsFoundationReads(), to: T.self)
         }
     }
 }
@@ -883,17 +886,21 @@ enum TapeScalar {
 /// The coding key of an array element. Why not `AnyCodingKey(intValue:)`: that one holds a
 /// `String` too, which makes it too big for an existential's inline buffer, so every element's
 /// decoder would allocate a box for its key; this one is a single word.
+///
+/// Its name is `Index 0`, `Index 1`, as Foundation's coders name array elements in coding paths
+/// (what code that prints or compares paths expects); its `intValue` is the index.
 struct ElementKey: CodingKey {
     let index: Int
 
     init(_ index: Int) { self.index = index }
     init?(stringValue: String) {
-        guard let index = Int(stringValue) else { return nil }
+        let digits = stringValue.hasPrefix("Index ") ? stringValue.dropFirst(6) : Substring(stringValue)
+        guard let index = Int(digits) else { return nil }
         self.index = index
     }
     init?(intValue: Int) { index = intValue }
 
-    var stringValue: String { String(index) }
+    var stringValue: String { "Index \(index)" }
     var intValue: Int? { index }
 }
 

@@ -472,6 +472,17 @@ enum JSONNumberText {
     }
 }
 
+extension JSONNumberText {
+    /// The number as the `Decimal` Foundation's parser makes of it, digits past its 38 dropped:
+    /// for numbers `decimal(_:)` refuses as too precise.
+    static func roundedDecimal(_ text: UnsafeRawBufferPointer) throws(Failure) -> Decimal {
+        guard let value = Decimal(string: String(decoding: text, as: UTF8.self), locale: nil), !value.isNaN,
+            !value.isZero
+        else { throw .outOfRange }
+        return value
+    }
+}
+
 /// A canonical decimal id (`0`, or 1 to 18 digits without a leading zero) as the number it
 /// spells, or `nil` for any other id. Such ids are their own hash in a JSON:API resource store, and the SQLite
 /// importer keeps them as INTEGER keys: exactly these round-trip through a number to the same text.

@@ -89,6 +89,20 @@ extension JSONTape {
             try convertNumber(to: "Decimal") { text throws(JSONNumberText.Failure) in try JSONNumberText.decimal(text) }
         }
 
+        /// The number as a `Decimal` the way Foundation's decoder reads one: ``decimal()``, except
+        /// that a number of more than 38 significant digits is rounded to 38 rather than refused
+        /// (so that `Decimal.pi`, written with 39 digits by Foundation's encoder, reads back).
+        func decimalAsFoundationReads() throws(JSONError) -> Decimal {
+            try convertNumber(to: "Decimal") { text throws(JSONNumberText.Failure) in
+                do throws(JSONNumberText.Failure) {
+                    return try JSONNumberText.decimal(text)
+                } catch {
+                    guard error == .tooPrecise else { throw error }
+                    return try JSONNumberText.roundedDecimal(text)
+                }
+            }
+        }
+
         /// The elements of an array, in order.
         public func elements() throws(JSONError) -> Elements {
             try expect(.arrayStart, "an array")

@@ -98,9 +98,10 @@ extension JSONAPIDecodingError {
     private static func swiftName(of error: DecodingError, path: [any CodingKey], model: any Resource.Type) -> String {
         var name = String(describing: model)
         for key in path {
-            // An element key's name is its index; a member key's is its name, even when it has
-            // an integer value too (CodingKeys with Int raw values).
-            if let index = key.intValue, key.stringValue == String(index) {
+            // An element key's name is its index, or `Index 3` as Foundation's coders name it; a
+            // member key's is its name, even when it has an integer value too (CodingKeys with Int
+            // raw values).
+            if let index = key.intValue, key.stringValue == String(index) || key.stringValue == "Index \(index)" {
                 name += "[\(index)]"
             } else {
                 name += "." + key.stringValue

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import SluiceJSON
+
+/// Behaviours of Foundation's decoder that code switching to `StreamingJSONDecoder` relies on,
+/// each checked against Foundation's own decoder in the same test.
+@Suite("Drop-in decoder")
+struct DropInDecoderTests {
+    class Base: Decodable {
+        let id: Int
+        var kind: String { "base" }
+    }
+
+    final class Child: Base {
+        let extra: String
+        override var kind: String { "child \(extra)" }
+        enum CodingKeys: String, CodingKey { case extra }
+        required init(from decoder: any Decoder) throws {
+            extra = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .extra)
+            try super.init(from: decoder)
+        }
+    }
+
+    @Test("a class decoded through its base class's metatype is the class the metatype names")
+    func dynamicMetatype() throws {
+        let data = Data(#"{"id": 1, "extra": "x"}"#.utf8)
+        let type: Base.Type = Child.self
+        #expect(try JSONDecoder().decode(type, from: data).kind == "child x")
+        #expect(try StreamingJSONDecoder().decode(type, from: data).kind == "child x")
+        #expect(
+            try StreamingJSONDecoder().decode(
+                [Base].self,
+                from: Data("[\(String(decoding: data, as: UTF8.self))]".utf8)
+            )[0].kind == "base"
+        )
+    }
+
+    @Test("array elements are named Index 0, Index 1 in coding paths, with their index as intValue")
+    func elementPaths() {
+        struct Item: Decodable { var name: String }
+        let data = Data(#"{"items": [{"name": "a"}, {"name": 2}]}"#.utf8)
+        struct Holder: Decodable { var items: [Item] }
+        var paths: [[String]] = []
+        for decode in [
+            { _ = try JSONDecoder().decode(Holder.self, from: data) },
+            { _ = try StreamingJSONDecoder().decode(Holder.self, from: data) },
+        ] as [() throws -> Void] {
+            do {
+                try decode()
+                Issue.record("decoded a number as a String")
+            } catch let DecodingError.typeMismatch(_, context) {
+                paths.append(context.codingPath.map(\.stringValue))
+                #expect(context.codingPath[1].intValue == 1)
+            } catch {
+                Issue.record("unexpected \(error)")
+            }
+        }
+        #expect(paths == [["items", "Index 1", "name"], ["items", "Index 1", "name"]])
+    }
+
+    @Test("a Decimal of more than 38 digits reads rounded, as Foundation's encoder writes Decimal.pi")
+    func longDecimals() throws {
+        let data = try JSONEncoder().encode([Decimal.pi])
+        let expected = try JSONDecoder().decode([Decimal].self, from: data)
+        #expect(try StreamingJSONDecoder().decode([Decimal].self, from: data) == expected)
+        #expect(
+            try StreamingJSONDecoder().decode([Decimal].self, from: try StreamingJSONEncoder().encode([Decimal.pi]))
+                == expected
+        )
+        let long = Data("[123456789012345678901234567890123456789012]".utf8)
+        #expect(
+            try StreamingJSONDecoder().decode([Decimal].self, from: long)
+                == (try JSONDecoder().decode([Decimal].self, from: long))
+        )
+        // The tape's own reading stays exact or refuses.
+        let tape = try JSONParser.parse(Array(long))
+        #expect(throws: JSONError.self) { try tape.value(at: 1).decimal() }
+    }
+}
