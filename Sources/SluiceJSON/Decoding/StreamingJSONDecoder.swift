@@ -33,9 +33,11 @@ public import Foundation
 /// document with its byte order mark (Foundation's takes the mark for UTF-16's); 128-bit integers
 /// beyond 64 bits, exactly.
 ///
-/// Where it still differs on input Foundation's reads: trailing commas (`[1,]`, `{"a": 1,}`) are
-/// refused; JSON5 (`allowsJSON5`) and `assumesTopLevelDictionary` are not offered; key strategies
-/// convert ASCII letters only.
+/// Where it still differs on input Foundation's reads: JSON5 (`allowsJSON5`) and
+/// `assumesTopLevelDictionary` are not offered; key strategies convert ASCII letters only; the
+/// readers that stream (``elements(of:at:from:)``, ``values(of:format:from:)``, a decode from an
+/// `AsyncSequence` of chunks) read UTF-8 only and refuse trailing commas, which the whole-document
+/// decodes accept as Foundation's does.
 ///
 /// Thread-safe: settings may be changed while other threads decode; each decode uses the settings
 /// in force when it starts.
@@ -140,52 +142,89 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
     /// Decodes a value of `type` from a JSON document in memory.
     ///
     /// As Foundation's decoder does, it reads UTF-8 (with or without a byte order mark), UTF-16 and
-    /// UTF-32 (either byte order, with or without a mark), told from the first four bytes; a
-    /// document in UTF-16 or UTF-32 is transcoded to UTF-8 first, and positions in its errors
-    /// count the bytes of that UTF-8.
+    /// UTF-32 (either byte order, with or without a mark), told from the first four bytes, and
+    /// accepts a comma before a closing `]` or `}`. A document in UTF-16 or UTF-32 is transcoded
+    /// to UTF-8 first, and positions in its errors count the bytes of that UTF-8.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         let (options, limits, _) = snapshot()
-        let tape = try Self.parseWhole(limits: limits, inputBytes: bytes.count) {
-            try Self.parseAnyEncoding(bytes, with: $0)
-        }
+        let tape = try Self.parseAsFoundation(bytes, limits: limits)
         return try Self.decode(type, from: tape, options: options)
     }
 
-    /// Hands `parser` the whole document `bytes`, transcoded to UTF-8 when its first bytes show
-    /// UTF-16 or UTF-32 (see ``JSONTextEncoding``).
-    static func parseAnyEncoding(_ bytes: [UInt8], with parser: JSONParser) throws {
-        try bytes.withUnsafeBytes { buffer in try parseAnyEncoding(buffer, with: parser) }
+    /// A whole document in memory parsed as Foundation's decoder reads one: in any of the
+    /// encodings ``JSONTextEncoding`` tells, with trailing commas (see ``TrailingCommas``).
+    static func parseAsFoundation(_ bytes: UnsafeRawBufferPointer, limits: JSONLimits) throws -> JSONTape {
+        let (encoding, markLength) = JSONTextEncoding.detect(bytes)
+        guard encoding != .utf8 else { return try parseUTF8AsFoundation(bytes, limits: limits) }
+        var utf8: [UInt8] = []
+        try parsing {
+            utf8 = try encoding.transcoded(UnsafeRawBufferPointer(rebasing: bytes[markLength...]), base: markLength)
+        }
+        return try utf8.withUnsafeBytes { try parseUTF8AsFoundation($0, limits: limits) }
     }
 
-    /// `parseAnyEncoding(_:with:)` for bytes in memory.
-    static func parseAnyEncoding(_ bytes: UnsafeRawBufferPointer, with parser: JSONParser) throws(JSONError) {
-        let (encoding, markLength) = JSONTextEncoding.detect(bytes)
-        guard encoding != .utf8 else { return try parser.parse(bytes) }
-        let utf8 = try encoding.transcoded(UnsafeRawBufferPointer(rebasing: bytes[markLength...]), base: markLength)
-        try parser.parse(utf8)
+    /// `parseAsFoundation(_:limits:)` for UTF-8: strictly first, and again with trailing commas
+    /// blanked when a closing bracket after a comma is what stopped the strict parse.
+    private static func parseUTF8AsFoundation(_ bytes: UnsafeRawBufferPointer, limits: JSONLimits) throws -> JSONTape {
+        do {
+            return try parseWhole(limits: limits, inputBytes: bytes.count) { try $0.parse(bytes) }
+        } catch {
+            guard let fault = parseFault(error), TrailingCommas.explains(fault, in: bytes) else { throw error }
+            let blanked = TrailingCommas.blanked(bytes)
+            return try blanked.withUnsafeBytes { blankedBytes in
+                try parseWhole(limits: limits, inputBytes: blankedBytes.count) { try $0.parse(blankedBytes) }
+            }
+        }
     }
+
+    /// The parser's fault inside the `DecodingError` that `parsing` made of it, if `error` is one.
+    private static func parseFault(_ error: any Error) -> JSONError? {
+        guard case DecodingError.dataCorrupted(let context)? = error as? DecodingError else { return nil }
+        return context.underlyingError as? JSONError
+    }
+
+    /// Thrown to leave a file's chunk-by-chunk parse for a whole read (see `decode(_:fromFileAt:)`).
+    private struct ReadWhole: Error {}
 
     /// Decodes a value of `type` from the JSON file at `path` (`-` for standard input), read in
     /// chunks.
+    ///
+    /// Read as ``decode(_:from:)-(_,UnsafeRawBufferPointer)`` reads: UTF-8, the rule, is parsed
+    /// chunk by chunk as it is read; a file whose first bytes show UTF-16 or UTF-32 is gathered
+    /// whole and transcoded, and one whose parse stopped at a trailing comma is read again whole
+    /// (standard input, which cannot be read again, keeps the strict parse's error).
     ///
     /// - Throws: ``FileChunkReader/Failure`` when the file cannot be read, else as
     ///   ``decode(_:from:)-(_,Data)``.
     public func decode<T: Decodable>(_ type: T.Type, fromFileAt path: String) throws -> T {
         let (options, limits, _) = snapshot()
         let reader = try FileChunkReader(path: path)
-        let tape = try Self.parseWhole(limits: limits, inputBytes: reader.size) { parser in
-            // UTF-8, the rule, is parsed chunk by chunk; a file whose first chunk shows UTF-16 or
-            // UTF-32 is gathered whole and transcoded (see `decode(_:from:)`).
-            var gathered: [UInt8]?
-            var first = true
-            try reader.forEachChunk { chunk in
-                if first {
-                    first = false
-                    if JSONTextEncoding.detect(chunk).encoding != .utf8 { gathered = [] }
+        var gathered: [UInt8]?
+        let tape: JSONTape
+        do {
+            tape = try Self.parseWhole(limits: limits, inputBytes: reader.size) { parser in
+                var first = true
+                try reader.forEachChunk { chunk in
+                    if first {
+                        first = false
+                        if JSONTextEncoding.detect(chunk).encoding != .utf8 { gathered = [] }
+                    }
+                    if gathered != nil { gathered! += chunk } else { try parser.parse(chunk) }
                 }
-                if gathered != nil { gathered! += chunk } else { try parser.parse(chunk) }
+                if gathered != nil { throw ReadWhole() }
             }
-            if let gathered { try Self.parseAnyEncoding(gathered, with: parser) }
+        } catch {
+            if error is ReadWhole, let gathered {
+                let whole = try gathered.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits) }
+                return try Self.decode(type, from: whole, options: options)
+            }
+            // A fault at a closing bracket may be a trailing comma: the file read whole decides.
+            guard path != "-", let fault = Self.parseFault(error), fault.kind == .syntax else { throw error }
+            var bytes: [UInt8] = []
+            try FileChunkReader(path: path).forEachChunk { bytes += $0 }
+            guard bytes.withUnsafeBytes({ TrailingCommas.explains(fault, in: $0) }) else { throw error }
+            let whole = try bytes.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits) }
+            return try Self.decode(type, from: whole, options: options)
         }
         return try Self.decode(type, from: tape, options: options)
     }

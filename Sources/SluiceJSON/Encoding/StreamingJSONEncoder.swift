@@ -27,7 +27,7 @@ public import Foundation
 /// `\u001f`; snake-case conversion agrees with Foundation's on ASCII camelCase keys only; pretty
 /// output is laid out by yajl, `"key": value` with four-space indentation and a final newline,
 /// where Foundation's writes `"key" : value` with two spaces; `OutputFormatting`'s raw values are
-/// Sluice's own; `encode(_:configuration:)` is not offered.
+/// Sluice's own.
 ///
 /// As with Foundation's, a name encoded twice in one container is written once, in its first
 /// place, with the last value, and a nested container asked for twice under one name (or after an
