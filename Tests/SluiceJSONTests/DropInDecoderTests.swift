@@ -77,4 +77,22 @@ struct DropInDecoderTests {
         let tape = try JSONParser.parse(Array(long))
         #expect(throws: JSONError.self) { try tape.value(at: 1).decimal() }
     }
+
+    @Test("allKeys names each key once: duplicates, and spellings a strategy makes one")
+    func allKeysOnce() throws {
+        struct Counted: Decodable {
+            var count: Int
+            enum CodingKeys: String, CodingKey { case oneTwo, other }
+            init(from decoder: any Decoder) throws {
+                count = try decoder.container(keyedBy: CodingKeys.self).allKeys.count
+            }
+        }
+        let data = Data(#"{"one_two": 1, "oneTwo": 2, "other": 3, "other": 4}"#.utf8)
+        let foundation = JSONDecoder()
+        foundation.keyDecodingStrategy = .convertFromSnakeCase
+        let sluice = StreamingJSONDecoder()
+        sluice.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(try sluice.decode(Counted.self, from: data).count == foundation.decode(Counted.self, from: data).count)
+        #expect(try sluice.decode(Counted.self, from: data).count == 2)
+    }
 }

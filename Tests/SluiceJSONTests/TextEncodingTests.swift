@@ -61,6 +61,19 @@ struct TextEncodingTests {
         #expect(try StreamingJSONDecoder().decode(Record.self, fromFileAt: path) == expected)
     }
 
+    @Test("FE FF 00 00, which Foundation's decoder reads as UTF-32LE's mark, is read so too")
+    func foundationsUTF32Mark() throws {
+        let json = #""👍🏻""#
+        let bytes = [0xFE, 0xFF, 0, 0] + Array(json.data(using: .utf32LittleEndian)!)
+        #expect(try JSONDecoder().decode(String.self, from: Data(bytes)) == "👍🏻")
+        #expect(try StreamingJSONDecoder().decode(String.self, from: Data(bytes)) == "👍🏻")
+        // A mark for one encoding before text in another is an error, as with Foundation.
+        let mismatched = [0xFE, 0xFF, 0, 0] + Array(json.data(using: .utf32BigEndian)!)
+        #expect(throws: DecodingError.self) { try StreamingJSONDecoder().decode(String.self, from: Data(mismatched)) }
+        let utf16Mark = [0xFE, 0xFF] + Array(json.data(using: .utf32LittleEndian)!)
+        #expect(throws: DecodingError.self) { try StreamingJSONDecoder().decode(String.self, from: Data(utf16Mark)) }
+    }
+
     @Test("a one-digit document in UTF-16, two bytes in all")
     func shortestUTF16() throws {
         #expect(try StreamingJSONDecoder().decode(Int.self, from: Data([0x37, 0])) == 7)

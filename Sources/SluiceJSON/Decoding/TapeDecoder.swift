@@ -515,7 +515,14 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var allKeys: [Key] {
         guard let members = try? decoder.value.members() else { return [] }
         let strategy = decoder.options.keyStrategy
-        return members.compactMap { Key(stringValue: strategy.keyName(forMember: $0.key)) }
+        // Each name once, as Foundation's lists the keys of the dictionary it made: members
+        // written twice, or two spellings the strategy converts to one name, are one key.
+        var seen = Set<String>()
+        return members.compactMap { member in
+            let name = strategy.keyName(forMember: member.key)
+            guard seen.insert(name).inserted else { return nil }
+            return Key(stringValue: name)
+        }
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {

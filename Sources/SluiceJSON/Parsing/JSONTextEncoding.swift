@@ -20,6 +20,9 @@ enum JSONTextEncoding: Equatable {
         // Marks first: FE FF and FF FE are not ASCII, so they cannot start a text of another kind.
         if b0 == 0, b1 == 0, b2 == 0xFE, b3 == 0xFF { return (.utf32(bigEndian: true), 4) }
         if b0 == 0xFF, b1 == 0xFE, b2 == 0, b3 == 0 { return (.utf32(bigEndian: false), 4) }
+        // Foundation's decoder takes FE FF 00 00 for UTF-32LE's mark (its tests write it so), and
+        // as UTF-16BE's mark it would be followed by U+0000, which cannot start a JSON text.
+        if b0 == 0xFE, b1 == 0xFF, b2 == 0, b3 == 0 { return (.utf32(bigEndian: false), 4) }
         if b0 == 0xFE, b1 == 0xFF { return (.utf16(bigEndian: true), 2) }
         if b0 == 0xFF, b1 == 0xFE { return (.utf16(bigEndian: false), 2) }
         // No mark: where the zero bytes of the first ASCII characters fall.
