@@ -196,8 +196,11 @@ struct StreamingJSONEncoderTests {
         let text = String(decoding: try encoder.encode(Derived()), as: UTF8.self)
         #expect(
             text
-                == "{\n    \"extra\": \"x\",\n    \"location\": {\n        \"extra\": \"here\"\n    },\n    \"super\": {\n        \"id\": 1\n    }\n}\n"
+                == "{\n  \"extra\" : \"x\",\n  \"location\" : {\n    \"extra\" : \"here\"\n  },\n  \"super\" : {\n    \"id\" : 1\n  }\n}"
         )
+        let foundation = JSONEncoder()
+        foundation.outputFormatting = [.prettyPrinted, .sortedKeys]
+        #expect(text == String(decoding: try foundation.encode(Derived()), as: UTF8.self))
     }
 
     struct Wide: Codable, Equatable {
@@ -313,5 +316,47 @@ struct StreamingJSONEncoderTests {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let foundation = Data(#"{"my_u_r_l_value":"u","user_i_d":7,"html5_parser":true,"URLString":"s"}"#.utf8)
         #expect(try decoder.decode(Acronyms.self, from: foundation) == value)
+    }
+
+    struct Shapes: Codable {
+        var empty: [String: Int] = [:]
+        var none: [Int] = []
+        var nested: [[String: [Int]]] = [["a": []], [:], ["b": [1, 2]]]
+        var text = "a, b: {c} [d] \"e\" \\"
+        var number = 1.5
+    }
+
+    @Test("pretty output is Foundation's bytes: nesting, empty containers, separators inside strings")
+    func prettySameBytes() throws {
+        for formatting in [[.prettyPrinted, .sortedKeys], [.prettyPrinted]] as [JSONEncoder.OutputFormatting] {
+            let foundation = JSONEncoder()
+            foundation.outputFormatting = formatting
+            let sluice = StreamingJSONEncoder()
+            sluice.outputFormatting =
+                formatting.contains(.sortedKeys) ? [.prettyPrinted, .sortedKeys] : [.prettyPrinted]
+            for value in [Shapes(), Shapes(empty: ["x": 1], none: [3], nested: [], text: "", number: -2)] {
+                let expected = String(decoding: try foundation.encode(value), as: UTF8.self)
+                let actual = String(decoding: try sluice.encode(value), as: UTF8.self)
+                if formatting.contains(.sortedKeys) {
+                    #expect(actual == expected)
+                } else {
+                    // Member order is Foundation's dictionary's without sorted keys: the same
+                    // lines in some order, commas aside.
+                    func lines(_ text: String) -> [String] {
+                        text.split(separator: "\n").map { $0.hasSuffix(",") ? String($0.dropLast()) : String($0) }
+                            .sorted()
+                    }
+                    #expect(lines(actual) == lines(expected))
+                }
+            }
+            // Chunked output is the same bytes, whatever the chunk size.
+            var chunked: [UInt8] = []
+            try sluice.encode(Shapes(), chunkSize: 7) { chunked += $0 }
+            #expect(chunked == Array(try sluice.encode(Shapes())))
+            #expect(
+                String(decoding: try sluice.encode([Int]()), as: UTF8.self)
+                    == String(decoding: try foundation.encode([Int]()), as: UTF8.self)
+            )
+        }
     }
 }

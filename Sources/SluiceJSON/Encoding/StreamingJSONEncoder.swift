@@ -24,10 +24,9 @@ public import Foundation
 /// With `.sortedKeys`, compact output matches Foundation's byte for byte for the same values and
 /// settings (slashes escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles).
 /// Differences that remain: control characters are escaped as `\u001F` where Foundation writes
-/// `\u001f`; snake-case conversion agrees with Foundation's on ASCII camelCase keys only; pretty
-/// output is laid out by yajl, `"key": value` with four-space indentation and a final newline,
-/// where Foundation's writes `"key" : value` with two spaces; `OutputFormatting`'s raw values are
-/// Sluice's own.
+/// `\u001f`; snake-case conversion agrees with Foundation's on ASCII camelCase keys only;
+/// `OutputFormatting`'s raw values are Sluice's own. Pretty output is Foundation's layout byte for
+/// byte (two spaces a level, `"key" : value`, no final newline).
 ///
 /// As with Foundation's, a name encoded twice in one container is written once, in its first
 /// place, with the last value, and a nested container asked for twice under one name (or after an
@@ -260,11 +259,21 @@ public final class StreamingJSONEncoder: Sendable {
         chunkSize: Int,
         to sink: @escaping (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        let (tree, writerOptions, sortsKeys) = makeTree(chunkSize: chunkSize)
+        var (tree, writerOptions, sortsKeys) = makeTree(chunkSize: chunkSize)
         let node = try tree.node(for: value, path: [])
-        let writer = JSONWriter(options: writerOptions, sink: sink)
+        guard writerOptions.prettyPrinted else {
+            let writer = JSONWriter(options: writerOptions, sink: sink)
+            try node.write(to: writer, sortingKeys: sortsKeys)
+            try writer.finish()
+            return
+        }
+        // Pretty output in Foundation's layout: compact text from yajl, laid out on the way.
+        writerOptions.prettyPrinted = false
+        let layout = FoundationLayout(chunkSize: chunkSize)
+        let writer = JSONWriter(options: writerOptions) { chunk in try layout.lay(chunk, to: sink) }
         try node.write(to: writer, sortingKeys: sortsKeys)
         try writer.finish()
+        try layout.flush(to: sink)
     }
 }
 
