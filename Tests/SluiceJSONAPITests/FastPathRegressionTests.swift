@@ -72,7 +72,7 @@ struct FastPathRegressionTests {
         #expect(lister.names == ["bestFriend", "firstName", "id", "meta", "type"])
     }
 
-    @Test("snake_case allKeys only converts names the lookup converts back")
+    @Test("snake_case allKeys names members as Foundation converts them, and the lookup finds them")
     func snakeCaseAllKeysRoundTrip() throws {
         let tape = try JSONParser.parse(Array(#"{"user_2fa": 1, "first_name": 2}"#.utf8))
         var options = TapeDecodingOptions()
@@ -80,11 +80,20 @@ struct FastPathRegressionTests {
         struct KeyNames: Decodable {
             var names: [String]
             init(from decoder: any Decoder) throws {
-                names = try decoder.container(keyedBy: AnyCodingKey.self).allKeys.map(\.stringValue)
+                let container = try decoder.container(keyedBy: AnyCodingKey.self)
+                names = container.allKeys.map(\.stringValue)
+                // Each listed name finds its member again.
+                for key in container.allKeys { _ = try container.decode(Int.self, forKey: key) }
             }
         }
         let decoded = try tape.value(at: tape.startIndex).decode(KeyNames.self, options: options)
-        #expect(decoded.names == ["user_2fa", "firstName"])
+        #expect(decoded.names == ["user2Fa", "firstName"])
+        let foundation = JSONDecoder()
+        foundation.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(
+            try foundation.decode(KeyNames.self, from: Data(#"{"user_2fa": 1, "first_name": 2}"#.utf8)).names.sorted()
+                == decoded.names.sorted()
+        )
         // A [String: T] keeps its keys as written, as Foundation's JSONDecoder does.
         let dictionary = try tape.value(at: tape.startIndex).decode([String: Int].self, options: options)
         #expect(dictionary == ["user_2fa": 1, "first_name": 2])

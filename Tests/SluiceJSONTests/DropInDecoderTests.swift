@@ -96,3 +96,47 @@ struct DropInDecoderTests {
         #expect(try sluice.decode(Counted.self, from: data).count == 2)
     }
 }
+
+/// `.convertFromSnakeCase` against Foundation's own cases: the member each key reads, and the
+/// names `allKeys` gives.
+@Suite("Snake case as Foundation converts it")
+struct SnakeCaseParityTests {
+    struct Found: Decodable {
+        var found = false
+        var listed: [String] = []
+        struct Key: CodingKey {
+            let stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            let wanted = try container.decode(String.self, forKey: Key(stringValue: "camelCaseKey"))
+            listed = container.allKeys.map(\.stringValue)
+            found = (try? container.decode(Bool.self, forKey: Key(stringValue: wanted))) == true
+        }
+    }
+
+    @Test(
+        "each member is found under the key Foundation makes of it, and listed so",
+        arguments: [
+            ("a", "a"), ("ALLCAPS", "ALLCAPS"), ("ALL_CAPS", "allCaps"), ("snake_case", "snakeCase"),
+            ("one_2_three", "one2Three"), ("snake_Ćase", "snakeĆase"), ("snake_ćase", "snakeĆase"),
+            ("__this_and_that", "__thisAndThat"), ("this__and__that", "thisAndThat"),
+            ("this_aNd_that", "thisAndThat"), ("_one_two_three_", "_oneTwoThree_"), ("___", "___"),
+            ("🐧_🐟", "🐧🐟"), ("straße_ärger", "straßeÄrger"), ("user_2fa", "user2Fa"), ("x_y2z", "xY2Z"),
+        ]
+    )
+    func sameAsFoundation(member: String, key: String) throws {
+        let data = Data("{\"camelCaseKey\":\"\(key)\",\"\(member)\":true}".utf8)
+        let foundation = JSONDecoder()
+        foundation.keyDecodingStrategy = .convertFromSnakeCase
+        let sluice = StreamingJSONDecoder()
+        sluice.keyDecodingStrategy = .convertFromSnakeCase
+        let expected = try foundation.decode(Found.self, from: data)
+        let actual = try sluice.decode(Found.self, from: data)
+        #expect(expected.found && actual.found, "\(member) as \(key)")
+        #expect(Set(actual.listed) == Set(expected.listed), "\(member)")
+    }
+}

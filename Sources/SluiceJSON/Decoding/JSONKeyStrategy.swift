@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a decoder finds the JSON member for a property's coding key.
 ///
 /// Every strategy compares UTF-8 bytes in place: no `String` is made for a member name, except by
@@ -211,12 +213,23 @@ public enum JSONKeyStrategy: Sendable {
     /// Calls `body` with Foundation's camel-case conversion of `name`, or with `nil` for a name it
     /// leaves as it is (a single word): separators at either end are kept, the words between them
     /// are joined, the first in lowercase and the others with an uppercase first letter and
-    /// lowercase after it. ASCII letters only change case.
+    /// lowercase after it, as Foundation's `capitalized` has it (`snake_ćase` → `snakeĆase`,
+    /// `user_2fa` → `user2Fa`).
     package static func withCamelCaseConversion<R>(
         of name: UnsafeRawBufferPointer,
         separator: UInt8,
         _ body: (UnsafeRawBufferPointer?) -> R
     ) -> R {
+        // Words of ASCII letters only, nearly all names, on bytes. Anything else through
+        // `String`, whose `capitalized` also starts a word after a digit (`2fa` -> `2Fa`) and
+        // maps letters beyond ASCII, as Foundation's conversion does.
+        let isLetter = { (byte: UInt8) in (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+        if name.contains(where: { $0 != separator && !isLetter($0) }) {
+            guard var converted = unicodeCamelCase(String(decoding: name, as: UTF8.self), separator: separator) else {
+                return body(nil)
+            }
+            return converted.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        }
         var start = 0
         while start < name.count && name[start] == separator { start += 1 }
         var end = name.count
@@ -247,6 +260,20 @@ public enum JSONKeyStrategy: Sendable {
             }
             return body(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
+    }
+
+    /// `withCamelCaseConversion` for names with anything but ASCII letters: the same words, with
+    /// `String`'s case mappings and Foundation's `capitalized`, as its conversion has them.
+    private static func unicodeCamelCase(_ name: String, separator: UInt8) -> String? {
+        let mark = Character(Unicode.Scalar(separator))
+        let leading = name.prefix { $0 == mark }
+        let rest = name.dropFirst(leading.count)
+        let trailing = rest.reversed().prefix { $0 == mark }
+        let middle = rest.dropLast(trailing.count)
+        let words = middle.split(separator: mark)
+        guard let first = words.first, words.count > 1 else { return nil }
+        let others = words.dropFirst().map(\.capitalized)
+        return String(leading) + first.lowercased() + others.joined() + String(trailing)
     }
 
     /// Whether `name` stands for `key` under this strategy: the matcher both paths agree with,
@@ -293,14 +320,25 @@ public enum JSONKeyStrategy: Sendable {
         }
     }
 
-    /// The coding key name `allKeys` gives for the member `name`: its property name when looking
-    /// that up finds this member again (`first_name` → `firstName`), else the name as written,
-    /// which the lookup accepts too (`user_2fa` would read as `user2fa`, which looks for
-    /// `user2fa`).
+    /// The coding key name `allKeys` gives for the member `name`: under the snake and kebab
+    /// strategies, Foundation's conversion of it (`first_name` → `firstName`, `ALL_CAPS` →
+    /// `allCaps`), else the name as written.
     package func keyName(forMember name: String) -> String {
-        if case .custom(let transform) = self { return transform([AnyCodingKey(name)]).stringValue }
-        let property = propertyName(forMember: name)
-        return property != name && memberName(forProperty: property) == name ? property : name
+        let separator: UInt8
+        switch self {
+        case .custom(let transform): return transform([AnyCodingKey(name)]).stringValue
+        case .convertFromSnakeCase: separator = UInt8(ascii: "_")
+        case .convertFromKebabCase: separator = UInt8(ascii: "-")
+        case .useDefaultKeys, .loose, .memberName: return name
+        }
+        // Foundation's conversion, as its allKeys names members (`ALL_CAPS` → `allCaps`), which
+        // the lookup accepts too.
+        var bytes = name
+        return bytes.withUTF8 { utf8 in
+            Self.withCamelCaseConversion(of: UnsafeRawBufferPointer(utf8), separator: separator) { converted in
+                converted.map { String(decoding: $0, as: UTF8.self) } ?? name
+            }
+        }
     }
 
     /// The property name a member name stands for: `first_name` → `firstName`.

@@ -34,8 +34,7 @@ public import Foundation
 /// beyond 64 bits, exactly.
 ///
 /// Where it still differs on input Foundation's reads: JSON5 (`allowsJSON5`) and
-/// `assumesTopLevelDictionary` are not offered; key strategies convert ASCII letters only; the
-/// readers that stream (``elements(of:at:from:)``, ``values(of:format:from:)``, a decode from an
+/// `assumesTopLevelDictionary` are not offered; the readers that stream (``elements(of:at:from:)``, ``values(of:format:from:)``, a decode from an
 /// `AsyncSequence` of chunks) read UTF-8 only and refuse trailing commas, which the whole-document
 /// decodes accept as Foundation's does.
 ///
