@@ -368,7 +368,8 @@ struct Model {
             case "\t": escaped += "\\t"
             default:
                 if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    // Lowercase, as Foundation's encoder and both of Sluice's writers write it.
+                    let hex = String(scalar.value, radix: 16, uppercase: false)
                     escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {
                     escaped.unicodeScalars.append(scalar)

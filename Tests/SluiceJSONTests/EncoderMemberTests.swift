@@ -126,3 +126,31 @@ struct EncoderMemberTests {
         #expect(String(decoding: try StreamingJSONEncoder().encode(value), as: UTF8.self) == #"{"top":{"b":2}}"#)
     }
 }
+
+/// Control characters in strings and keys are escaped as Foundation's encoder escapes them.
+@Suite("Control character escapes")
+struct ControlEscapeTests {
+    @Test("\\u001f in lowercase, in values and keys, compact, sorted and pretty")
+    func lowercaseHex() throws {
+        let text = "a\u{1F}b\u{1B}c\u{7}d\u{0}e\u{1}\n\t"
+        let value = [text: [text, "plain"]]
+        for formatting in [[.sortedKeys], [.sortedKeys, .prettyPrinted], [.sortedKeys, .withoutEscapingSlashes]]
+            as [JSONEncoder.OutputFormatting]
+        {
+            let foundation = JSONEncoder()
+            foundation.outputFormatting = formatting
+            let sluice = StreamingJSONEncoder()
+            sluice.outputFormatting = StreamingJSONEncoder.OutputFormatting(
+                rawValue: (formatting.contains(.sortedKeys)
+                    ? StreamingJSONEncoder.OutputFormatting.sortedKeys.rawValue : 0)
+                    | (formatting.contains(.prettyPrinted)
+                        ? StreamingJSONEncoder.OutputFormatting.prettyPrinted.rawValue : 0)
+                    | (formatting.contains(.withoutEscapingSlashes)
+                        ? StreamingJSONEncoder.OutputFormatting.withoutEscapingSlashes.rawValue : 0)
+            )
+            let expected = String(decoding: try foundation.encode(value), as: UTF8.self)
+            #expect(expected.contains("\\u001f") && expected.contains("\\u001b"))
+            #expect(String(decoding: try sluice.encode(value), as: UTF8.self) == expected)
+        }
+    }
+}

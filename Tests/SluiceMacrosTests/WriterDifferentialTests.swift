@@ -151,9 +151,9 @@ extension WriterDifferentialTests {
         // numbers as doubles: those members are left to the general path's own tests.
         value.price = 12.5
         value.extra = .null
-        // yajl, the general path's reference, prints `\u001F` where Foundation prints `\u001f`:
-        // control characters whose code has a letter digit differ in case (the README says so).
-        value.escapes = value.escapes.replacingOccurrences(of: "\u{1F}", with: "\u{19}")
+        // Control characters whose code has a letter digit (`\u001f`) are written in lowercase
+        // by both paths, as Foundation writes them.
+        #expect(value.escapes.contains("\u{1F}"))
         let pairs: [(StreamingJSONEncoder.DateEncodingStrategy, JSONEncoder.DateEncodingStrategy)] = [
             (.deferredToDate, .deferredToDate), (.secondsSince1970, .secondsSince1970),
             (.millisecondsSince1970, .millisecondsSince1970), (.iso8601, .iso8601),

@@ -1005,9 +1005,10 @@ private enum EscapeTable {
     nonisolated(unsafe) static let withoutSlash: UnsafePointer<UInt8> = make(slash: false)
     nonisolated(unsafe) static let withSlash: UnsafePointer<UInt8> = make(slash: true)
 
-    /// yajl prints the digits of `\u00XX` in capitals.
+    /// The digits of `\u00XX` in lowercase, as Foundation's encoder writes them (``JSONWriter``
+    /// turns yajl's capitals into the same).
     static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     private static func make(slash: Bool) -> UnsafePointer<UInt8> {

@@ -110,7 +110,19 @@ public final class JSONWriter {
             { context, text, length in
                 // Safe because the context is `output`, alive as long as the generator.
                 guard let context, let text, length > 0 else { return }
-                context.assumingMemoryBound(to: OutputBuffer.self).pointee.append(UnsafeRawPointer(text), count: length)
+                let buffer = context.assumingMemoryBound(to: OutputBuffer.self)
+                // yajl prints a control character's escape, `\u00XX`, as a print of its own, and
+                // no other print of six bytes starts so (a string's runs between escapes hold no
+                // backslash). Its hex digits go out in lowercase, as Foundation's encoder and the
+                // generated writers write them.
+                if length == 6, text[0] == 0x5C, text[1] == 0x75, text[2] == 0x30, text[3] == 0x30 {
+                    var escape: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x5C, 0x75, 0x30, 0x30, 0, 0)
+                    escape.4 = UInt8(bitPattern: text[4]) | (text[4] >= 0x41 ? 0x20 : 0)
+                    escape.5 = UInt8(bitPattern: text[5]) | (text[5] >= 0x41 ? 0x20 : 0)
+                    withUnsafeBytes(of: &escape) { buffer.pointee.append($0.baseAddress!, count: 6) }
+                    return
+                }
+                buffer.pointee.append(UnsafeRawPointer(text), count: length)
             },
             UnsafeMutableRawPointer(output)
         )

@@ -23,8 +23,8 @@ public import Foundation
 ///
 /// With `.sortedKeys`, compact output matches Foundation's byte for byte for the same values and
 /// settings (slashes escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles).
-/// Differences that remain: control characters are escaped as `\u001F` where Foundation writes
-/// `\u001f`; snake-case conversion agrees with Foundation's on ASCII camelCase keys only;
+/// Differences that remain: snake-case conversion agrees with Foundation's on ASCII camelCase
+/// keys only;
 /// `OutputFormatting`'s raw values are Sluice's own. Pretty output is Foundation's layout byte for
 /// byte (two spaces a level, `"key" : value`, no final newline).
 ///
