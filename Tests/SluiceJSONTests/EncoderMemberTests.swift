@@ -154,3 +154,34 @@ struct ControlEscapeTests {
         }
     }
 }
+
+/// The snake-case key strategy against Foundation's on keys beyond ASCII.
+@Suite("Snake-case keys beyond ASCII")
+struct UnicodeSnakeCaseTests {
+    struct Keyed: Encodable {
+        let names: [String]
+        struct Key: CodingKey {
+            let stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            for name in names { try container.encode(1, forKey: Key(stringValue: name)) }
+        }
+    }
+
+    @Test(
+        "letters with combining marks split into words as Foundation splits them",
+        arguments: ["m͉̟̹y̦̳G͍͚͎̳r̤͉̤͕ͅea̲͕t͇̥̼͖U͇̝̠R͙̻̥͓̣L̥̖͎͓̪̫ͅR̩͖̩eq͈͓u̞e̱s̙t̤̺ͅ", "snakeĆase", "myURLRequest", "ÄrgerÜberAll", "straßeNAME"]
+    )
+    func sameAsFoundation(name: String) throws {
+        let foundation = JSONEncoder()
+        foundation.keyEncodingStrategy = .convertToSnakeCase
+        let sluice = StreamingJSONEncoder()
+        sluice.keyEncodingStrategy = .convertToSnakeCase
+        let value = Keyed(names: [name])
+        #expect(try sluice.encode(value) == (try foundation.encode(value)), "\(name)")
+    }
+}

@@ -15,15 +15,26 @@ enum KeyWords {
         guard !characters.isEmpty else { return key }
         var result = ""
         for (index, character) in characters.enumerated() {
-            if index > 0, character.isUppercase {
+            if index > 0, isUpper(character) {
                 let previous = characters[index - 1]
-                let nextIsLower = index + 1 < characters.count && characters[index + 1].isLowercase
-                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
+                let nextIsLower = index + 1 < characters.count && isLower(characters[index + 1])
+                if isLower(previous) || previous.isNumber || (isUpper(previous) && nextIsLower) {
                     result.append(separator)
                 }
             }
             result.append(contentsOf: character.lowercased())
         }
         return result
+    }
+
+    /// A character's case is its first scalar's, as Foundation's splitter reads letters: a
+    /// combining mark after a letter (`L̥ͅ`) does not change which case the letter is, where
+    /// `Character.isUppercase` would say neither.
+    private static func isUpper(_ character: Character) -> Bool {
+        character.unicodeScalars.first?.properties.isUppercase ?? false
+    }
+
+    private static func isLower(_ character: Character) -> Bool {
+        character.unicodeScalars.first?.properties.isLowercase ?? false
     }
 }
