@@ -341,20 +341,6 @@ public enum JSONKeyStrategy: Sendable {
         }
     }
 
-    /// The property name a member name stands for: `first_name` → `firstName`.
-    /// Custom strategies cannot be inverted; their member names are returned as they are.
-    package func propertyName(forMember name: String) -> String {
-        let separator: Character
-        switch self {
-        case .convertFromSnakeCase: separator = "_"
-        case .convertFromKebabCase: separator = "-"
-        case .useDefaultKeys, .memberName, .loose, .custom: return name
-        }
-        let parts = name.split(separator: separator, omittingEmptySubsequences: true)
-        guard parts.count > 1 else { return name }
-        return String(parts[0]) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-    }
-
     private static func separated(_ key: String, separator: Character) -> String {
         var result = ""
         for (offset, character) in key.enumerated() {

@@ -22,20 +22,13 @@ enum TrailingCommas {
     /// string replaced by a space.
     static func blanked(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
         var result = Array(bytes)
-        var inString = false
-        var escaped = false
+        var strings = JSONStringTracker()
         // The comma met since the last byte that was neither whitespace nor a comma, if any.
         var pendingComma = -1
         for index in result.indices {
             let byte = result[index]
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
+            guard strings.place(of: byte) == .outside else {
+                pendingComma = -1
                 continue
             }
             if isSpace(byte) { continue }
@@ -46,7 +39,6 @@ enum TrailingCommas {
             if pendingComma >= 0, byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
                 result[pendingComma] = UInt8(ascii: " ")
             }
-            if byte == UInt8(ascii: "\"") { inString = true }
             pendingComma = -1
         }
         return result

@@ -11,8 +11,7 @@ final class FoundationLayout {
     private let chunkSize: Int
     private var output: [UInt8] = []
     private var depth = 0
-    private var inString = false
-    private var escaped = false
+    private var strings = JSONStringTracker()
     /// A container was opened and nothing written in it yet.
     private var justOpened = false
 
@@ -24,16 +23,16 @@ final class FoundationLayout {
     /// Lays out `chunk` of compact text, handing `sink` full chunks as they fill.
     func lay(_ chunk: UnsafeRawBufferPointer, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         for byte in chunk {
-            if inString {
+            switch strings.place(of: byte) {
+            case .inside:
                 output.append(byte)
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
                 continue
+            case .opening:
+                startValue()
+                output.append(byte)
+                continue
+            case .outside:
+                break
             }
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
@@ -56,7 +55,6 @@ final class FoundationLayout {
             default:
                 startValue()
                 output.append(byte)
-                if byte == UInt8(ascii: "\"") { inString = true }
             }
             if output.count >= chunkSize { try flush(to: sink) }
         }

@@ -23,10 +23,11 @@ public import Foundation
 ///
 /// With `.sortedKeys`, compact output matches Foundation's byte for byte for the same values and
 /// settings (slashes escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles).
-/// Differences that remain: snake-case conversion agrees with Foundation's on ASCII camelCase
-/// keys only;
-/// `OutputFormatting`'s raw values are Sluice's own. Pretty output is Foundation's layout byte for
-/// byte (two spaces a level, `"key" : value`, no final newline).
+/// Pretty output is Foundation's layout byte for byte (two spaces a level, `"key" : value`, no
+/// final newline), and control characters are escaped in lowercase (`\u001f`) as Foundation's
+/// are. Differences that remain: snake-case conversion splits words as Foundation's does on
+/// camelCase keys, but may differ on keys with underscores or digits before capitals;
+/// `OutputFormatting`'s raw values are Sluice's own.
 ///
 /// As with Foundation's, a name encoded twice in one container is written once, in its first
 /// place, with the last value, and a nested container asked for twice under one name (or after an
