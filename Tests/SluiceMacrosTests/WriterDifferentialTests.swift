@@ -101,7 +101,8 @@ extension WriterDifferentialTests {
         ]
         let layouts: [(String, StreamingJSONEncoder.OutputFormatting)] = [
             ("compact", []), ("sorted", [.sortedKeys]), ("sorted-unescaped", [.sortedKeys, .withoutEscapingSlashes]),
-            ("unescaped", [.withoutEscapingSlashes]),
+            ("unescaped", [.withoutEscapingSlashes]), ("pretty", [.prettyPrinted]),
+            ("pretty-sorted", [.prettyPrinted, .sortedKeys]),
         ]
         for (dateName, date) in dates {
             for (dataName, data) in datas {

@@ -118,6 +118,9 @@ typedef struct sluice_parser_hot {
 /// range: `significand` holds the bits of that magnitude as the nearest `double`, already
 /// converted (a number written with a point is almost always read as a floating-point value).
 #define SLUICE_NUMBER_CONVERTED 8
+/// The number was written in hexadecimal (JSON5's `0x1F`; its text on the tape is decimal): it
+/// converts to floating point only exactly, as Foundation's decoder converts it.
+#define SLUICE_NUMBER_HEXADECIMAL 16
 
 /// A number token's trailer: with `SLUICE_NUMBER_EXACT`, the number's magnitude is
 /// `significand` × 10^`scale` exactly (leading zeros of the integer part not counted as digits,

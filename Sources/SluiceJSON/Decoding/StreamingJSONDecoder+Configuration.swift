@@ -9,8 +9,8 @@ extension StreamingJSONDecoder {
         from data: Data,
         configuration: T.DecodingConfiguration
     ) throws -> T {
-        let (options, limits, _) = snapshot()
-        let tape = try data.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits) }
+        let (options, limits, syntax) = wholeDocumentSnapshot()
+        let tape = try data.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits, syntax: syntax) }
         let root = try tape.value(at: tape.startIndex)
         return try Self.publicErrors {
             try type.init(from: TapeDecoder(value: root, options: options), configuration: configuration)

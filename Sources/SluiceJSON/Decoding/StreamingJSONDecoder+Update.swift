@@ -19,7 +19,7 @@ extension StreamingJSONDecoder {
     /// - Throws: `EncodingError` if the current value cannot be encoded, else as
     ///   ``decode(_:from:)-(_,Data)``.
     public func update<T: Codable>(_ value: inout T, from data: Data) throws {
-        let (options, limits, _) = snapshot()
+        let (options, limits, syntax) = wholeDocumentSnapshot()
         // Non-finite numbers have no JSON form; these markers carry them through the round trip.
         let encoder = StreamingJSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
@@ -39,7 +39,7 @@ extension StreamingJSONDecoder {
         fallbackOptions.userInfo = options.userInfo
         let fallbackContext = TapeDecodingContext(options: fallbackOptions)
 
-        let tape = try Self.parseWhole(limits: limits, inputBytes: data.count) { try $0.parse(data) }
+        let tape = try data.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits, syntax: syntax) }
         let context = TapeDecodingContext(options: options)
         context.fallback = (try current.value(at: current.startIndex), fallbackContext)
         let root = try tape.value(at: tape.startIndex)

@@ -33,10 +33,23 @@ public import Foundation
 /// document with its byte order mark (Foundation's takes the mark for UTF-16's); 128-bit integers
 /// beyond 64 bits, exactly.
 ///
-/// Where it still differs on input Foundation's reads: JSON5 (`allowsJSON5`) and
-/// `assumesTopLevelDictionary` are not offered; the readers that stream (``elements(of:at:from:)``, ``values(of:format:from:)``, a decode from an
-/// `AsyncSequence` of chunks) read UTF-8 only and refuse trailing commas, which the whole-document
-/// decodes accept as Foundation's does.
+/// JSON5 (``allowsJSON5``) and brace-less top levels (``assumesTopLevelDictionary``) are read as
+/// Foundation's reads them, by a reader of their own. Where that reader follows the JSON5
+/// specification and Foundation's does not: a `\u` escape in an unquoted key stands for its
+/// character (Foundation's keeps the six characters); a backslash before a line break continues
+/// the line and stands for nothing (Foundation's keeps the line break); `\v`, and a backslash
+/// before a character that has no escape of its own (`\a` for `a`), are read where Foundation's
+/// refuses them; Unicode's space separators, the no-break space, U+2028, U+2029 and U+FEFF are
+/// whitespace (Foundation's takes only ASCII's, form feed and vertical tab, and a lone byte 0xA0).
+/// Its numbers are checked as they are read, so a malformed number (`0x2.`, a hexadecimal number
+/// past 64 bits) is refused even in a member no model reads, where Foundation's finds it only when
+/// a model reads it.
+///
+/// The readers Foundation's has no counterpart for read UTF-8 JSON only and refuse trailing
+/// commas: those that stream (``elements(of:at:from:)``, ``values(of:format:from:)``) always, a
+/// decode from an `AsyncSequence` of chunks unless JSON5 or a brace-less top level is allowed (it
+/// then gathers the chunks and reads them whole). The decodes from memory and from a file read
+/// everything Foundation's does.
 ///
 /// Thread-safe: settings may be changed while other threads decode; each decode uses the settings
 /// in force when it starts.
@@ -45,6 +58,7 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
         var options = TapeDecodingOptions()
         var limits = JSONLimits.default
         var parallel = ParallelOptions()
+        var syntax = JSON5Reader.Syntax()
     }
 
     private let settings = LockedSettings(Settings())
@@ -67,6 +81,35 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
     func snapshot() -> (options: TapeDecodingOptions, limits: JSONLimits, parallel: ParallelOptions) {
         let snapshot = settings.snapshot
         return (snapshot.options, snapshot.limits, snapshot.parallel)
+    }
+
+    /// The settings a whole-document decode reads with, at once.
+    func wholeDocumentSnapshot() -> (options: TapeDecodingOptions, limits: JSONLimits, syntax: JSON5Reader.Syntax) {
+        let snapshot = settings.snapshot
+        return (snapshot.options, snapshot.limits, snapshot.syntax)
+    }
+
+    /// Whether documents may be written in JSON5: comments, unquoted keys, single quotes,
+    /// hexadecimal numbers, `Infinity` and `NaN`, and more (see <https://spec.json5.org>), as
+    /// Foundation's `allowsJSON5` reads them. Default: `false`.
+    ///
+    /// A JSON5 document is read whole by a reader of its own; errors give its line and column.
+    /// `Infinity` and `NaN` decode as `Double` and `Float` without a
+    /// ``nonConformingFloatDecodingStrategy``; hexadecimal numbers decode as integers of up to 64
+    /// bits, and as floating point. The readers that stream (``elements(of:at:from:)``,
+    /// ``values(of:format:from:)``) read JSON only, whatever this says.
+    public var allowsJSON5: Bool {
+        get { settings[\.syntax.json5] }
+        set { settings[\.syntax.json5] = newValue }
+    }
+
+    /// Whether the top level of a document is an object whose braces may be left out:
+    /// `"a": 1, "b": 2` (or `a: 1, b: 2` with ``allowsJSON5``) decodes as `{"a": 1, "b": 2}`, and
+    /// an empty document as `{}`. A document that does start with `{` reads as usual. Default:
+    /// `false`, as Foundation's.
+    public var assumesTopLevelDictionary: Bool {
+        get { settings[\.syntax.assumesTopLevelDictionary] }
+        set { settings[\.syntax.assumesTopLevelDictionary] = newValue }
     }
 
     /// How many threads stream the elements of one document (``elements(of:at:from:)`` and
@@ -145,26 +188,41 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
     /// accepts a comma before a closing `]` or `}`. A document in UTF-16 or UTF-32 is transcoded
     /// to UTF-8 first, and positions in its errors count the bytes of that UTF-8.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        let (options, limits, _) = snapshot()
-        let tape = try Self.parseAsFoundation(bytes, limits: limits)
+        let (options, limits, syntax) = wholeDocumentSnapshot()
+        let tape = try Self.parseAsFoundation(bytes, limits: limits, syntax: syntax)
         return try Self.decode(type, from: tape, options: options)
     }
 
     /// A whole document in memory parsed as Foundation's decoder reads one: in any of the
-    /// encodings ``JSONTextEncoding`` tells, with trailing commas (see ``TrailingCommas``).
-    static func parseAsFoundation(_ bytes: UnsafeRawBufferPointer, limits: JSONLimits) throws -> JSONTape {
+    /// encodings ``JSONTextEncoding`` tells, with trailing commas (see ``TrailingCommas``), and in
+    /// the JSON5 or brace-less form `syntax` allows.
+    static func parseAsFoundation(
+        _ bytes: UnsafeRawBufferPointer,
+        limits: JSONLimits,
+        syntax: JSON5Reader.Syntax
+    ) throws -> JSONTape {
         let (encoding, markLength) = JSONTextEncoding.detect(bytes)
-        guard encoding != .utf8 else { return try parseUTF8AsFoundation(bytes, limits: limits) }
+        guard encoding != .utf8 else { return try parseUTF8AsFoundation(bytes, limits: limits, syntax: syntax) }
         var utf8: [UInt8] = []
         try parsing {
             utf8 = try encoding.transcoded(UnsafeRawBufferPointer(rebasing: bytes[markLength...]), base: markLength)
         }
-        return try utf8.withUnsafeBytes { try parseUTF8AsFoundation($0, limits: limits) }
+        return try utf8.withUnsafeBytes { try parseUTF8AsFoundation($0, limits: limits, syntax: syntax) }
     }
 
-    /// `parseAsFoundation(_:limits:)` for UTF-8: strictly first, and again with trailing commas
-    /// blanked when a closing bracket after a comma is what stopped the strict parse.
-    private static func parseUTF8AsFoundation(_ bytes: UnsafeRawBufferPointer, limits: JSONLimits) throws -> JSONTape {
+    /// `parseAsFoundation(_:limits:syntax:)` for UTF-8: JSON5 and brace-less documents by
+    /// ``JSON5Reader``; JSON strictly first, and again with trailing commas blanked when a closing
+    /// bracket after a comma is what stopped the strict parse.
+    private static func parseUTF8AsFoundation(
+        _ bytes: UnsafeRawBufferPointer,
+        limits: JSONLimits,
+        syntax: JSON5Reader.Syntax
+    ) throws -> JSONTape {
+        if syntax.isExtended {
+            var tape = JSONTape()
+            try parsing { tape = try JSON5Reader.read(bytes, syntax: syntax, limits: limits) }
+            return tape
+        }
         do {
             return try parseWhole(limits: limits, inputBytes: bytes.count) { try $0.parse(bytes) }
         } catch {
@@ -196,8 +254,14 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
     /// - Throws: ``FileChunkReader/Failure`` when the file cannot be read, else as
     ///   ``decode(_:from:)-(_,Data)``.
     public func decode<T: Decodable>(_ type: T.Type, fromFileAt path: String) throws -> T {
-        let (options, limits, _) = snapshot()
+        let (options, limits, syntax) = wholeDocumentSnapshot()
         let reader = try FileChunkReader(path: path)
+        if syntax.isExtended {
+            var whole: [UInt8] = []
+            try reader.forEachChunk { whole += $0 }
+            let tape = try whole.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits, syntax: syntax) }
+            return try Self.decode(type, from: tape, options: options)
+        }
         var gathered: [UInt8]?
         let tape: JSONTape
         do {
@@ -214,7 +278,9 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
             }
         } catch {
             if error is ReadWhole, let gathered {
-                let whole = try gathered.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits) }
+                let whole = try gathered.withUnsafeBytes {
+                    try Self.parseAsFoundation($0, limits: limits, syntax: syntax)
+                }
                 return try Self.decode(type, from: whole, options: options)
             }
             // A fault at a closing bracket may be a trailing comma: the file read whole decides.
@@ -222,7 +288,7 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
             var bytes: [UInt8] = []
             try FileChunkReader(path: path).forEachChunk { bytes += $0 }
             guard bytes.withUnsafeBytes({ TrailingCommas.explains(fault, in: $0) }) else { throw error }
-            let whole = try bytes.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits) }
+            let whole = try bytes.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits, syntax: syntax) }
             return try Self.decode(type, from: whole, options: options)
         }
         return try Self.decode(type, from: tape, options: options)
@@ -234,7 +300,14 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
         _ type: T.Type,
         from chunks: Chunks
     ) async throws -> T where Chunks.Element: ContiguousBytes {
-        let (options, limits, _) = snapshot()
+        let (options, limits, syntax) = wholeDocumentSnapshot()
+        if syntax.isExtended {
+            // JSON5 and brace-less documents are read whole.
+            var whole: [UInt8] = []
+            for try await chunk in chunks { chunk.withUnsafeBytes { whole += $0 } }
+            let tape = try whole.withUnsafeBytes { try Self.parseAsFoundation($0, limits: limits, syntax: syntax) }
+            return try Self.decode(type, from: tape, options: options)
+        }
         let parser = JSONParser(limits: limits)
         for try await chunk in chunks {
             try Self.parsing { try withBytes(chunk) { buffer throws(JSONError) in try parser.parse(buffer) } }

@@ -235,17 +235,7 @@ public struct TapeDecoder: Decoder {
     }
 
     static func decodeFloat(_ value: JSONTape.Value) throws(JSONError) -> Float {
-        let double = try value.double()
-        let float = Float(double)
-        // As for Double: a number that is not zero but rounds to zero does not fit either.
-        guard float.isFinite, float != 0 || double == 0 else {
-            throw JSONError(
-                kind: .numberOutOfRange,
-                message: "The number \(try value.numberText()) does not fit in Float.",
-                position: value.position
-            )
-        }
-        return float
+        try value.float()
     }
 }
 

@@ -96,6 +96,15 @@ enum JSONNumberText {
         return index == count
     }
 
+    /// Whether `text` is a number JSON5 writes without digits (`Infinity`, `NaN`, either with a
+    /// sign): its token's trailer holds the value converted, which conversions to binary
+    /// floating point read, and every other conversion refuses it.
+    static func isSpecialValue(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard let first = text.first else { return false }
+        let letter = (first == minus || first == plus) && text.count > 1 ? text[1] : first
+        return letter == UInt8(ascii: "I") || letter == UInt8(ascii: "N")
+    }
+
     static func split(_ text: UnsafeRawBufferPointer) -> Parts {
         var parts = Parts()
         var index = 0
@@ -140,6 +149,7 @@ enum JSONNumberText {
             guard let value = T(exactly: plain) else { throw .outOfRange }
             return value
         }
+        if isSpecialValue(text) { throw .outOfRange }
         let parts = split(text)
         // Trailing zeros of the significant digits move into the scale, so `1500e-2` and `15.00`
         // both become 15 × 10^0 and only a true fraction is refused.
@@ -222,6 +232,7 @@ enum JSONNumberText {
     /// would be infinite), or not zero but too small for the smallest subnormal (it would be
     /// zero), as Foundation's decoder refuses both rather than hand back another number.
     static func double(_ text: UnsafeRawBufferPointer) throws(Failure) -> Double {
+        if isSpecialValue(text) { throw .outOfRange }
         // The common case in one pass: at most 19 digits, so the significand is an exact UInt64.
         // Any correctly rounded method gives the same double, so the paths below agree with it.
         if let (significand, scale, negative) = significandAndScale(text) {
@@ -297,6 +308,8 @@ enum JSONNumberText {
         var isInteger: Bool { flags & UInt8(SLUICE_NUMBER_INTEGER) != 0 }
         /// `significand` holds the bits of the magnitude as the nearest `Double`.
         var isConverted: Bool { flags & UInt8(SLUICE_NUMBER_CONVERTED) != 0 }
+        /// Written in hexadecimal: floating point only exactly.
+        var isHexadecimal: Bool { flags & UInt8(SLUICE_NUMBER_HEXADECIMAL) != 0 }
 
         /// The trailer of the number token whose text is `text`.
         ///
@@ -328,8 +341,24 @@ enum JSONNumberText {
         tokenText text: UnsafeRawBufferPointer,
         _ digits: Digits
     ) throws(Failure) -> Double {
+        if digits.isHexadecimal {
+            guard let value = Double(exactly: try integer(text, as: Int128.self)) else { throw .outOfRange }
+            return value
+        }
         guard digits.isExact else { return try double(text) }
         return try double(significand: digits.significand, scale: digits.scale, negative: digits.isNegative)
+    }
+
+    /// `double(tokenText:)` as a `Float`, refused beyond `Float`'s range as beyond `Double`'s, and
+    /// not rounded at all for a number written in hexadecimal.
+    static func float(tokenText text: UnsafeRawBufferPointer) throws(Failure) -> Float {
+        let double = try double(tokenText: text)
+        let float = Float(double)
+        // A number that is not zero but rounds to zero does not fit either. Only JSON5's
+        // Infinity and NaN are not finite as doubles, and they stay so.
+        guard float.isFinite || !double.isFinite, float != 0 || double == 0 else { throw .outOfRange }
+        if Digits(after: text).isHexadecimal, Double(float) != double { throw .outOfRange }
+        return float
     }
 
     /// `integer(_:as:)` for the text of a tape's number token: an integer written without a
@@ -457,6 +486,7 @@ enum JSONNumberText {
     /// The number as a `Decimal`, exactly: fails when it has more significant digits than
     /// `Decimal` holds (38) or an exponent beyond its range, rather than rounding.
     static func decimal(_ text: UnsafeRawBufferPointer) throws(Failure) -> Decimal {
+        if isSpecialValue(text) { throw .outOfRange }
         let parts = split(text)
         var first = 0
         var used = parts.digitCount
@@ -476,6 +506,7 @@ extension JSONNumberText {
     /// The number as the `Decimal` Foundation's parser makes of it, digits past its 38 dropped:
     /// for numbers `decimal(_:)` refuses as too precise.
     static func roundedDecimal(_ text: UnsafeRawBufferPointer) throws(Failure) -> Decimal {
+        if isSpecialValue(text) { throw .outOfRange }
         guard let value = Decimal(string: String(decoding: text, as: UTF8.self), locale: nil), !value.isNaN,
             !value.isZero
         else { throw .outOfRange }

@@ -1,3 +1,5 @@
+internal import CSluiceTape
+
 extension JSONTape {
     /// Builds a tape from events handed to it one by one, as the parser builds one from yajl's:
     /// how values that never were JSON text (Foundation containers, converted strings) are replayed
@@ -6,9 +8,10 @@ extension JSONTape {
         private(set) var tape = JSONTape()
         /// The start token index and child count of every open container, outermost first.
         private var open: [(index: Int, children: Int)] = []
-        /// Where every token is said to start. Replayed values have no place in any input, so by
-        /// default this is line 0, which error messages describe as "in the replayed value".
-        private let position: JSONPosition
+        /// Where the next token is said to start. Replayed values have no place in any input, so
+        /// by default this is line 0, which error messages describe as "in the replayed value";
+        /// a reader of text sets it before each token.
+        package var position: JSONPosition
 
         package init(position: JSONPosition = JSONPosition(byteOffset: 0, line: 0, column: 0)) {
             self.position = position
@@ -50,6 +53,28 @@ extension JSONTape {
             let buffer = tape.uncheckedBuffer
             let offset = kind == .number ? buffer.pointee.appendNumber(text) : buffer.pointee.appendText(text)
             append(kind, length: UInt32(truncatingIfNeeded: text.count), payload: offset)
+        }
+
+        /// Appends an integer JSON5 wrote in hexadecimal, `text` its decimal digits: it converts
+        /// to floating point only exactly.
+        package mutating func appendHexadecimalNumber(_ text: UnsafeRawBufferPointer) {
+            countChild()
+            tape.makeUnique()
+            let offset = tape.uncheckedBuffer.pointee.appendNumber(text, addingFlags: UInt8(SLUICE_NUMBER_HEXADECIMAL))
+            append(.number, length: UInt32(truncatingIfNeeded: text.count), payload: offset)
+        }
+
+        /// Appends a number JSON has no text for (JSON5's `Infinity`, `-Infinity`, `NaN`): `text`
+        /// names it, and the token's trailer holds `value` as converted, which is all that
+        /// conversions to `Double` and `Float` read.
+        package mutating func appendNumber(_ text: String, converted value: Double) {
+            countChild()
+            tape.makeUnique()
+            var text = text
+            let offset = text.withUTF8 { utf8 in
+                tape.uncheckedBuffer.pointee.appendNumber(UnsafeRawBufferPointer(utf8), converted: value)
+            }
+            append(.number, length: UInt32(truncatingIfNeeded: text.utf8.count), payload: offset)
         }
 
         /// Appends a string, key or number with `text`.

@@ -83,6 +83,14 @@ extension JSONTape {
             }
         }
 
+        /// The number as the nearest `Float`. Throws when it is beyond `Float`'s range, or not
+        /// zero but would round to zero.
+        public func float() throws(JSONError) -> Float {
+            try convertNumber(to: "Float") { text throws(JSONNumberText.Failure) in
+                try JSONNumberText.float(tokenText: text)
+            }
+        }
+
         /// The number as a `Decimal`, exactly, without passing through `Double`. Throws when the
         /// number has more than 38 significant digits or lies beyond `Decimal`'s range.
         public func decimal() throws(JSONError) -> Decimal {
@@ -94,6 +102,8 @@ extension JSONTape {
         /// (so that `Decimal.pi`, written with 39 digits by Foundation's encoder, reads back).
         func decimalAsFoundationReads() throws(JSONError) -> Decimal {
             try convertNumber(to: "Decimal") { text throws(JSONNumberText.Failure) in
+                // JSON5's Infinity and NaN: Foundation's decoder gives NaN for both.
+                if JSONNumberText.isSpecialValue(text) { return .nan }
                 do throws(JSONNumberText.Failure) {
                     return try JSONNumberText.decimal(text)
                 } catch {

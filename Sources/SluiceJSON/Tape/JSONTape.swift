@@ -138,6 +138,32 @@ struct TapeBuffer {
         return offset
     }
 
+    /// `appendNumber(_:)`, with `flags` added to the trailer's.
+    mutating func appendNumber(_ text: UnsafeRawBufferPointer, addingFlags flags: UInt8) -> Int {
+        let offset = appendNumber(text)
+        bytes[byteCount - Int(SLUICE_NUMBER_TRAILER_SIZE) + 10] |= flags
+        return offset
+    }
+
+    /// Copies the text of a number that has no digits (JSON5's `Infinity`, `NaN`) with a
+    /// trailer that holds `value` as converted, and returns the text's absolute offset.
+    mutating func appendNumber(_ text: UnsafeRawBufferPointer, converted value: Double) -> Int {
+        let trailer = Int(SLUICE_NUMBER_TRAILER_SIZE)
+        let needed = byteCount + text.count + trailer
+        if needed > byteCapacity { growBytes(toHold: needed) }
+        let offset = appendText(text)
+        var flags = UInt8(SLUICE_NUMBER_CONVERTED)
+        if value.sign == .minus { flags |= UInt8(SLUICE_NUMBER_NEGATIVE) }
+        // Laid out as `sluice_number_digits`: the magnitude's bits, a scale of 0, the flags.
+        let out = UnsafeMutableRawPointer(bytes + byteCount)
+        out.storeBytes(of: value.magnitude.bitPattern, toByteOffset: 0, as: UInt64.self)
+        out.storeBytes(of: 0, toByteOffset: 8, as: Int16.self)
+        out.storeBytes(of: flags, toByteOffset: 10, as: UInt8.self)
+        out.storeBytes(of: 0, toByteOffset: 11, as: UInt8.self)
+        byteCount += trailer
+        return offset
+    }
+
     /// Room for at least `tokens` tokens and `bytes` bytes of text, so that a tape whose size is
     /// known beforehand is not grown (and copied) a dozen times on the way there. Capacities
     /// double as appending grows them, so they are the sizes growth would have reached.
