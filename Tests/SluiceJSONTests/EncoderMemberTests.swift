@@ -175,6 +175,11 @@ struct UnicodeSnakeCaseTests {
     @Test(
         "letters with combining marks split into words as Foundation splits them",
         arguments: ["m͉̟̹y̦̳G͍͚͎̳r̤͉̤͕ͅea̲͕t͇̥̼͖U͇̝̠R͙̻̥͓̣L̥̖͎͓̪̫ͅR̩͖̩eq͈͓u̞e̱s̙t̤̺ͅ", "snakeĆase", "myURLRequest", "ÄrgerÜberAll", "straßeNAME"]
+            // Runs of capitals, digits and underscores next to capitals, capitals first and last.
+            + [
+                "a_B", "URLs", "ABCd", "my_URL", "a1A2b", "ÀÉ", "user2FA", "_leading", "trailing_", "__private",
+                "x1Y2", "aBC", "a__b", "_aB_", "userID2", "fooBAR9Baz", "ǅungla", "ŉA", "ßX", "A", "", "_", "1A",
+            ]
     )
     func sameAsFoundation(name: String) throws {
         let foundation = JSONEncoder()

@@ -108,40 +108,71 @@ public enum JSONKeyStrategy: Sendable {
     }
 
     /// Whether `name` is `key` split into words as ``StreamingJSONEncoder``'s
-    /// `convertToSnakeCase` / `convertToKebabCase` write it, compared on bytes: a separator
-    /// before an uppercase letter that follows a lowercase letter or a digit, or that begins a
-    /// word after a run of capitals, and every letter in lowercase (`firstName` → `first_name`,
-    /// `myURLValue` → `my_url_value`). One rule for both directions, so what Sluice encodes it
-    /// decodes. ASCII letters only change case.
+    /// `convertToSnakeCase` / `convertToKebabCase` write it (Foundation's splitting, see
+    /// `KeyWords.separated`), compared on bytes: `firstName` → `first_name`, `myURLValue` →
+    /// `my_url_value`, `URLString` → `u_rl_string`. One rule for both directions, so what Sluice
+    /// encodes it decodes. ASCII letters only change case.
     private static func matchesSeparated(
         _ name: UnsafeRawBufferPointer,
         keyBytes: UnsafeRawBufferPointer,
         separator: UInt8
     ) -> Bool {
-        func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
-        func isLower(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
-        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         var index = 0
-        let count = keyBytes.count
-        for offset in 0..<count {
-            let byte = keyBytes[offset]
-            guard isUpper(byte) else {
-                guard index < name.count, name[index] == byte else { return false }
-                index += 1
-                continue
-            }
-            if offset > 0 {
-                let previous = keyBytes[offset - 1]
-                let nextIsLower = offset + 1 < count && isLower(keyBytes[offset + 1])
-                if isLower(previous) || isDigit(previous) || (isUpper(previous) && nextIsLower) {
-                    guard index < name.count, name[index] == separator else { return false }
-                    index += 1
-                }
-            }
-            guard index < name.count, name[index] == byte + 32 else { return false }
+        let matched = separatedBytes(of: keyBytes, separator: separator) { byte in
+            guard index < name.count, name[index] == byte else { return false }
             index += 1
+            return true
         }
-        return index == name.count
+        return matched && index == name.count
+    }
+
+    /// Hands `body` the bytes of `key` split into words as Foundation's `convertToSnakeCase`
+    /// splits it, ASCII capitals lowercased and `separator` between words, until `body` returns
+    /// `false`; returns whether it accepted them all. From the second byte on, each capital ends
+    /// the word before it; when the next lowercase letter does not follow it directly, the
+    /// capitals up to the one before that letter form a word of their own.
+    @inline(__always)
+    private static func separatedBytes(
+        of key: UnsafeRawBufferPointer,
+        separator: UInt8,
+        _ body: (UInt8) -> Bool
+    ) -> Bool {
+        func isUpper(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "A") < 26 }
+        func isLower(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "a") < 26 }
+        let count = key.count
+        guard count > 0 else { return true }
+        var first = true
+        func word(_ range: Range<Int>) -> Bool {
+            if !first, !body(separator) { return false }
+            first = false
+            for offset in range {
+                let byte = key[offset]
+                if !body(isUpper(byte) ? byte | 0x20 : byte) { return false }
+            }
+            return true
+        }
+        var wordStart = 0
+        var searchFrom = 1
+        while true {
+            var capital = searchFrom
+            while capital < count, !isUpper(key[capital]) { capital += 1 }
+            guard capital < count else { break }
+            if !word(wordStart..<capital) { return false }
+            var lower = capital + 1
+            while lower < count, !isLower(key[lower]) { lower += 1 }
+            guard lower < count else {
+                wordStart = capital
+                break
+            }
+            if lower == capital + 1 {
+                wordStart = capital
+            } else {
+                if !word(capital..<lower - 1) { return false }
+                wordStart = lower - 1
+            }
+            searchFrom = lower + 1
+        }
+        return word(wordStart..<count)
     }
 
     /// Whether Foundation's snake_case conversion turns `name` into `key` (see
@@ -167,24 +198,13 @@ public enum JSONKeyStrategy: Sendable {
 
     /// The only name `matchesSeparated` accepts for `key`: `myURLValue` → `my_url_value`.
     package static func separatedSpelling(of key: [UInt8], separator: UInt8) -> [UInt8] {
-        func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
-        func isLower(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
-        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         var spelling: [UInt8] = []
         spelling.reserveCapacity(key.count + 4)
-        for (offset, byte) in key.enumerated() {
-            guard isUpper(byte) else {
+        _ = key.withUnsafeBytes { keyBytes in
+            separatedBytes(of: keyBytes, separator: separator) { byte in
                 spelling.append(byte)
-                continue
+                return true
             }
-            if offset > 0 {
-                let previous = key[offset - 1]
-                let nextIsLower = offset + 1 < key.count && isLower(key[offset + 1])
-                if isLower(previous) || isDigit(previous) || (isUpper(previous) && nextIsLower) {
-                    spelling.append(separator)
-                }
-            }
-            spelling.append(byte + 32)
         }
         return spelling
     }

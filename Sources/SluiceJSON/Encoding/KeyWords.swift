@@ -5,24 +5,40 @@
 // cannot depend on SluiceJSON (which links yajl), hence the link rather than an import.
 
 enum KeyWords {
-    /// Word splitting: a new word at a lowercase-to-uppercase step, and before the last capital
-    /// of a run followed by a lowercase letter (`myURLValue` → `my_url_value`). Agrees with
-    /// Foundation on camelCase keys; keys with acronyms or underscores may differ. The decoder's
-    /// snake/kebab strategies accept this spelling too (`JSONKeyStrategy.matchesSeparated`, the
-    /// same rule on bytes), so every key round-trips.
+    /// Word splitting as Foundation's `convertToSnakeCase` splits, so that both write the same
+    /// names: from the second character on, each uppercase letter ends the word before it; when
+    /// the next lowercase letter does not follow that capital directly, the capitals up to the one
+    /// before it form a word of their own (`myURLValue` → `my_url_value`, `URLs` → `u_r_ls`); the
+    /// last word runs to the end. Words may be empty (`a_B` → `a__b`), and every word is
+    /// lowercased. The decoder's snake and kebab strategies read these spellings back (through
+    /// Foundation's conversion of the name) and Sluice's earlier ones too
+    /// (`JSONKeyStrategy.matchesSeparated`).
     static func separated(_ key: String, _ separator: Character) -> String {
         let characters = Array(key)
         guard !characters.isEmpty else { return key }
-        var result = ""
-        for (index, character) in characters.enumerated() {
-            if index > 0, isUpper(character) {
-                let previous = characters[index - 1]
-                let nextIsLower = index + 1 < characters.count && isLower(characters[index + 1])
-                if isLower(previous) || previous.isNumber || (isUpper(previous) && nextIsLower) {
-                    result.append(separator)
-                }
+        var words: [Range<Int>] = []
+        var wordStart = 0
+        var searchFrom = 1
+        while let capital = (searchFrom..<characters.count).first(where: { isUpper(characters[$0]) }) {
+            words.append(wordStart..<capital)
+            guard let lower = (capital..<characters.count).first(where: { isLower(characters[$0]) }) else {
+                wordStart = capital
+                break
             }
-            result.append(contentsOf: character.lowercased())
+            if lower == capital + 1 {
+                wordStart = capital
+            } else {
+                // A run of capitals: a word up to the capital that starts the lowercase word.
+                words.append(capital..<lower - 1)
+                wordStart = lower - 1
+            }
+            searchFrom = lower + 1
+        }
+        words.append(wordStart..<characters.count)
+        var result = ""
+        for (index, word) in words.enumerated() {
+            if index > 0 { result.append(separator) }
+            for character in characters[word] { result.append(contentsOf: character.lowercased()) }
         }
         return result
     }

@@ -25,9 +25,8 @@ public import Foundation
 /// settings (slashes escaped unless `.withoutEscapingSlashes`, shortest round-trip doubles).
 /// Pretty output is Foundation's layout byte for byte (two spaces a level, `"key" : value`, no
 /// final newline), and control characters are escaped in lowercase (`\u001f`) as Foundation's
-/// are. Differences that remain: snake-case conversion splits words as Foundation's does on
-/// camelCase keys, but may differ on keys with underscores or digits before capitals;
-/// `OutputFormatting`'s raw values are Sluice's own.
+/// are. Snake-case keys are split into words as Foundation's splits them, whatever their
+/// capitals, digits and underscores, and `OutputFormatting`'s raw values are Foundation's.
 ///
 /// As with Foundation's, a name encoded twice in one container is written once, in its first
 /// place, with the last value, and a nested container asked for twice under one name (or after an
@@ -49,7 +48,7 @@ public final class StreamingJSONEncoder: Sendable {
         /// Members in the order of their names.
         public static let sortedKeys = OutputFormatting(rawValue: 1 << 1)
         /// `/` written as is, not as `\/`.
-        public static let withoutEscapingSlashes = OutputFormatting(rawValue: 1 << 2)
+        public static let withoutEscapingSlashes = OutputFormatting(rawValue: 1 << 3)
     }
 
     /// How coding keys become member names.
