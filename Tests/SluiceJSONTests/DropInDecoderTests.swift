@@ -78,6 +78,26 @@ struct DropInDecoderTests {
         #expect(throws: JSONError.self) { try tape.value(at: 1).decimal() }
     }
 
+    @Test(
+        "128-bit integers past 64 bits read exactly, written with a fraction of zeros too (Foundation's refuses)",
+        arguments: ["-170141183460469231731687303715884105728", "-18446744073709551616", "18446744073709551616"]
+    )
+    func wideIntegers(text: String) throws {
+        let value = try #require(Int128(text))
+        for written in [text, text + ".0", text + ".000e0"] {
+            #expect(try StreamingJSONDecoder().decode(Int128.self, from: Data(written.utf8)) == value)
+            if written != text {
+                #expect(throws: (any Error).self) { try JSONDecoder().decode(Int128.self, from: Data(written.utf8)) }
+            }
+        }
+        let unsigned = "340282366920938463463374607431768211455.0"
+        #expect(try StreamingJSONDecoder().decode(UInt128.self, from: Data(unsigned.utf8)) == .max)
+        // Past the type's range it is refused, as any integer is.
+        #expect(throws: DecodingError.self) {
+            try StreamingJSONDecoder().decode(UInt128.self, from: Data("340282366920938463463374607431768211456".utf8))
+        }
+    }
+
     @Test("allKeys names each key once: duplicates, and spellings a strategy makes one")
     func allKeysOnce() throws {
         struct Counted: Decodable {
