@@ -106,9 +106,8 @@ public final class JSONModelMembers: Sendable {
     /// writes) asks here rather than building the table for every object it reads.
     public static func shared(by type: Any.Type, names: @autoclosure () -> [String]) -> JSONModelMembers {
         if let table = genericTables.fact(about: type) { return table }
-        let table = JSONModelMembers(names())
-        genericTables.record(table, about: type)
-        return table
+        // The first table recorded wins, so every reader of the type shares one.
+        return genericTables.recordIfAbsent(JSONModelMembers(names()), about: type)
     }
 
     private static let genericTables = TypeFacts<JSONModelMembers>()

@@ -51,4 +51,14 @@ package final class TypeFacts<Fact>: @unchecked Sendable {
     package func record(_ fact: Fact, about type: Any.Type) {
         lock.withLock { facts[ObjectIdentifier(type)] = fact }
     }
+
+    /// Records `fact` about `type` unless one is recorded already; returns the one recorded.
+    /// Once recorded, a fact stays: holders may keep it without a strong reference.
+    package func recordIfAbsent(_ fact: Fact, about type: Any.Type) -> Fact {
+        lock.withLock {
+            if let recorded = facts[ObjectIdentifier(type)] { return recorded }
+            facts[ObjectIdentifier(type)] = fact
+            return fact
+        }
+    }
 }
