@@ -138,7 +138,10 @@ struct HTTPSource {
         timeouts: HTTPTimeouts,
         maxBodyBytes: Int? = nil
     ) throws {
-        guard var components = URLComponents(string: text), let base = components.url else {
+        // As written on a command line: raw brackets and spaces are encoded, escapes kept.
+        guard var components = URLComponents(string: PercentEncoding.encodingInvalidCharacters(in: text)),
+            let base = components.url
+        else {
             throw ValidationError("The URL is not valid.")
         }
         if let include {

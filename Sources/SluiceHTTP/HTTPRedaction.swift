@@ -20,11 +20,26 @@ enum HTTPRedaction {
         return ["key", "token", "secret", "password", "session"].contains { lower.contains($0) }
     }
 
-    /// Query parameters whose values are credentials when a service takes them in the URL.
+    /// Query parameters whose values are credentials when a service takes them in the URL: the
+    /// whole name, in any case and with or without `-`, `_` and `.`, is one of the names
+    /// services give credentials (`api_key`, `access_token`, `X-Amz-Signature`). Not a word inside
+    /// a name: `filter[author.name]`, `fields[authors]` and `keywords` are ordinary parameters,
+    /// and hiding them hid the very filter a failed request was about.
     static func isSensitive(parameter name: String) -> Bool {
-        let lower = name.lowercased()
-        return ["key", "token", "secret", "password", "signature", "auth"].contains { lower.contains($0) }
+        let decoded = name.removingPercentEncoding ?? name
+        let folded = String(decoded.lowercased().unicodeScalars.filter { !"-_.".unicodeScalars.contains($0) })
+        return credentialParameters.contains(folded)
     }
+
+    /// The credential parameter names `isSensitive(parameter:)` knows, folded.
+    private static let credentialParameters: Set<String> = [
+        "key", "apikey", "accesskey", "secretkey", "accesskeyid", "awsaccesskeyid", "privatekey", "token",
+        "accesstoken", "authtoken", "refreshtoken", "idtoken", "apitoken", "privatetoken", "sessiontoken",
+        "securitytoken", "bearer", "jwt", "auth", "authorization", "secret", "clientsecret", "apisecret",
+        "password", "passwd", "pwd", "pass", "signature", "sig", "xamzsignature", "xamzcredential",
+        "xamzsecuritytoken", "xgoogsignature", "xgoogcredential", "session", "sessionid", "sid", "credential",
+        "credentials",
+    ]
 
     /// Text that did not parse as a URL: only what comes before any `@` or `?` is shown.
     static func text(_ text: String) -> String {

@@ -545,7 +545,8 @@ public struct JSONAPIClient: Sendable {
 
     /// A link resolved against the URL of the document it came from (links are usually absolute).
     static func resolve(_ href: String, against base: URL) -> URL? {
-        URL(string: href, relativeTo: base)?.absoluteURL
+        // Servers write links with raw brackets (`?page[number]=2`); their escapes must stay.
+        URL(string: PercentEncoding.encodingInvalidCharacters(in: href), relativeTo: base)?.absoluteURL
     }
 
     /// `url` with its `page[...]` parameters replaced by `page`.

@@ -41,6 +41,26 @@ struct FetchCommandTests {
         }
     }
 
+    @Test("a URL with raw brackets and escapes is sent with its escapes as written, not encoded twice")
+    func bracketsAndEscapes() async throws {
+        try await JSONAPITestServer.with(chunkSize: 97) { server in
+            let url =
+                server.url("/").absoluteString + "page/articles?filter[author.name]=Author%200013&page[size]=5&x=%26&y=%C3%A9"
+            let directory = try ImportCommandTests.directory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let database = directory.appendingPathComponent("brackets.sqlite").path
+            for command in [["fetch", url], ["import", url, "--sqlite", database, "--max-pages", "1"]] {
+                let run = try await Command.run(command)
+                #expect(run.status == 0, "\(command[0]): \(run.standardError)")
+            }
+            let requests = server.log.requests
+            #expect(requests.count == 2)
+            for request in requests {
+                #expect(request.rawQuery == "filter%5Bauthor.name%5D=Author%200013&page%5Bsize%5D=5&x=%26&y=%C3%A9")
+            }
+        }
+    }
+
     @Test("server errors, invalid documents and unreachable servers exit 1, 1 and 2 with a clear message")
     func failures() async throws {
         try await JSONAPITestServer.with { server in

@@ -29,3 +29,30 @@ import Testing
         #expect(request.description == "GET https://api.example.com/articles?api_key=***&page%5Bsize%5D=2")
     }
 }
+
+/// Credentials are hidden by the whole name of their parameter, not by a word inside a name.
+@Suite("Redaction of query parameters")
+struct ParameterRedactionTests {
+    @Test(
+        "credential parameters are hidden, in any case and spelling",
+        arguments: ["api_key", "apiKey", "API-KEY", "key", "access_token", "token", "X-Amz-Signature", "client_secret",
+            "password", "sig", "auth", "session_id"]
+    )
+    func hidden(name: String) throws {
+        #expect(HTTPRedaction.isSensitive(parameter: name))
+        let url = try #require(URL(string: "https://api.example.com/a?\(name)=s3cret&page=2"))
+        #expect(!HTTPRedaction.url(url).contains("s3cret"))
+    }
+
+    @Test(
+        "ordinary parameters that contain such a word are shown as they are",
+        arguments: ["filter[author.name]", "fields[authors]", "keywords", "monkey", "tokenizer", "sort", "authority",
+            "filter%5Bauthor.name%5D", "page[key]"]
+    )
+    func shown(name: String) throws {
+        #expect(!HTTPRedaction.isSensitive(parameter: name))
+        let query = name.contains("%") ? name : name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let url = try #require(URL(string: "https://api.example.com/a?\(query)=Author%200013"))
+        #expect(HTTPRedaction.url(url).contains("Author%200013"))
+    }
+}
