@@ -25,8 +25,10 @@ struct Fetch: AsyncParsableCommand {
             objects (or the start of a body that is not a JSON:API document). Credentials given with \
             --header are never printed.
 
-            The exit code is 0 on success, 1 when the server answers with an error or a document that \
-            is not valid, and 2 when it cannot be reached, times out, or the command is called wrongly.
+            The exit code is 0 on success, 1 when the server answers with something that is not a \
+            valid JSON:API document (an HTML error page, a malformed body), 2 when it cannot be \
+            reached, times out, or the command is called wrongly, and 3 when it answers with a \
+            JSON:API error document.
 
             Examples:
               sluice fetch https://api.example.com/articles --include author,comments
@@ -194,8 +196,10 @@ struct HTTPSource {
         url.map(HTTPTransportRequest.redacted) ?? "?"
     }
 
-    /// Prints `error` on standard error and returns the exit code: 1 for an answer that is an
-    /// error or not a valid document, 2 when the server could not be reached or timed out.
+    /// Prints `error` on standard error and returns the exit code, by the rule every command
+    /// follows (`FaultReport`): 3 for an answer that is a JSON:API error document (whatever its
+    /// status), 1 for one that is not a valid document (an error page in HTML, a malformed body),
+    /// 2 when the server could not be reached or timed out.
     func report(_ error: any Error) -> Int32 {
         guard let failure = error as? JSONAPIClientError else {
             Terminal.message("sluice: \(error)\n")
@@ -209,6 +213,7 @@ struct HTTPSource {
         Terminal.message("sluice: \(failure)\n")
         switch failure.kind {
         case .timedOut, .transport, .invalidURL: return 2
+        case .status where !failure.errors.isEmpty: return FaultReport.errorDocumentExitCode
         default: return 1
         }
     }

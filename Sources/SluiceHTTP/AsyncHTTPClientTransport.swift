@@ -101,6 +101,16 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// AsyncHTTPClient's errors in the terms the client reports: timeouts as timeouts, a
     /// cancelled request as `CancellationError`, the rest with AsyncHTTPClient's words.
     static func translate(_ error: any Error) -> any Error {
+        if let failure = error as? IOError {
+            // NIO words a refused connection "connection reset (error set): Connection refused)
+            // (errno: 111)"; the system's own words, and the number, say it plainly.
+            let code = failure.errnoCode
+            let refused = code == ECONNREFUSED ? "could not connect: " : ""
+            return HTTPTransportError(
+                timedOut: false,
+                message: "\(refused)\(String(cString: strerror(code))) (errno \(code))"
+            )
+        }
         guard let error = error as? HTTPClientError else { return error }
         switch error {
         case .cancelled: return CancellationError()

@@ -50,7 +50,8 @@ package enum PercentEncoding {
     package static func encodingInvalidCharacters(in text: String) -> String {
         let bytes = Array(text.utf8)
         var authorityEnd = 0
-        if let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[schemeEnd...].starts(with: Array("://".utf8)) {
+        if let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[schemeEnd...].starts(with: Array("://".utf8))
+        {
             authorityEnd = schemeEnd + 3
             while authorityEnd < bytes.count, !"/?#".utf8.contains(bytes[authorityEnd]) { authorityEnd += 1 }
         }

@@ -45,7 +45,8 @@ struct FetchCommandTests {
     func bracketsAndEscapes() async throws {
         try await JSONAPITestServer.with(chunkSize: 97) { server in
             let url =
-                server.url("/").absoluteString + "page/articles?filter[author.name]=Author%200013&page[size]=5&x=%26&y=%C3%A9"
+                server.url("/").absoluteString
+                + "page/articles?filter[author.name]=Author%200013&page[size]=5&x=%26&y=%C3%A9"
             let directory = try ImportCommandTests.directory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let database = directory.appendingPathComponent("brackets.sqlite").path
@@ -61,11 +62,11 @@ struct FetchCommandTests {
         }
     }
 
-    @Test("server errors, invalid documents and unreachable servers exit 1, 1 and 2 with a clear message")
+    @Test("error documents, invalid answers and unreachable servers exit 3, 1 and 2 with a clear message")
     func failures() async throws {
         try await JSONAPITestServer.with { server in
             let missing = try await Command.run(["fetch", server.url("/articles/999").absoluteString])
-            #expect(missing.status == 1)
+            #expect(missing.status == 3)
             #expect(
                 missing.standardError.contains(
                     "the server answered 404 Not Found with 1 error: 404 [not_found] Not Found - No article has id 999."
@@ -80,10 +81,25 @@ struct FetchCommandTests {
             let login = try await Command.run(["fetch", server.url("/login").absoluteString])
             #expect(login.status == 1)
             #expect(login.standardError.contains("expected a JSON:API document, but the body is text/html"))
+            // import URL follows the same rule.
+            let directory = try ImportCommandTests.directory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let database = directory.appendingPathComponent("errors.sqlite").path
+            let importMissing = try await Command.run([
+                "import", server.url("/articles/999").absoluteString, "--sqlite", database,
+            ])
+            #expect(importMissing.status == 3, "\(importMissing.standardError)")
+            #expect(importMissing.standardError.contains("No article has id 999."))
+            let importLogin = try await Command.run([
+                "import", server.url("/login").absoluteString, "--sqlite", database,
+            ])
+            #expect(importLogin.status == 1, "\(importLogin.standardError)")
         }
         let refused = try await Command.run(["fetch", "http://127.0.0.1:9/articles", "--timeout", "2"])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("GET http://127.0.0.1:9/articles: "))
+        #expect(refused.standardError.contains("could not connect: Connection refused (errno 111)"))
+        #expect(!refused.standardError.contains("connection reset"))
         let usage = try await Command.run(["fetch", "ftp://example.com/x"])
         #expect(usage.status == 2)
     }

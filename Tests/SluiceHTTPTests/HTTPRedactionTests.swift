@@ -35,8 +35,10 @@ import Testing
 struct ParameterRedactionTests {
     @Test(
         "credential parameters are hidden, in any case and spelling",
-        arguments: ["api_key", "apiKey", "API-KEY", "key", "access_token", "token", "X-Amz-Signature", "client_secret",
-            "password", "sig", "auth", "session_id"]
+        arguments: [
+            "api_key", "apiKey", "API-KEY", "key", "access_token", "token", "X-Amz-Signature", "client_secret",
+            "password", "sig", "auth", "session_id",
+        ]
     )
     func hidden(name: String) throws {
         #expect(HTTPRedaction.isSensitive(parameter: name))
@@ -46,8 +48,10 @@ struct ParameterRedactionTests {
 
     @Test(
         "ordinary parameters that contain such a word are shown as they are",
-        arguments: ["filter[author.name]", "fields[authors]", "keywords", "monkey", "tokenizer", "sort", "authority",
-            "filter%5Bauthor.name%5D", "page[key]"]
+        arguments: [
+            "filter[author.name]", "fields[authors]", "keywords", "monkey", "tokenizer", "sort", "authority",
+            "filter%5Bauthor.name%5D", "page[key]",
+        ]
     )
     func shown(name: String) throws {
         #expect(!HTTPRedaction.isSensitive(parameter: name))
