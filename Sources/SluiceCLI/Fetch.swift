@@ -89,7 +89,8 @@ struct Fetch: AsyncParsableCommand {
             while let streamed = try await resources.next() {
                 if verbose, resources.pagesRead != page {
                     page = resources.pagesRead
-                    Terminal.message("GET \(HTTPSource.redacted(resources.pageURL)) (page \(page))\n")
+                    let status = resources.pageStatus.map { ": \($0)" } ?? ""
+                    Terminal.message("GET \(HTTPSource.redacted(resources.pageURL))\(status) (page \(page))\n")
                 }
                 guard let raw = streamed.resource.raw else { continue }
                 line.removeAll(keepingCapacity: true)
@@ -99,6 +100,9 @@ struct Fetch: AsyncParsableCommand {
                 count += 1
             }
             try output.flush()
+            if let last = resources.unreachedLastPage {
+                Terminal.message(HTTPSource.unreachedLastWarning(page: resources.pagesRead, last: last))
+            }
             if verbose {
                 var line = "\(count) resources from \(resources.pagesRead) page\(resources.pagesRead == 1 ? "" : "s"), "
                 line += "\(Terminal.formatted(Double(resources.bytesRead) / 1_048_576, decimals: 1)) MB, "
@@ -126,6 +130,14 @@ struct HTTPSource {
         for (index, header) in headers.enumerated() where !header.contains(":") {
             throw ValidationError("--header number \(index + 1) is not of the form 'Name: value'.")
         }
+    }
+
+    /// The warning for pages that ended before the `last` link's page (see
+    /// `JSONAPIClient.unreachedLastPage(of:links:)`).
+    static func unreachedLastWarning(page: Int, last: URL) -> String {
+        "sluice: warning: page \(page) has no next link, but its last link names another page "
+            + "(\(redacted(last))): the server may have stopped early, and resources after page \(page) "
+            + "were not read\n"
     }
 
     static func isURL(_ text: String) -> Bool {

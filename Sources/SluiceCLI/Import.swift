@@ -48,7 +48,8 @@ struct Import: AsyncParsableCommand {
 
             Given an http or https URL, each page is imported as it arrives and the next link is \
             followed to the last page (a documents row per page); --header adds request headers \
-            (credentials are never printed).
+            (credentials are never printed). A page without a next link whose last link names \
+            another page draws a warning: the server stopped early, and what lies between was not read.
 
             Several documents (files, and directories standing for their .json, .jsonl, .ndjson and \
             .json-seq files, each also .gz) \
@@ -314,6 +315,9 @@ extension Import {
         let started = ContinuousClock.now
         // The page being read, unredacted: its next link is resolved against it.
         var current = source.start
+        var pages = 0
+        // The page that ended the import early, and the page its last link names.
+        var unreached: (page: Int, last: URL)?
         let outcomes: [ImportJob.Outcome]
         do {
             let report: @Sendable (ImportSource, ImportProgress) -> Void = { page, report in
@@ -324,9 +328,15 @@ extension Import {
                 if let previous {
                     let page = PageSummary(parameters: [:], count: previous.summary.primaryCount)
                     guard let next = try client.link(.next, from: current, links: previous.summary.links, page: page)
-                    else { return nil }
+                    else {
+                        if let last = JSONAPIClient.unreachedLastPage(of: current, links: previous.summary.links) {
+                            unreached = (pages, last)
+                        }
+                        return nil
+                    }
                     current = next
                 }
+                pages += 1
                 guard let body = try await client.documentBody(at: current) else {
                     // 204 or an empty body: nothing to import; on the first page that is a fault.
                     if previous == nil { throw NoDocument() }
@@ -352,6 +362,12 @@ extension Import {
         let code = try summaries.report(pages: outcomes, of: HTTPSource.redacted(source.start), seconds: seconds) {
             // An HTTP fault of a page's body is worded by the client's report.
             $0 is JSONAPIClientError ? source.report($0) : nil
+        }
+        if let unreached {
+            let warning = HTTPSource.unreachedLastWarning(page: unreached.page, last: unreached.last)
+            Terminal.message(warning)
+            // In the summary too, which a nightly job's log keeps.
+            if !quiet { print(warning.dropFirst("sluice: ".count), terminator: "") }
         }
         if code != 0 { throw ExitCode(code) }
     }

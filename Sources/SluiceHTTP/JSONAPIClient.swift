@@ -529,6 +529,16 @@ public struct JSONAPIClient: Sendable {
         return Self.replacingPage(of: url, with: parameters)
     }
 
+    /// The page a document's `last` link names, when the document has such a link but no `next`
+    /// and is not that page itself: a server that stops giving `next` early would otherwise
+    /// lose the pages between without a word. `nil` when nothing is amiss.
+    public static func unreachedLastPage(of url: URL, links: Links?) -> URL? {
+        guard let links, links["next"]?.href == nil, let href = links["last"]?.href,
+            let last = resolve(href, against: url)
+        else { return nil }
+        return last.absoluteString == url.absoluteString ? nil : last
+    }
+
     /// Whether a document failed only for having no `data` member (the one shape mismatch at the
     /// document's root).
     static func lacksData(_ error: JSONAPIClientError) -> Bool {

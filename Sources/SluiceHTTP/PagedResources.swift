@@ -40,6 +40,12 @@ public struct PagedResources: AsyncSequence {
         public private(set) var pageURL: URL?
         /// The top-level `meta`, `links` and counts of the last page read to its end.
         public private(set) var lastPage: DocumentSummary?
+        /// The HTTP status of the page being read (or last read).
+        public private(set) var pageStatus: Int?
+        /// Set when the pages ended at a page whose `last` link names another page but that has
+        /// no `next` link: the pages between were not read (see
+        /// ``JSONAPIClient/unreachedLastPage(of:links:)``).
+        public private(set) var unreachedLastPage: URL?
 
         private let maximumPages: Int?
 
@@ -91,6 +97,7 @@ public struct PagedResources: AsyncSequence {
             let exchange = try await client.send(.get, url, body: nil, options: options)
             pagesRead += 1
             pageURL = url
+            pageStatus = exchange.response.head.status.code
             summary = PageSummary(parameters: JSONAPIClient.pageParameters(of: url), count: 0)
             guard try await exchange.hasDocument() else {
                 lastPage = nil
@@ -126,6 +133,7 @@ public struct PagedResources: AsyncSequence {
             summary.meta = document?.meta
             guard let url = pageURL else { return }
             nextURL = try client.link(.next, from: url, links: document?.links, page: summary)
+            if nextURL == nil { unreachedLastPage = JSONAPIClient.unreachedLastPage(of: url, links: document?.links) }
         }
     }
 

@@ -62,6 +62,33 @@ struct FetchCommandTests {
         }
     }
 
+    @Test("pages that end before the last link's page are reported, by fetch and by import; --verbose gives statuses")
+    func unreachedLastPage() async throws {
+        try await JSONAPITestServer.with(total: 45) { server in
+            let url = server.url("/dropnext/articles?page%5Bsize%5D=10").absoluteString
+            let fetched = try await Command.run(["fetch", url, "--all-pages", "--verbose"])
+            #expect(fetched.status == 0, "\(fetched.standardError)")
+            #expect(fetched.standardError.contains("page 2 has no next link, but its last link names another page"))
+            #expect(fetched.standardError.contains("page%5Bnumber%5D=5"))
+            #expect(fetched.standardError.contains(": 200 (page 1)"))
+            #expect(
+                fetched.standardOutput.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"articles""#) }.count
+                    == 20
+            )
+            let directory = try ImportCommandTests.directory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let database = directory.appendingPathComponent("dropnext.sqlite").path
+            let imported = try await Command.run(["import", url, "--sqlite", database])
+            #expect(imported.status == 0, "\(imported.standardError)")
+            #expect(imported.standardError.contains("page 2 has no next link, but its last link names another page"))
+            #expect(imported.standardOutput.contains("warning: page 2 has no next link"))
+            // A server that gives next to the end draws no warning.
+            let whole = try await Command.run(["fetch", server.url("/page/articles").absoluteString, "--all-pages"])
+            #expect(whole.status == 0)
+            #expect(!whole.standardError.contains("warning"))
+        }
+    }
+
     @Test("error documents, invalid answers and unreachable servers exit 3, 1 and 2 with a clear message")
     func failures() async throws {
         try await JSONAPITestServer.with { server in

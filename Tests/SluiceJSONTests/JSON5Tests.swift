@@ -85,8 +85,15 @@ struct JSON5Tests {
     func numbers(text: String) throws {
         let data = Data(text.utf8)
         let decoder = Self.sluice()
-        #expect((try? decoder.decode(Int.self, from: data)) == Self.foundationValue(Int.self, text))
-        #expect((try? decoder.decode(UInt64.self, from: data)) == Self.foundationValue(UInt64.self, text))
+        // Foundation's decoder stops the process (a failed precondition) for a hexadecimal number
+        // that does not fit the integer type asked for; Sluice's refuses it.
+        func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type) -> T? {
+            guard let hex = text.lowercased().range(of: "0x") else { return Self.foundationValue(T.self, text) }
+            let magnitude = Int128(text[hex.upperBound...], radix: 16) ?? 0
+            return T(exactly: text.hasPrefix("-") ? -magnitude : magnitude)
+        }
+        #expect((try? decoder.decode(Int.self, from: data)) == integer(Int.self))
+        #expect((try? decoder.decode(UInt64.self, from: data)) == integer(UInt64.self))
         #expect((try? decoder.decode(Double.self, from: data)) == Self.foundationValue(Double.self, text))
         #expect((try? decoder.decode(Float.self, from: data)) == Self.foundationValue(Float.self, text))
     }

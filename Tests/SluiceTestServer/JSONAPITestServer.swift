@@ -16,7 +16,9 @@ import NIOCore
 /// - `/cursor/articles?page[size]=S&page[after]=ID` with a `next` link and `meta.page.cursor`;
 /// - `/nolinks/articles?page[number]=N&page[size]=S` without any links (the client's strategy
 ///   must find the next page);
-/// - `/stream/articles`: one page of `total` articles, never links.
+/// - `/stream/articles`: one page of `total` articles, never links;
+/// - `/dropnext/articles`: as `/page/articles`, but page 2 has no `next` link while its `last`
+///   names a later page (a server that stops early).
 public final class JSONAPITestServer: Sendable {
     /// The server's root, `http://127.0.0.1:PORT`.
     public let baseURL: URL
@@ -130,7 +132,7 @@ private struct Content: Sendable {
     static let mediaType = "application/vnd.api+json"
 
     func install(on router: Router<BasicRequestContext>) {
-        for style in ["page", "offset", "cursor", "nolinks", "stream"] {
+        for style in ["page", "offset", "cursor", "nolinks", "stream", "dropnext"] {
             router.get("\(style)/articles") { request, _ in
                 try await record(request)
                 return page(style: style, request: request)
@@ -352,16 +354,18 @@ private struct Content: Sendable {
         var links: [(String, String?)] = []
         let base = "/\(style)/articles"
         switch style {
-        case "page", "nolinks":
+        case "page", "nolinks", "dropnext":
             size = Int(parameters["size"] ?? "") ?? 10
             let number = Int(parameters["number"] ?? "") ?? 1
             first = (number - 1) * size + 1
             let last = max(1, (total + size - 1) / size)
-            if style == "page" {
+            if style != "nolinks" {
                 func href(_ n: Int) -> String { "\(base)?page%5Bnumber%5D=\(n)&page%5Bsize%5D=\(size)" }
+                // `dropnext` stops giving `next` after page 2, its `last` still naming the last.
+                let hasNext = number < last && (style == "page" || number < 2)
                 links = [
                     ("self", href(number)), ("first", href(1)), ("last", href(last)),
-                    ("prev", number > 1 ? href(number - 1) : nil), ("next", number < last ? href(number + 1) : nil),
+                    ("prev", number > 1 ? href(number - 1) : nil), ("next", hasNext ? href(number + 1) : nil),
                 ]
             }
         case "offset":
