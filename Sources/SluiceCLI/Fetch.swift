@@ -78,6 +78,31 @@ struct Fetch: AsyncParsableCommand {
         try await source.using { source in try await fetch(from: source) }
     }
 
+    /// Whether `url` is a relationship endpoint (`.../relationships/NAME`), whose data are
+    /// resource identifiers: linkage, not resources.
+    static func isRelationshipEndpoint(_ url: URL?) -> Bool {
+        guard let components = url?.pathComponents, components.count >= 2 else { return false }
+        return components[components.count - 2] == "relationships"
+    }
+
+    /// A resource identifier as one line of linkage: `type`, `id` (or `lid`) and `meta`.
+    static func writeIdentifier(_ raw: RawResource, into line: inout [UInt8]) {
+        line.append(contentsOf: #"{"type":"#.utf8)
+        JSONValue.writeString(raw.type, into: &line)
+        if let id = raw.id {
+            line.append(contentsOf: #","id":"#.utf8)
+            JSONValue.writeString(id, into: &line)
+        } else if let lid = raw.lid {
+            line.append(contentsOf: #","lid":"#.utf8)
+            JSONValue.writeString(lid, into: &line)
+        }
+        if let meta = raw.meta {
+            line.append(contentsOf: #","meta":"#.utf8)
+            meta.write(into: &line)
+        }
+        line.append(UInt8(ascii: "}"))
+    }
+
     private func fetch(from source: HTTPSource) async throws {
         var output = OutputBuffer(terminal: .standardOutput)
         var resources = source.client.resources(at: source.start, maximumPages: allPages ? maxPages : 1)
@@ -94,7 +119,11 @@ struct Fetch: AsyncParsableCommand {
                 }
                 guard let raw = streamed.resource.raw else { continue }
                 line.removeAll(keepingCapacity: true)
-                raw.writeFlattened(into: &line)
+                if Self.isRelationshipEndpoint(resources.pageURL) {
+                    Self.writeIdentifier(raw, into: &line)
+                } else {
+                    raw.writeFlattened(into: &line)
+                }
                 line.append(UInt8(ascii: "\n"))
                 try output.write(line)
                 count += 1

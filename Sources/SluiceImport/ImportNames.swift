@@ -114,7 +114,11 @@ package enum ImportNames {
 package enum ImportText {
     /// `value` as compact JSON text.
     package static func json(_ value: some Encodable) throws -> String {
-        String(decoding: try StreamingJSONEncoder().encode(value), as: UTF8.self)
+        let encoder = StreamingJSONEncoder()
+        // `/` as it is, as every other JSON column holds it: the encoder's default (Foundation's)
+        // writes `http:\/\/`, which a query's LIKE 'http://%' does not find.
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     /// Now, as ISO 8601 with milliseconds.

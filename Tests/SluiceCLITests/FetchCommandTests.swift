@@ -82,10 +82,28 @@ struct FetchCommandTests {
             #expect(imported.status == 0, "\(imported.standardError)")
             #expect(imported.standardError.contains("page 2 has no next link, but its last link names another page"))
             #expect(imported.standardOutput.contains("warning: page 2 has no next link"))
+            // The pages' links are kept as the server wrote them, slashes unescaped.
+            let links = try ImportCommandTests.read(database) { db in
+                try String.fetchAll(db, sql: "SELECT links FROM documents ORDER BY source")
+            }
+            #expect(links.count == 2)
+            #expect(
+                links.allSatisfy { $0.contains(#""last":"/dropnext/articles?"#) && !$0.contains(#"\/"#) },
+                "\(links)"
+            )
             // A server that gives next to the end draws no warning.
             let whole = try await Command.run(["fetch", server.url("/page/articles").absoluteString, "--all-pages"])
             #expect(whole.status == 0)
             #expect(!whole.standardError.contains("warning"))
+        }
+    }
+
+    @Test("a relationship endpoint prints its linkage: identifiers, not empty resources")
+    func relationshipEndpoint() async throws {
+        try await JSONAPITestServer.with { server in
+            let run = try await Command.run(["fetch", server.url("/articles/3/relationships/author").absoluteString])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardOutput == #"{"type":"people","id":"4"}"# + "\n")
         }
     }
 
