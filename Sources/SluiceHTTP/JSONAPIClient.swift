@@ -16,7 +16,7 @@ public import SluiceJSONAPI
 ///     Article.self, query: JSONAPIQuery().including("author").sorted(by: "-created"))
 /// for article in page.document.data { print(article.title, article.author?.name ?? "") }
 ///
-/// for try await article in client.all(Article.self) { try await store.save(article) }
+/// for try await article in try client.all(Article.self) { try await store.save(article) }
 /// ```
 ///
 /// Requests carry `Accept: application/vnd.api+json` and bodies `Content-Type:
@@ -309,6 +309,7 @@ public struct JSONAPIClient: Sendable {
     /// Updates a resource (`PATCH /<type>/<id>`). Only the members the model writes are sent:
     /// `Field.absent` and `ToOne.unchanged` leave a member out (unchanged on the server), `.null`
     /// clears it.
+    @discardableResult
     public func update<R: Resource & Encodable>(
         _ resource: R,
         query: JSONAPIQuery = JSONAPIQuery(),

@@ -70,7 +70,7 @@ struct FirstHourTests {
         #expect(total == 3)
 
         // README: detached task
-        let configured = decoder  // JSONAPIDecoder is a Sendable value
+        let configured = decoder  // JSONAPIDecoder is Sendable: one locked object shared by every copy
         let loaded = try await Task.detached {
             try configured.decode([Linked<Article>].self, from: data)
         }.value  // Document, Linked and models are Sendable
