@@ -203,6 +203,49 @@ struct ValidationTests {
         #expect(extended.isEmpty, "\(extended)")
     }
 
+    @Test(
+        "a link under an undefined name is still a link: its value must be a string, a link object or null",
+        arguments: [
+            (#"{"meta": {}, "links": {"aren": []}}"#, "/links/aren", "an array"),
+            (
+                #"{"data": {"type": "a", "id": "1", "relationships": {"r": {"links": {"wrong": 5}}}}}"#,
+                "/data/relationships/r/links/wrong", "a number"
+            ),
+            (
+                #"{"data": {"type": "a", "id": "1", "links": {"wrong": {"foo": "bar"}}}}"#, "/data/links/wrong",
+                "href"
+            ),
+        ]
+    )
+    func undefinedLinkValues(json: String, pointer: String, fault: String) throws {
+        let violations = try Self.violations(json)
+        // The name is a warning; the value an error, whatever the member rules.
+        #expect(violations.contains { $0.pointer == pointer && $0.severity == .warning })
+        let errors = violations.filter { $0.severity == .error }
+        #expect(errors.count == 1, "\(violations)")
+        #expect(errors.first?.pointer.hasPrefix(pointer) == true)
+        #expect(errors.first?.message.contains(fault) == true, "\(errors)")
+    }
+
+    @Test("pagination links belong to to-many relationships: on a to-one relationship they are undefined")
+    func toOnePagination() throws {
+        let toOne = #"""
+            {"data": {"type": "a", "id": "1", "relationships": {
+                "one": {"data": {"type": "b", "id": "2"}, "links": {"self": "/r", "next": "/r?page=2"}},
+                "none": {"links": {"related": "/x", "prev": "/y"}, "data": null},
+                "many": {"data": [], "links": {"next": "/m?page=2"}},
+                "unknown": {"links": {"next": "/u?page=2"}}}}}
+            """#
+        let loose = try Self.violations(toOne)
+        #expect(loose.map(\.pointer) == ["/data/relationships/one/links/next", "/data/relationships/none/links/prev"])
+        #expect(
+            loose.first?.message
+                == "The links object of a to-one relationship object may hold only self and related, not next."
+        )
+        let strict = try JSONAPIValidator(request: nil, strictMembers: true).validate(Data(toOne.utf8))
+        #expect(strict.map(\.severity) == [.error, .error])
+    }
+
     @Test("full linkage can be required: an unreachable included resource is then an error")
     func fullLinkage() throws {
         let json = #"{"data": {"type": "a", "id": "1"}, "included": [{"type": "b", "id": "2"}]}"#

@@ -7,13 +7,19 @@ extension DocumentRules {
     /// A links object: each link a string, a link object or null, under a name that `object` (the
     /// links object of the top level, a resource, a relationship or an error) defines. Other
     /// names are undefined members, as in any object the specification defines: allowed for an
-    /// applied extension or as @-members, else a warning (an error with strict members).
+    /// applied extension or as @-members, else a warning (an error with strict members); the
+    /// value of such a member is still a link, and checked as one.
     mutating func checkLinks(_ value: JSONTape.Value, pointer: String, object: SpecificationObject) {
         guard let members = objectMembers(of: value, named: "links", at: pointer) else { return }
         for member in members {
             let path = pointer + "/" + jsonPointerEscaped(member.key)
             guard object.members.contains(member.key) else {
                 checkOtherMember(member.key, of: object, pointer: path, position: member.value.position)
+                // Every member of a links object is a link; @-members and extension members
+                // are the extension's or the author's to define.
+                if !member.key.hasPrefix("@") && !member.key.contains(":") {
+                    checkLink(member.value, named: member.key, pointer: path)
+                }
                 continue
             }
             checkLink(member.value, named: member.key, pointer: path)

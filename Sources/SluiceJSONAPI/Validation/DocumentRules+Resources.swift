@@ -268,12 +268,15 @@ extension DocumentRules {
         var hasMember = false
         var hasData = false
         var targets: [ResourceIdentity] = []
+        // Linkage that is one identifier or null makes a to-one relationship, which has no pages.
+        let dataKind = members.first { $0.key == "data" }?.value.kind
+        let isToOne = dataKind == .objectStart || dataKind == .null
         for member in members {
             let path = pointer + "/" + jsonPointerEscaped(member.key)
             switch member.key {
             case "links":
                 hasMember = true
-                checkLinks(member.value, pointer: path, object: .relationshipLinks)
+                checkLinks(member.value, pointer: path, object: isToOne ? .toOneRelationshipLinks : .relationshipLinks)
             case "meta":
                 hasMember = true
                 checkMeta(member.value, pointer: path)

@@ -45,7 +45,7 @@ enum SpecificationText {
 /// The objects the specification defines, each with the members it allows.
 enum SpecificationObject {
     case topLevel, jsonapi, resource, identifier, relationship, link, error, errorSource
-    case topLevelLinks, resourceLinks, relationshipLinks, errorLinks
+    case topLevelLinks, resourceLinks, relationshipLinks, toOneRelationshipLinks, errorLinks
 
     /// How a sentence names it.
     var phrase: String {
@@ -60,6 +60,7 @@ enum SpecificationObject {
         case .topLevelLinks: "The top-level links object"
         case .resourceLinks: "The links object of a resource object"
         case .relationshipLinks: "The links object of a relationship object"
+        case .toOneRelationshipLinks: "The links object of a to-one relationship object"
         case .errorLinks: "The links object of an error object"
         case .errorSource: "The source of an error object"
         }
@@ -81,6 +82,8 @@ enum SpecificationObject {
         case .resourceLinks: ["self"]
         // A to-many relationship may be paged: its links may be pagination links too.
         case .relationshipLinks: ["self", "related", "first", "last", "prev", "next"]
+        // Pagination links belong to to-many relationships only.
+        case .toOneRelationshipLinks: ["self", "related"]
         case .errorLinks: ["about", "type"]
         case .errorSource: ["pointer", "parameter", "header"]
         }
