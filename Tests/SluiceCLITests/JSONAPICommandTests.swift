@@ -80,10 +80,10 @@ struct JSONAPICommandTests {
         #expect(run.status == 1)
         // Faults come in document order: the number where a resource belongs, before the comma.
         #expect(run.standardError.hasPrefix("<stdin>:1:11: /data/0: Expected a resource object, found a number."))
-        // A syntax fault names the resource it interrupted.
+        // A syntax fault names the resource it interrupted; a comma after the last, the array.
         run = try await Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"type":"a","id":"1"},]}"#.utf8))
         #expect(run.status == 1)
-        #expect(run.standardError.hasPrefix("<stdin>:1:33: /data/1: Trailing comma: ',' before ']' ends the array"))
+        #expect(run.standardError.hasPrefix("<stdin>:1:33: /data: Trailing comma: ',' before ']' ends the array"))
         #expect(run.standardOutput == #"{"type":"a","id":"1","attributes":{},"relationships":{}}"# + "\n")
         run = try await Tool.run(["flatten", "-"], standardInput: Data(#"{"data": [{"id": "1"}]}"#.utf8))
         #expect(run.status == 1)

@@ -100,6 +100,13 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         self.excerptColumn = excerptColumn
     }
 
+    /// How the message of a comma before a closing bracket begins.
+    static let trailingCommaPrefix = "Trailing comma:"
+
+    /// Whether this is the parser's refusal of a comma before a closing `]` or `}`: a fault
+    /// after the last element, not in an element, for readers that name where a fault is.
+    package var isTrailingComma: Bool { kind == .syntax && message.hasPrefix(Self.trailingCommaPrefix) }
+
     /// The number of bytes of input before the fault.
     public var byteOffset: Int { position.byteOffset }
     /// The 1-based line of the fault.

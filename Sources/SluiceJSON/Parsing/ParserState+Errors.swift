@@ -85,7 +85,7 @@ extension ParserState {
         let (bracket, container, item) = inObject ? ("}", "object", "member") : ("]", "array", "element")
         return error(
             .syntax,
-            "Trailing comma: ',' before '\(bracket)' ends the \(container); JSON allows no comma after its last \(item).",
+            "\(JSONError.trailingCommaPrefix) ',' before '\(bracket)' ends the \(container); JSON allows no comma after its last \(item).",
             at: start
         )
     }

@@ -141,10 +141,13 @@ final class DocumentEngine: SplitDocumentReader {
         }
     }
 
-    /// A fault gets the pointer of the resource or member it interrupted.
+    /// A fault gets the pointer of the resource or member it interrupted; a comma after an
+    /// array's last element, the array's (the element it seems to announce does not exist).
     func parseFailure(_ error: JSONError) -> any Error {
         var error = error
-        if error.pointer == nil { error.pointer = reader.pointer }
+        if error.pointer == nil {
+            error.pointer = error.isTrailingComma ? reader.containerPointer : reader.pointer
+        }
         return error
     }
 

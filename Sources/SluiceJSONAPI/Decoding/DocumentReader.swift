@@ -162,6 +162,13 @@ struct DocumentReader {
         }
     }
 
+    /// ``pointer``, but between elements the array's own: for a fault that is in no element (a
+    /// comma after the last), where ``pointer`` names the element that has not started.
+    var containerPointer: String {
+        if case .inArray(let member, _) = state { return Self.pointer(to: member) }
+        return pointer
+    }
+
     private static func pointer(to member: Member) -> String {
         switch member {
         case .data: "/data"
