@@ -204,6 +204,7 @@ struct HTTPSource {
         )
         var client = JSONAPIClient(baseURL: base, transport: transport)
         client.timeout = .seconds(timeouts.timeout)
+        client.retryPolicy.maximumRetries = timeouts.retries
         client.maximumBodyBytes = maxBodyBytes
         for header in headers {
             let parts = header.split(separator: ":", maxSplits: 1)
@@ -288,7 +289,17 @@ struct HTTPTimeouts: ParsableArguments {
     @Option(help: "Seconds of silence in an HTTP body after which it fails.")
     var readTimeout: Double = 60
 
+    @Option(
+        help: """
+            Times a request is sent again after a failed connection, a timeout before the response, \
+            or 429, 502, 503 or 504 (waiting as Retry-After asks, else backing off exponentially; \
+            two minutes of waiting at most).
+            """
+    )
+    var retries: Int = 3
+
     func validate() throws {
         guard timeout > 0, readTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }
+        guard retries >= 0 else { throw ValidationError("--retries must not be negative.") }
     }
 }

@@ -53,6 +53,11 @@ public struct JSONAPIClient: Sendable {
     /// sending a byte now and then. Set it for servers you do not trust. Bodies streamed through
     /// ``resources(at:maximumPages:options:)`` are timed per page.
     public var bodyTimeout: Duration?
+    /// When a request is sent again after a failure to connect, a timeout before the response,
+    /// or a status that asks for patience (429, 502, 503, 504, honouring `Retry-After`). Default:
+    /// three retries, with exponential backoff and jitter, never for `POST` or `PATCH`; see
+    /// ``RetryPolicy``.
+    public var retryPolicy = RetryPolicy()
     /// The largest response body read, in bytes; `nil` for no limit. Bodies streamed through
     /// ``resources(at:maximumPages:options:)`` are limited per page.
     public var maximumBodyBytes: Int? = 256 * 1024 * 1024
@@ -503,16 +508,50 @@ public struct JSONAPIClient: Sendable {
             timeout: options.timeout ?? timeout,
             userInfo: options.userInfo
         )
-        let response: HTTPTransportResponse
-        do {
-            try Task.checkCancellation()
-            response = try await transport.send(request)
-        } catch {
-            throw Exchange.wrap(error, request: request.description, status: nil, headers: HTTPFields(), bytesRead: 0)
+        let retries = retryPolicy.allows(method) ? retryPolicy : .none
+        var waited = Duration.zero
+        var retry = 1
+        while true {
+            let response: HTTPTransportResponse
+            do {
+                try Task.checkCancellation()
+                response = try await transport.send(request)
+            } catch {
+                let wrapped = Exchange.wrap(
+                    error,
+                    request: request.description,
+                    status: nil,
+                    headers: HTTPFields(),
+                    bytesRead: 0
+                )
+                // A connection that failed, or a head that never came: worth another try.
+                guard let failure = wrapped as? JSONAPIClientError,
+                    failure.kind == .transport || failure.kind == .timedOut,
+                    let delay = retries.delay(beforeRetry: retry, retryAfter: nil, waited: waited)
+                else { throw wrapped }
+                try await Task.sleep(for: delay)
+                waited += delay
+                retry += 1
+                continue
+            }
+            let status = response.head.status.code
+            if retries.statuses.contains(status),
+                let delay = retries.delay(
+                    beforeRetry: retry,
+                    retryAfter: response.head.headerFields[.retryAfter],
+                    waited: waited
+                )
+            {
+                // The answer's body is dropped unread: the status says to ask again later.
+                try await Task.sleep(for: delay)
+                waited += delay
+                retry += 1
+                continue
+            }
+            let exchange = Exchange(client: self, request: request, response: response)
+            try await exchange.checkStatus()
+            return exchange
         }
-        let exchange = Exchange(client: self, request: request, response: response)
-        try await exchange.checkStatus()
-        return exchange
     }
 
     /// Where `relation` leads from the page at `url` with `links`: the link when the document has

@@ -98,6 +98,19 @@ struct FetchCommandTests {
         }
     }
 
+    @Test("a server that answers 503 and then the page is asked again; --retries 0 reports the 503")
+    func retries() async throws {
+        try await JSONAPITestServer.with { server in
+            let url = server.url("/flaky/articles").absoluteString
+            let patient = try await Command.run(["fetch", url])
+            #expect(patient.status == 0, "\(patient.standardError)")
+            #expect(patient.standardOutput.hasPrefix(#"{"type":"articles","id":"1""#))
+            let impatient = try await Command.run(["fetch", url, "--retries", "0"])
+            #expect(impatient.status == 1)
+            #expect(impatient.standardError.contains("503"))
+        }
+    }
+
     @Test("a relationship endpoint prints its linkage: identifiers, not empty resources")
     func relationshipEndpoint() async throws {
         try await JSONAPITestServer.with { server in
@@ -140,7 +153,9 @@ struct FetchCommandTests {
             ])
             #expect(importLogin.status == 1, "\(importLogin.standardError)")
         }
-        let refused = try await Command.run(["fetch", "http://127.0.0.1:9/articles", "--timeout", "2"])
+        let refused = try await Command.run([
+            "fetch", "http://127.0.0.1:9/articles", "--timeout", "2", "--retries", "0",
+        ])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("GET http://127.0.0.1:9/articles: "))
         #expect(refused.standardError.contains("could not connect: Connection refused (errno 111)"))

@@ -209,6 +209,26 @@ private struct Content: Sendable {
             let id = Int(context.parameters.get("id") ?? "") ?? 1
             return stream(#"{"data":\#(person(id % 7 + 1))}"#, status: .ok)
         }
+        // Servers that ask for patience: every odd request to `flaky` answers 503 with
+        // `Retry-After: 0`, to `throttled` 429 with an HTTP date a second ahead; `unavailable`
+        // always answers 503. The even requests get a page of one article.
+        for (path, status) in [("flaky", HTTPResponse.Status.serviceUnavailable), ("throttled", .tooManyRequests)] {
+            router.get("\(path)/articles") { request, _ in
+                try await record(request)
+                let count = log.requests.filter { $0.path == "/\(path)/articles" }.count
+                guard count % 2 == 1 else { return stream(#"{"data":[\#(article(1))]}"#, status: .ok) }
+                let after = path == "flaky" ? "0" : Self.httpDate(Date().addingTimeInterval(1))
+                return Self.later(status, retryAfter: after)
+            }
+        }
+        router.get("unavailable/articles") { request, _ in
+            try await record(request)
+            return Self.later(.serviceUnavailable, retryAfter: "0")
+        }
+        router.post("flaky/articles") { request, _ in
+            try await record(request)
+            return Self.later(.serviceUnavailable, retryAfter: "0")
+        }
         router.get("errors/html") { request, _ in
             try await record(request)
             return whole(.badGateway, contentType: "text/html", "<html><body>Bad gateway</body></html>")
@@ -429,6 +449,24 @@ private struct Content: Sendable {
     }
 
     /// A body sent in one piece, with its length.
+    /// An answer asking the client to come back after `retryAfter`.
+    private static func later(_ status: HTTPResponse.Status, retryAfter: String) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "text/plain", .retryAfter: retryAfter],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: "come back later"))
+        )
+    }
+
+    /// `date` as an HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
     private func whole(_ status: HTTPResponse.Status, contentType: String = mediaType, _ text: String) -> Response {
         Response(
             status: status,
