@@ -107,7 +107,10 @@ struct Import: AsyncParsableCommand {
     @Option(help: "Resources per transaction.")
     var batchSize = ImportOptions().batchSize
 
-    @Flag(help: "Continue an interrupted import of the same file from its last committed batch.")
+    @Flag(
+        help:
+            "Continue an interrupted import of the same file from its last committed batch; of a URL, from the first page not complete."
+    )
     var resume = false
 
     @Option(help: "Seconds between progress lines when standard error is not a terminal.")
@@ -315,6 +318,23 @@ extension Import {
         let started = ContinuousClock.now
         // The page being read, unredacted: its next link is resolved against it.
         var current = source.start
+        if resume {
+            // Pages an earlier run completed are passed over: their rows keep their links, and
+            // the import goes on at the first page not complete (resumed from its last batch).
+            let (start, complete) = try await firstIncompletePage(from: source, in: destination)
+            guard let start else {
+                if !quiet {
+                    print("All \(complete) pages of \(HTTPSource.redacted(source.start)) were imported already.")
+                }
+                return
+            }
+            if complete > 0, !quiet {
+                print(
+                    "Resuming at page \(complete + 1) (\(HTTPSource.redacted(start))): \(complete) pages were complete."
+                )
+            }
+            current = start
+        }
         var pages = 0
         // The page that ended the import early, and the page its last link names.
         var unreached: (page: Int, last: URL)?
@@ -370,6 +390,30 @@ extension Import {
             if !quiet { print(warning.dropFirst("sluice: ".count), terminator: "") }
         }
         if code != 0 { throw ExitCode(code) }
+    }
+
+    /// Where an interrupted import of `source`'s pages goes on: the first page whose `documents`
+    /// row is missing or not complete, following the links the complete ones recorded (`nil`
+    /// when the last page is complete); and how many pages were complete.
+    private func firstIncompletePage(
+        from source: HTTPSource,
+        in destination: any ImportDestination
+    ) async throws -> (URL?, Int) {
+        var current = source.start
+        var complete = 0
+        var visited = Set<String>()
+        while let record = try await destination.recordedDocument(source: HTTPSource.redacted(current)),
+            record.isComplete, visited.insert(current.absoluteString).inserted
+        {
+            complete += 1
+            let links = try record.links.map { try StreamingJSONDecoder().decode(Links.self, from: Data($0.utf8)) }
+            let page = PageSummary(parameters: [:], count: record.primaryCount ?? 0)
+            guard let next = try source.client.link(.next, from: current, links: links, page: page) else {
+                return (nil, complete)
+            }
+            current = next
+        }
+        return (current, complete)
     }
 
     /// A first page without a document (204, or an empty body).

@@ -45,9 +45,37 @@ public protocol ImportDestination: AnyObject {
 
     /// Closes the connection to the database, if there is one.
     func close() async throws
+
+    /// What the database's `documents` table records of `source`, or `nil` when it has no row
+    /// for it (or keeps no such table): how an interrupted import of a URL's pages finds the
+    /// page it stopped at.
+    func recordedDocument(source: String) async throws -> RecordedDocument?
+}
+
+/// A document as a destination's `documents` table records it.
+public struct RecordedDocument: Sendable, Hashable {
+    /// The document's source, as imported.
+    public var source: String
+    /// Whether its import completed.
+    public var isComplete: Bool
+    /// Its primary resources, once complete.
+    public var primaryCount: Int?
+    /// Its top-level `links` as JSON text, once complete.
+    public var links: String?
+
+    /// A record with these fields.
+    public init(source: String, isComplete: Bool, primaryCount: Int?, links: String?) {
+        self.source = source
+        self.isComplete = isComplete
+        self.primaryCount = primaryCount
+        self.links = links
+    }
 }
 
 extension ImportDestination {
+    /// `nil`: a destination keeps no record of documents unless it says otherwise.
+    public func recordedDocument(source: String) async throws -> RecordedDocument? { nil }
+
     /// Imports the document `reader` reads, recorded under `source`, with the destination's
     /// ``options``, calling `progress` as it goes (on whichever thread the import runs on).
     ///

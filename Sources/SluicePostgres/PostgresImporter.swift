@@ -324,4 +324,20 @@ extension PostgresImporter: ImportDestination {
     public func importDocument(_ document: ImportDocument) async throws -> ImportSummary {
         try await document.run(through: PostgresSession(importer: self))
     }
+
+    /// The `documents` row of `source`, if there is one (none before the first import made the
+    /// table).
+    public func recordedDocument(source: String) async throws -> RecordedDocument? {
+        let exists = try await query("SELECT to_regclass('documents') IS NOT NULL")
+        guard try exists.first?.decode(Bool.self) == true else { return nil }
+        let rows = try await query("SELECT status, primary_count, links::text FROM documents WHERE source = \(source)")
+        guard let row = rows.first else { return nil }
+        let (status, primaryCount, links) = try row.decode((String, Int?, String?).self)
+        return RecordedDocument(
+            source: source,
+            isComplete: status == "complete",
+            primaryCount: primaryCount,
+            links: links
+        )
+    }
 }

@@ -311,6 +311,25 @@ extension SQLiteImporter: ImportDestination {
     /// The database file's path.
     public var destinationName: String { database.path }
 
+    /// The `documents` row of `source`, if there is one.
+    public func recordedDocument(source: String) async throws -> RecordedDocument? {
+        try await database.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT status, primary_count, links FROM documents WHERE source = ?",
+                arguments: [source]
+            )
+            .map { row in
+                RecordedDocument(
+                    source: source,
+                    isComplete: (row["status"] as String) == "complete",
+                    primaryCount: row["primary_count"],
+                    links: row["links"]
+                )
+            }
+        }
+    }
+
     /// `false`: SQLite has one writer at a time, so documents go one after another.
     public static var allowsConcurrentDocuments: Bool { false }
 

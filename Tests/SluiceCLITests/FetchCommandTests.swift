@@ -111,6 +111,37 @@ struct FetchCommandTests {
         }
     }
 
+    @Test("import URL --resume goes on at the first page not complete, following the links it recorded")
+    func resumesPages() async throws {
+        let directory = try ImportCommandTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = directory.appendingPathComponent("resume.sqlite").path
+        try await JSONAPITestServer.with(total: 45) { server in
+            let url = server.url("/page/articles?page%5Bsize%5D=10").absoluteString
+            let first = try await Command.run(["import", url, "--sqlite", database, "--max-pages", "2"])
+            #expect(first.status == 0, "\(first.standardError)")
+            let before = server.log.requests.count
+            let resumed = try await Command.run(["import", url, "--sqlite", database, "--resume"])
+            #expect(resumed.status == 0, "\(resumed.standardError)")
+            #expect(resumed.standardOutput.contains("Resuming at page 3"), "\(resumed.standardOutput)")
+            // Pages 1 and 2 were not asked for again.
+            let asked = server.log.requests[before...].map(\.rawQuery)
+            #expect(asked.first == "page%5Bnumber%5D=3&page%5Bsize%5D=10", "\(asked)")
+            #expect(asked.count == 3)
+            let counts = try ImportCommandTests.read(database) { db in
+                [
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM articles"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM documents WHERE status = 'complete'"),
+                ]
+            }
+            #expect(counts == [45, 5])
+            let again = try await Command.run(["import", url, "--sqlite", database, "--resume"])
+            #expect(again.status == 0)
+            #expect(again.standardOutput.contains("All 5 pages"), "\(again.standardOutput)")
+            #expect(server.log.requests.count == before + 3)
+        }
+    }
+
     @Test("a relationship endpoint prints its linkage: identifiers, not empty resources")
     func relationshipEndpoint() async throws {
         try await JSONAPITestServer.with { server in

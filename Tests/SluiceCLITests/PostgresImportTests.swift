@@ -94,6 +94,24 @@ struct PostgresImportTests {
         #expect(types == [["rating", "double precision"], ["tags", "jsonb"], ["views", "bigint"]])
     }
 
+    @Test("import URL --resume into PostgreSQL goes on at the first page not complete")
+    func resumesPages() async throws {
+        let database = try await TestPostgres.database()
+        try await JSONAPITestServer.with(total: 45) { server in
+            let url = server.url("/page/articles?page%5Bsize%5D=10").absoluteString
+            let first = try await Command.run(["import", url, "--postgres", database, "--max-pages", "3"])
+            #expect(first.status == 0, "\(first.standardError)")
+            let resumed = try await Command.run(["import", url, "--postgres", database, "--resume"])
+            #expect(resumed.status == 0, "\(resumed.standardError)")
+            #expect(resumed.standardOutput.contains("Resuming at page 4"), "\(resumed.standardOutput)")
+        }
+        let counts = try await TestPostgres.query(
+            database,
+            "SELECT (SELECT COUNT(*) FROM articles), (SELECT COUNT(*) FROM documents WHERE status = 'complete')"
+        )
+        #expect(counts == [["45", "5"]])
+    }
+
     @Test("names that need quoting, every value kind, widened columns and numbers beyond a double")
     func namesAndValues() async throws {
         let directory = try ImportCommandTests.directory()
