@@ -21,7 +21,14 @@ extension StreamingJSONDecoder {
         from chunks: Chunks
     ) -> JSONElementSequence<Element, Chunks> where Chunks.Element: ContiguousBytes {
         let (options, limits, parallel) = snapshot()
-        return JSONElementSequence(chunks: chunks, path: path, options: options, limits: limits, parallel: parallel)
+        return JSONElementSequence(
+            chunks: chunks,
+            path: path,
+            options: options,
+            limits: limits,
+            parallel: parallel,
+            onUndecodable: onUndecodableValue
+        )
     }
 
     /// The elements of the array at `path` in the file at `file` (`-` for standard input), as an
@@ -72,7 +79,13 @@ extension StreamingJSONDecoder {
 
     func makeStreamer<Element: Decodable>(of type: Element.Type, at path: JSONPath) -> ElementStreamer<Element> {
         let (options, limits, parallel) = snapshot()
-        return ElementStreamer(path: path, options: options, limits: limits, parallel: parallel)
+        return ElementStreamer(
+            path: path,
+            options: options,
+            limits: limits,
+            parallel: parallel,
+            onUndecodable: onUndecodableValue
+        )
     }
 }
 
@@ -84,9 +97,17 @@ final class ElementStreamer<Element: Decodable>: SplitDocumentReader {
     private var reader: JSONElementReader
     private let context: TapeDecodingContext
     private let pathKeys: [any CodingKey]
+    private let onUndecodable: (@Sendable (JSONSkippedValue) -> Void)?
     let splitDriver: ParallelSplitDriver<[Element]>?
 
-    init(path: JSONPath, options: TapeDecodingOptions, limits: JSONLimits, parallel: ParallelOptions) {
+    init(
+        path: JSONPath,
+        options: TapeDecodingOptions,
+        limits: JSONLimits,
+        parallel: ParallelOptions,
+        onUndecodable: (@Sendable (JSONSkippedValue) -> Void)? = nil
+    ) {
+        self.onUndecodable = onUndecodable
         parser = JSONParser(limits: limits)
         reader = JSONElementReader(path: path)
         // One context for the whole stream: uniquing spans the elements, as it spans one document.
@@ -191,8 +212,32 @@ final class ElementStreamer<Element: Decodable>: SplitDocumentReader {
     func drain(_ body: (Element) throws -> Void) throws {
         let context = self.context
         let pathKeys = self.pathKeys
+        let onUndecodable = self.onUndecodable
         try reader.advance(over: parser.tape) { value, index in
-            try body(try Self.decodeElement(value, at: index, context: context, pathKeys: pathKeys))
+            guard let onUndecodable else {
+                return try body(try Self.decodeElement(value, at: index, context: context, pathKeys: pathKeys))
+            }
+            let element: Element
+            do {
+                element = try StreamingJSONDecoder.publicErrors {
+                    try Self.decodeElement(value, at: index, context: context, pathKeys: pathKeys)
+                }
+            } catch let error as DecodingError {
+                // Passed over: the caller hears of it, and the stream goes on. (A batch a worker
+                // could not decode whole is read here, one element at a time, so this one
+                // place sees every failure.)
+                context.state.pendingChildren.removeAll(keepingCapacity: true)
+                onUndecodable(
+                    JSONSkippedValue(
+                        index: index,
+                        position: value.position,
+                        error: error,
+                        value: try? value.jsonValue()
+                    )
+                )
+                return
+            }
+            try body(element)
         }
         parser.removeTokens(before: reader.firstNeededIndex(on: parser.tape))
     }
@@ -221,11 +266,18 @@ where Chunks.Element: ContiguousBytes {
     let options: TapeDecodingOptions
     let limits: JSONLimits
     let parallel: ParallelOptions
+    let onUndecodable: (@Sendable (JSONSkippedValue) -> Void)?
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(
             pump: ChunkPump(chunks.makeAsyncIterator()),
-            streamer: ElementStreamer(path: path, options: options, limits: limits, parallel: parallel)
+            streamer: ElementStreamer(
+                path: path,
+                options: options,
+                limits: limits,
+                parallel: parallel,
+                onUndecodable: onUndecodable
+            )
         )
     }
 

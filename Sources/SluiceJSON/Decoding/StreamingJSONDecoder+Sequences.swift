@@ -23,7 +23,13 @@ extension StreamingJSONDecoder {
         from chunks: Chunks
     ) -> JSONValueSequence<Value, Chunks> where Chunks.Element: ContiguousBytes {
         let (options, limits, _) = snapshot()
-        return JSONValueSequence(chunks: chunks, format: format, options: options, limits: limits)
+        return JSONValueSequence(
+            chunks: chunks,
+            format: format,
+            options: options,
+            limits: limits,
+            onUndecodable: onUndecodableValue
+        )
     }
 
     /// The values of the JSON Lines file at `path` (`-` for standard input), or of another
@@ -70,7 +76,7 @@ extension StreamingJSONDecoder {
 
     func makeValueStreamer<Value: Decodable>(of type: Value.Type, format: JSONSequenceFormat) -> ValueStreamer<Value> {
         let (options, limits, _) = snapshot()
-        return ValueStreamer(format: format, options: options, limits: limits)
+        return ValueStreamer(format: format, options: options, limits: limits, onUndecodable: onUndecodableValue)
     }
 }
 
@@ -78,8 +84,15 @@ extension StreamingJSONDecoder {
 final class ValueStreamer<Value: Decodable> {
     private let reader: JSONSequenceReader
     private let context: TapeDecodingContext
+    private let onUndecodable: (@Sendable (JSONSkippedValue) -> Void)?
 
-    init(format: JSONSequenceFormat, options: TapeDecodingOptions, limits: JSONLimits) {
+    init(
+        format: JSONSequenceFormat,
+        options: TapeDecodingOptions,
+        limits: JSONLimits,
+        onUndecodable: (@Sendable (JSONSkippedValue) -> Void)? = nil
+    ) {
+        self.onUndecodable = onUndecodable
         reader = JSONSequenceReader(format: format, limits: limits)
         // One context for the whole stream: uniquing spans the values, as it spans one document.
         context = TapeDecodingContext(options: options)
@@ -89,7 +102,7 @@ final class ValueStreamer<Value: Decodable> {
     func feed(_ chunk: UnsafeRawBufferPointer, _ body: (Value) throws -> Void) throws {
         try StreamingJSONDecoder.publicErrors {
             do {
-                try reader.feed(chunk) { value, at in try body(decode(value, at: at)) }
+                try reader.feed(chunk) { value, at in try hand(value, at: at, to: body) }
             } catch let error as JSONError {
                 throw StreamingJSONDecoder.invalidJSON(error)
             }
@@ -100,11 +113,28 @@ final class ValueStreamer<Value: Decodable> {
     func finish(_ body: (Value) throws -> Void) throws {
         try StreamingJSONDecoder.publicErrors {
             do {
-                try reader.finish { value, at in try body(decode(value, at: at)) }
+                try reader.finish { value, at in try hand(value, at: at, to: body) }
             } catch let error as JSONError {
                 throw StreamingJSONDecoder.invalidJSON(error)
             }
         }
+    }
+
+    /// Decodes a value and hands it to `body`; or, when it fails to decode and the caller asked
+    /// for it, passes it over and tells the caller.
+    private func hand(_ value: JSONTape.Value, at: JSONSequenceIndex, to body: (Value) throws -> Void) throws {
+        guard let onUndecodable else { return try body(decode(value, at: at)) }
+        let decoded: Value
+        do {
+            decoded = try StreamingJSONDecoder.publicErrors { try decode(value, at: at) }
+        } catch let error as DecodingError {
+            context.state.pendingChildren.removeAll(keepingCapacity: true)
+            onUndecodable(
+                JSONSkippedValue(index: at.index, position: value.position, error: error, value: try? value.jsonValue())
+            )
+            return
+        }
+        try body(decoded)
     }
 
     private func decode(_ value: JSONTape.Value, at: JSONSequenceIndex) throws -> Value {
@@ -124,11 +154,12 @@ where Chunks.Element: ContiguousBytes {
     let format: JSONSequenceFormat
     let options: TapeDecodingOptions
     let limits: JSONLimits
+    let onUndecodable: (@Sendable (JSONSkippedValue) -> Void)?
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(
             pump: ChunkPump(chunks.makeAsyncIterator()),
-            streamer: ValueStreamer(format: format, options: options, limits: limits)
+            streamer: ValueStreamer(format: format, options: options, limits: limits, onUndecodable: onUndecodable)
         )
     }
 

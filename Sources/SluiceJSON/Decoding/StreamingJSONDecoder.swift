@@ -59,6 +59,7 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
         var limits = JSONLimits.default
         var parallel = ParallelOptions()
         var syntax = JSON5Reader.Syntax()
+        var onUndecodable: (@Sendable (JSONSkippedValue) -> Void)?
     }
 
     private let settings = LockedSettings(Settings())
@@ -110,6 +111,23 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
     public var assumesTopLevelDictionary: Bool {
         get { settings[\.syntax.assumesTopLevelDictionary] }
         set { settings[\.syntax.assumesTopLevelDictionary] = newValue }
+    }
+
+    /// For the readers that stream (``elements(of:at:from:)``, ``values(of:format:from:)`` and
+    /// their `forEach` forms): called with each element or value that fails to decode, which is
+    /// then passed over instead of ending the stream. Default: `nil`, the first such failure
+    /// ends the stream, as it ends a whole decode.
+    ///
+    /// Only values that are well-formed JSON are passed over: a syntax fault still ends the
+    /// stream, since nothing after it can be trusted.
+    ///
+    /// ```swift
+    /// decoder.onUndecodableValue = { skipped in log.warning("\(skipped)") }
+    /// for try await event in decoder.values(of: Event.self, fromFileAt: "events.ndjson") { ... }
+    /// ```
+    public var onUndecodableValue: (@Sendable (JSONSkippedValue) -> Void)? {
+        get { settings[\.onUndecodable] }
+        set { settings[\.onUndecodable] = newValue }
     }
 
     /// How many threads stream the elements of one document (``elements(of:at:from:)`` and
