@@ -212,32 +212,29 @@ final class ElementStreamer<Element: Decodable>: SplitDocumentReader {
     func drain(_ body: (Element) throws -> Void) throws {
         let context = self.context
         let pathKeys = self.pathKeys
-        let onUndecodable = self.onUndecodable
-        try reader.advance(over: parser.tape) { value, index in
-            guard let onUndecodable else {
-                return try body(try Self.decodeElement(value, at: index, context: context, pathKeys: pathKeys))
-            }
-            let element: Element
-            do {
-                element = try StreamingJSONDecoder.publicErrors {
-                    try Self.decodeElement(value, at: index, context: context, pathKeys: pathKeys)
-                }
-            } catch let error as DecodingError {
-                // Passed over: the caller hears of it, and the stream goes on. (A batch a worker
-                // could not decode whole is read here, one element at a time, so this one
-                // place sees every failure.)
-                context.state.pendingChildren.removeAll(keepingCapacity: true)
-                onUndecodable(
-                    JSONSkippedValue(
-                        index: index,
-                        position: value.position,
-                        error: error,
-                        value: try? value.jsonValue()
+        if let onUndecodable {
+            try reader.advance(over: parser.tape) { value, index in
+                let element: Element
+                do {
+                    element = try StreamingJSONDecoder.publicErrors {
+                        try Self.decodeElement(value, at: index, context: context, pathKeys: pathKeys)
+                    }
+                } catch let error as DecodingError {
+                    // Passed over: the caller hears of it, and the stream goes on. (A batch a
+                    // worker could not decode whole is read here, one element at a time, so
+                    // this one place sees every failure.)
+                    context.state.pendingChildren.removeAll(keepingCapacity: true)
+                    onUndecodable(
+                        JSONSkippedValue(index: index, position: value.position, error: error, value: try? value.jsonValue())
                     )
-                )
-                return
+                    return
+                }
+                try body(element)
             }
-            try body(element)
+        } else {
+            try reader.advance(over: parser.tape) { value, index in
+                try body(try Self.decodeElement(value, at: index, context: context, pathKeys: pathKeys))
+            }
         }
         parser.removeTokens(before: reader.firstNeededIndex(on: parser.tape))
     }
