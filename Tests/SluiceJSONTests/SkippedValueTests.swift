@@ -67,15 +67,38 @@ struct SkippedValueTests {
         }
     }
 
-    @Test("a syntax fault still ends the stream")
+    @Test("JSON Lines: a line that is not JSON is passed over too, with its line and the parser's error")
+    func malformedLine() async throws {
+        let text = "{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2, \"name\": \n{\"id\": 3, \"name\": \"c\"}\n"
+        let skipped = Mutex<[JSONSkippedValue]>([])
+        let decoder = StreamingJSONDecoder()
+        decoder.onUndecodableValue = { value in skipped.withLock { $0.append(value) } }
+        var read: [Int] = []
+        for try await event in decoder.values(of: Event.self, from: [Array(text.utf8)].chunkStream) {
+            read.append(event.id)
+        }
+        #expect(read == [1, 3])
+        let faults = skipped.withLock { $0 }
+        #expect(faults.count == 1)
+        #expect(faults.first?.position.line == 2)
+        #expect(faults.first?.value == nil)
+        guard case .dataCorrupted = faults.first?.error else {
+            Issue.record("\(faults)")
+            return
+        }
+    }
+
+    @Test("an array's syntax fault still ends the stream")
     func syntaxStillFails() async throws {
         let decoder = StreamingJSONDecoder()
         decoder.onUndecodableValue = { _ in }
         var read = 0
         await #expect(throws: DecodingError.self) {
-            for try await _ in decoder.values(
+            for try await _ in decoder.elements(
                 of: Event.self,
-                from: [Array("{\"id\": 1, \"name\": \"a\"}\n{\"id\": 2,\n".utf8)].chunkStream
+                at: "events",
+                from: [Array("{\"events\": [{\"id\": 1, \"name\": \"a\"}, {\"id\": 2,, \"name\": \"b\"}]}".utf8)]
+                    .chunkStream
             ) {
                 read += 1
             }

@@ -225,7 +225,12 @@ final class ElementStreamer<Element: Decodable>: SplitDocumentReader {
                     // this one place sees every failure.)
                     context.state.pendingChildren.removeAll(keepingCapacity: true)
                     onUndecodable(
-                        JSONSkippedValue(index: index, position: value.position, error: error, value: try? value.jsonValue())
+                        JSONSkippedValue(
+                            index: index,
+                            position: value.position,
+                            error: error,
+                            value: try? value.jsonValue()
+                        )
                     )
                     return
                 }

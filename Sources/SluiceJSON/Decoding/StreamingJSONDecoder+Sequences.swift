@@ -93,7 +93,22 @@ final class ValueStreamer<Value: Decodable> {
         onUndecodable: (@Sendable (JSONSkippedValue) -> Void)? = nil
     ) {
         self.onUndecodable = onUndecodable
-        reader = JSONSequenceReader(format: format, limits: limits)
+        let reader = JSONSequenceReader(format: format, limits: limits)
+        if let onUndecodable {
+            // Each record stands between separators: one that is not JSON is passed over as
+            // well, and the next separator starts the next.
+            reader.valueFault = { [unowned reader] fault in
+                onUndecodable(
+                    JSONSkippedValue(
+                        index: reader.count,
+                        position: fault.position,
+                        error: StreamingJSONDecoder.invalidJSON(fault),
+                        value: nil
+                    )
+                )
+            }
+        }
+        self.reader = reader
         // One context for the whole stream: uniquing spans the values, as it spans one document.
         context = TapeDecodingContext(options: options)
     }

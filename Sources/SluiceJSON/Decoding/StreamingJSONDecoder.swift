@@ -118,8 +118,10 @@ public final class StreamingJSONDecoder: TapeDecodingConfigurable {
     /// then passed over instead of ending the stream. Default: `nil`, the first such failure
     /// ends the stream, as it ends a whole decode.
     ///
-    /// Only values that are well-formed JSON are passed over: a syntax fault still ends the
-    /// stream, since nothing after it can be trusted.
+    /// In a JSON Lines input or a JSON text sequence, a record that is not JSON is passed over
+    /// too (each record stands alone between separators); in the array of
+    /// ``elements(of:at:from:)``, a syntax fault still ends the stream, since nothing after it
+    /// can be trusted.
     ///
     /// ```swift
     /// decoder.onUndecodableValue = { skipped in log.warning("\(skipped)") }
