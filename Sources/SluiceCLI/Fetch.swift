@@ -85,24 +85,6 @@ struct Fetch: AsyncParsableCommand {
         return components[components.count - 2] == "relationships"
     }
 
-    /// A resource identifier as one line of linkage: `type`, `id` (or `lid`) and `meta`.
-    static func writeIdentifier(_ raw: RawResource, into line: inout [UInt8]) {
-        line.append(contentsOf: #"{"type":"#.utf8)
-        JSONValue.writeString(raw.type, into: &line)
-        if let id = raw.id {
-            line.append(contentsOf: #","id":"#.utf8)
-            JSONValue.writeString(id, into: &line)
-        } else if let lid = raw.lid {
-            line.append(contentsOf: #","lid":"#.utf8)
-            JSONValue.writeString(lid, into: &line)
-        }
-        if let meta = raw.meta {
-            line.append(contentsOf: #","meta":"#.utf8)
-            meta.write(into: &line)
-        }
-        line.append(UInt8(ascii: "}"))
-    }
-
     private func fetch(from source: HTTPSource) async throws {
         var output = OutputBuffer(terminal: .standardOutput)
         var resources = source.client.resources(at: source.start, maximumPages: allPages ? maxPages : 1)
@@ -120,7 +102,7 @@ struct Fetch: AsyncParsableCommand {
                 guard let raw = streamed.resource.raw else { continue }
                 line.removeAll(keepingCapacity: true)
                 if Self.isRelationshipEndpoint(resources.pageURL) {
-                    Self.writeIdentifier(raw, into: &line)
+                    raw.writeIdentifier(into: &line)
                 } else {
                     raw.writeFlattened(into: &line)
                 }
@@ -130,7 +112,7 @@ struct Fetch: AsyncParsableCommand {
             }
             try output.flush()
             if let last = resources.unreachedLastPage {
-                Terminal.message(HTTPSource.unreachedLastWarning(page: resources.pagesRead, last: last))
+                Terminal.message("sluice: " + HTTPSource.unreachedLastWarning(page: resources.pagesRead, last: last))
             }
             if verbose {
                 var line = "\(count) resources from \(resources.pagesRead) page\(resources.pagesRead == 1 ? "" : "s"), "
@@ -164,7 +146,7 @@ struct HTTPSource {
     /// The warning for pages that ended before the `last` link's page (see
     /// `JSONAPIClient.unreachedLastPage(of:links:)`).
     static func unreachedLastWarning(page: Int, last: URL) -> String {
-        "sluice: warning: page \(page) has no next link, but its last link names another page "
+        "warning: page \(page) has no next link, but its last link names another page "
             + "(\(redacted(last))): the server may have stopped early, and resources after page \(page) "
             + "were not read\n"
     }

@@ -385,9 +385,9 @@ extension Import {
         }
         if let unreached {
             let warning = HTTPSource.unreachedLastWarning(page: unreached.page, last: unreached.last)
-            Terminal.message(warning)
+            Terminal.message("sluice: " + warning)
             // In the summary too, which a nightly job's log keeps.
-            if !quiet { print(warning.dropFirst("sluice: ".count), terminator: "") }
+            if !quiet { print(warning, terminator: "") }
         }
         if code != 0 { throw ExitCode(code) }
     }

@@ -20,7 +20,8 @@ import SluiceJSON
 public struct RetryPolicy: Sendable, Hashable {
     /// Sends after the first, at most. Default: 3.
     public var maximumRetries: Int
-    /// The first delay; each later one twice the one before. Default: half a second.
+    /// The first delay; each later step twice the one before, each delay at random between half
+    /// and the whole of its step. Default: half a second.
     public var initialDelay: Duration
     /// The longest single delay, `Retry-After` included. Default: 30 seconds.
     public var maximumDelay: Duration
@@ -64,7 +65,8 @@ public struct RetryPolicy: Sendable, Hashable {
         guard retry <= maximumRetries else { return nil }
         var delay: Duration
         if let retryAfter, let asked = Self.seconds(retryAfter: retryAfter, now: now) {
-            delay = .milliseconds(Int64((asked * 1000).rounded(.up)))
+            // Clamped before converting: a date centuries ahead would overflow the milliseconds.
+            delay = .milliseconds(Int64((min(asked, Self.seconds(maximumDelay)) * 1000).rounded(.up)))
         } else {
             let step = initialDelay * (1 << min(retry - 1, 30))
             // Full steps halved at random: between half and the whole step.
@@ -80,8 +82,7 @@ public struct RetryPolicy: Sendable, Hashable {
     static func seconds(retryAfter text: String, now: Date) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed), seconds >= 0 { return Double(seconds) }
-        var bytes = Array(trimmed.utf8)
-        let date = bytes.withUnsafeMutableBytes { JSONDateText.rfc1123(UnsafeRawBufferPointer($0)) }
+        let date = Array(trimmed.utf8).withUnsafeBytes { JSONDateText.rfc1123($0) }
         guard let date else { return nil }
         return max(0, date.timeIntervalSince(now))
     }

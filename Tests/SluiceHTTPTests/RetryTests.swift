@@ -112,6 +112,7 @@ struct RetryTests {
         #expect(policy.delay(beforeRetry: 5, retryAfter: nil, waited: .zero) == nil)
         #expect(policy.delay(beforeRetry: 1, retryAfter: "2", waited: .zero) == .seconds(2))
         #expect(policy.delay(beforeRetry: 1, retryAfter: "120", waited: .zero) == .seconds(3))
+        #expect(policy.delay(beforeRetry: 1, retryAfter: "Fri, 31 Dec 9999 23:59:59 GMT", waited: .zero) == .seconds(3))
         #expect(policy.delay(beforeRetry: 1, retryAfter: "2", waited: .seconds(9)) == nil)
         let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
         #expect(RetryPolicy.seconds(retryAfter: "Sun, 06 Nov 1994 08:49:39 GMT", now: now) == 2)

@@ -12,6 +12,22 @@ public struct JSONSkippedValue: Sendable, CustomStringConvertible {
     /// not JSON.
     public var value: JSONValue?
 
+    /// A value of a stream that failed to decode with `error`, as the streams report it.
+    init(index: Int, failed value: JSONTape.Value, error: DecodingError) {
+        self.index = index
+        position = value.position
+        self.error = error
+        self.value = try? value.jsonValue()
+    }
+
+    /// A record of a sequence that is not JSON.
+    init(index: Int, malformed fault: JSONError) {
+        self.index = index
+        position = fault.position
+        error = StreamingJSONDecoder.invalidJSON(fault)
+        value = nil
+    }
+
     /// `index 3 at line 4, column 1 (byte 61): <the error>`.
     public var description: String { "index \(index) at \(position): \(error)" }
 }

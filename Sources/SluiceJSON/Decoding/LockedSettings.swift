@@ -52,8 +52,8 @@ package final class TypeFacts<Fact>: @unchecked Sendable {
         lock.withLock { facts[ObjectIdentifier(type)] = fact }
     }
 
-    /// Records `fact` about `type` unless one is recorded already; returns the one recorded.
-    /// Once recorded, a fact stays: holders may keep it without a strong reference.
+    /// Records `fact` about `type` unless one is recorded already; returns the one recorded, so
+    /// that threads racing to work a fact out all end up with the same one.
     package func recordIfAbsent(_ fact: Fact, about type: Any.Type) -> Fact {
         lock.withLock {
             if let recorded = facts[ObjectIdentifier(type)] { return recorded }

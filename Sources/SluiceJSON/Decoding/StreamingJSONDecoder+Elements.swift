@@ -224,14 +224,7 @@ final class ElementStreamer<Element: Decodable>: SplitDocumentReader {
                     // worker could not decode whole is read here, one element at a time, so
                     // this one place sees every failure.)
                     context.state.pendingChildren.removeAll(keepingCapacity: true)
-                    onUndecodable(
-                        JSONSkippedValue(
-                            index: index,
-                            position: value.position,
-                            error: error,
-                            value: try? value.jsonValue()
-                        )
-                    )
+                    onUndecodable(JSONSkippedValue(index: index, failed: value, error: error))
                     return
                 }
                 try body(element)

@@ -98,14 +98,7 @@ final class ValueStreamer<Value: Decodable> {
             // Each record stands between separators: one that is not JSON is passed over as
             // well, and the next separator starts the next.
             reader.valueFault = { [unowned reader] fault in
-                onUndecodable(
-                    JSONSkippedValue(
-                        index: reader.count,
-                        position: fault.position,
-                        error: StreamingJSONDecoder.invalidJSON(fault),
-                        value: nil
-                    )
-                )
+                onUndecodable(JSONSkippedValue(index: reader.count, malformed: fault))
             }
         }
         self.reader = reader
@@ -144,9 +137,7 @@ final class ValueStreamer<Value: Decodable> {
             decoded = try StreamingJSONDecoder.publicErrors { try decode(value, at: at) }
         } catch let error as DecodingError {
             context.state.pendingChildren.removeAll(keepingCapacity: true)
-            onUndecodable(
-                JSONSkippedValue(index: at.index, position: value.position, error: error, value: try? value.jsonValue())
-            )
+            onUndecodable(JSONSkippedValue(index: at.index, failed: value, error: error))
             return
         }
         try body(decoded)

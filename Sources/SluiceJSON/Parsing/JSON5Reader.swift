@@ -218,22 +218,9 @@ struct JSON5Reader {
     }
 
     private mutating func readLiteral(_ word: StaticString, _ kind: JSONToken.Kind) throws(JSONError) {
-        let start = offset
-        var index = 0
-        for expected in UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount) {
-            guard start + index < bytes.count else {
-                offset = start + index
-                throw fault(.unexpectedEndOfInput, "The input ended inside the literal '\(word)'.")
-            }
-            guard bytes[start + index] == expected else {
-                offset = start + index
-                throw fault(.syntax, "Unexpected \(describe(bytes[offset])) in what began as the literal '\(word)'.")
-            }
-            index += 1
-        }
         place()
+        try expectWord(word, "literal")
         builder.appendLiteral(kind)
-        offset = start + index
     }
 
     // MARK: Strings and keys
@@ -459,7 +446,7 @@ struct JSON5Reader {
         let first = bytes[offset]
         if json5 && (first == UInt8(ascii: "I") || first == UInt8(ascii: "N")) {
             let isInfinity = first == UInt8(ascii: "I")
-            try expectWord(isInfinity ? "Infinity" : "NaN")
+            try expectWord(isInfinity ? "Infinity" : "NaN", "number")
             placeToken(at: start, line: line, lineStart: lineStart)
             let name = (negative ? "-" : "") + (isInfinity ? "Infinity" : "NaN")
             let magnitude = isInfinity ? Double.infinity : Double.nan
@@ -537,13 +524,15 @@ struct JSON5Reader {
         text.withUnsafeBytes { builder.appendHexadecimalNumber($0) }
     }
 
-    private mutating func expectWord(_ word: StaticString) throws(JSONError) {
+    /// Passes `word` (a literal, or JSON5's `Infinity` or `NaN`: the `what`), or throws at the
+    /// first byte that differs.
+    private mutating func expectWord(_ word: StaticString, _ what: String) throws(JSONError) {
         for expected in UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount) {
             guard offset < bytes.count else {
-                throw fault(.unexpectedEndOfInput, "The input ended inside the number '\(word)'.")
+                throw fault(.unexpectedEndOfInput, "The input ended inside the \(what) '\(word)'.")
             }
             guard bytes[offset] == expected else {
-                throw fault(.syntax, "Unexpected \(describe(bytes[offset])) in what began as the number '\(word)'.")
+                throw fault(.syntax, "Unexpected \(describe(bytes[offset])) in what began as the \(what) '\(word)'.")
             }
             offset += 1
         }
@@ -700,12 +689,7 @@ struct JSON5Reader {
         builder.position = JSONPosition(byteOffset: start, line: line, column: start - lineStart + 1)
     }
 
-    private func describe(_ byte: UInt8) -> String {
-        if byte >= 0x21 && byte <= 0x7E { return "'\(Character(Unicode.Scalar(byte)))'" }
-        if byte == 0x20 { return "a space" }
-        let hex = String(byte, radix: 16, uppercase: true)
-        return "byte 0x\(hex.count < 2 ? "0" + hex : hex)"
-    }
+    private func describe(_ byte: UInt8) -> String { JSONError.describe(byte: byte) }
 
     private func describeRaw(_ byte: UInt8) -> String {
         byte >= 0x21 && byte <= 0x7E ? String(Character(Unicode.Scalar(byte))) : describe(byte)

@@ -100,6 +100,14 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         self.excerptColumn = excerptColumn
     }
 
+    /// A byte as messages name it: `'x'` for printable ASCII, `a space`, `byte 0xFF` otherwise.
+    static func describe(byte: UInt8) -> String {
+        if byte >= 0x21 && byte <= 0x7E { return "'\(Character(Unicode.Scalar(byte)))'" }
+        if byte == 0x20 { return "a space" }
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "byte 0x\(hex.count < 2 ? "0" + hex : hex)"
+    }
+
     /// How the message of a comma before a closing bracket begins.
     static let trailingCommaPrefix = "Trailing comma:"
 

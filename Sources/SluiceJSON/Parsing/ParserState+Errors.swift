@@ -8,9 +8,7 @@ extension ParserState {
     /// Describes a byte for a message: `'x'` for printable ASCII, `byte 0xFF` otherwise.
     private func describeByte(at offset: Int) -> String {
         guard let byte = byte(at: offset) else { return "the end of the input" }
-        if byte >= 0x21 && byte <= 0x7E { return "'\(Character(Unicode.Scalar(byte)))'" }
-        if byte == 0x20 { return "a space" }
-        return "byte 0x\(String(byte, radix: 16, uppercase: true).leftPadded(to: 2))"
+        return JSONError.describe(byte: byte)
     }
 
     /// Builds an error at an absolute offset, with its position and an excerpt.
@@ -372,10 +370,6 @@ extension ParserState {
 }
 
 extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-
     fileprivate func trimmingWhitespace() -> String {
         var scalars = Substring(self)
         while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }

@@ -56,17 +56,33 @@ extension RawResource {
         bytes.append(UInt8(ascii: "}"))
     }
 
+    /// The resource as a resource identifier, on one line: `type`, `id` (or `lid`) and `meta`,
+    /// as the linkage a relationship endpoint answers with is printed.
+    public func writeIdentifier(into bytes: inout [UInt8]) {
+        Self.writeIdentity(type: type, id: id, lid: lid, into: &bytes)
+        if let meta {
+            bytes.append(contentsOf: #","meta":"#.utf8)
+            meta.write(into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
     private static func writeLinkage(_ identifier: ResourceIdentifier, into bytes: inout [UInt8]) {
+        writeIdentity(type: identifier.type, id: identifier.id, lid: identifier.lid, into: &bytes)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"type":…,"id":…` (or `"lid"`), the object left open for more members.
+    private static func writeIdentity(type: String, id: String?, lid: String?, into bytes: inout [UInt8]) {
         bytes.append(contentsOf: #"{"type":"#.utf8)
-        JSONValue.writeString(identifier.type, into: &bytes)
-        if let id = identifier.id {
+        JSONValue.writeString(type, into: &bytes)
+        if let id {
             bytes.append(contentsOf: #","id":"#.utf8)
             JSONValue.writeString(id, into: &bytes)
-        } else if let lid = identifier.lid {
+        } else if let lid {
             bytes.append(contentsOf: #","lid":"#.utf8)
             JSONValue.writeString(lid, into: &bytes)
         }
-        bytes.append(UInt8(ascii: "}"))
     }
 }
 
