@@ -10,7 +10,7 @@ import PackageDescription
 let sluice = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("..").standardizedFileURL
 
-let targets = ["FuzzParser", "FuzzDocument", "FuzzDecoder", "FuzzValidator", "FuzzElements", "FuzzRoundTrip"]
+let targets = ["FuzzParser", "FuzzTokenizer", "FuzzDocument", "FuzzDecoder", "FuzzValidator", "FuzzElements", "FuzzRoundTrip"]
 
 let package = Package(
     name: "SluiceFuzz",

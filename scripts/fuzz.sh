@@ -6,6 +6,9 @@
 #
 #   FUZZ_SECONDS=600 make fuzz               every target for ten minutes
 #   FUZZ_TARGETS="FuzzParser" make fuzz      one target
+#   FUZZ_CONCURRENT=1 FUZZ_SECONDS=3600 make fuzz
+#                                            every target at once, each for an hour, at the
+#                                            lowest CPU priority (builds and work go first)
 #
 # Each run starts from the checked-in seeds (Fuzz/Corpus), the inputs that once failed
 # (Fuzz/Regressions, which must all pass first), JSONTestSuite from ../shared when it is there,
@@ -16,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SECONDS_EACH=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-"FuzzParser FuzzDocument FuzzDecoder FuzzValidator FuzzElements FuzzRoundTrip"}
+TARGETS=${FUZZ_TARGETS:-"FuzzParser FuzzTokenizer FuzzDocument FuzzDecoder FuzzValidator FuzzElements FuzzRoundTrip"}
 SHARED=${SHARED:-../shared}
 # Swift's own backtracer fights ASan's over the crash signal; let ASan report.
 export SWIFT_BACKTRACE=enable=no
@@ -58,9 +61,10 @@ seeds_for() {
 }
 
 mkdir -p Fuzz/.build/artifacts
-failed=0
-summary=""
-for target in $TARGETS; do
+# Runs one target and writes its summary line to Fuzz/.build/artifacts/TARGET.summary; fails
+# when the target does.
+run_target() {
+    local target=$1 failed=0
     corpus=Fuzz/.build/corpus/$target
     mkdir -p "$corpus"
     regressions=Fuzz/Regressions/$target
@@ -68,8 +72,8 @@ for target in $TARGETS; do
     if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
         "$BIN/$target" -runs=1 "$regressions"/* >/dev/null 2>&1 || {
             echo "$target fails on a regression input in $regressions" >&2
-            failed=1
-            continue
+            printf '%-14s FAILED on a regression input\n' "$target" >"Fuzz/.build/artifacts/$target.summary"
+            return 1
         }
     fi
     extra=()
@@ -78,7 +82,7 @@ for target in $TARGETS; do
     log=Fuzz/.build/artifacts/$target.log
     echo "== $target for $SECONDS_EACH s"
     # -timeout: an input that takes 10 s is a hang; -rss_limit_mb: bounded memory is a promise.
-    if "$BIN/$target" "$corpus" $(seeds_for "$target") "${extra[@]}" \
+    if $NICE "$BIN/$target" "$corpus" $(seeds_for "$target") "${extra[@]}" \
         -dict=Fuzz/fuzz.dict -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
         -max_len=8192 -print_final_stats=1 -artifact_prefix="Fuzz/.build/artifacts/$target-" \
         >"$log" 2>&1; then
@@ -101,8 +105,24 @@ for target in $TARGETS; do
     corp=$(ls "$corpus" | wc -l)
     line=$(printf '%-14s %-6s %10s executions  %s  corpus %s' "$target" "$status" "${runs:-?}" "${cov:-cov: ?}" "$corp")
     echo "$line"
-    summary+="$line"$'\n'
-done
+    echo "$line" >"Fuzz/.build/artifacts/$target.summary"
+    return $failed
+}
+
+failed=0
+if [ -n "${FUZZ_CONCURRENT:-}" ]; then
+    # Every target at once, niced, so that a long run shares the machine with other work.
+    NICE="nice -n 19"
+    pids=()
+    for target in $TARGETS; do
+        run_target "$target" &
+        pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+else
+    NICE=""
+    for target in $TARGETS; do run_target "$target" || failed=1; done
+fi
 echo
-echo "$summary"
+for target in $TARGETS; do cat "Fuzz/.build/artifacts/$target.summary"; done
 exit $failed

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SluiceJSON
+@testable @_spi(Reference) import SluiceJSON
 
 /// The Eisel-Lemire conversion against the standard library's correctly rounded one, over the
 /// inputs it is likeliest to get wrong: 17-digit doubles as serializers write them, halfway cases,

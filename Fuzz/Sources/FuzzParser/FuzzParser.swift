@@ -11,9 +11,9 @@ public func fuzzParser(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     var random = InputRandom(bytes)
     let limits = fuzzLimits(&random)
 
-    let whole = parse(bytes, splits: [count], limits: limits)
+    let whole = parseRecord(bytes, splits: [count], limits: limits)
     let split = random.splits(of: count)
-    let chunked = parse(bytes, splits: split, limits: limits)
+    let chunked = parseRecord(bytes, splits: split, limits: limits)
     if whole != chunked {
         fuzzFailure(
             "chunked parse differs from the whole parse (splits \(split.prefix(40)), limits \(limits)): "
@@ -21,23 +21,4 @@ public func fuzzParser(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         )
     }
     return 0
-}
-
-private func parse(_ bytes: UnsafeRawBufferPointer, splits: [Int], limits: JSONLimits) -> ParseRecord {
-    let parser = JSONParser(limits: limits)
-    var record = ParseRecord()
-    var offset = 0
-    do {
-        for length in splits where length > 0 {
-            try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
-            offset += length
-            record.take(from: parser)
-        }
-        try parser.finish()
-        record.take(from: parser)
-    } catch {
-        record.take(from: parser)
-        record.fail(error)
-    }
-    return record
 }

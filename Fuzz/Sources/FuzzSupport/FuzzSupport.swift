@@ -4,6 +4,7 @@
 
 import Foundation
 public import SluiceJSON
+@_spi(Reference) import SluiceJSON
 
 /// A small PRNG (SplitMix64) seeded from the input's bytes: the same input always makes the same
 /// choices (chunk splits, limits), which keeps every crash reproducible from its file alone.
@@ -97,6 +98,32 @@ public struct ParseRecord: Equatable, CustomStringConvertible {
         if tokens.count != other.tokens.count { return "\(tokens.count) tokens against \(other.tokens.count)" }
         return "error \(error ?? "none") against \(other.error ?? "none")"
     }
+}
+
+/// Parses `bytes` cut into chunks of the lengths in `splits`, reading and releasing the tokens
+/// after each chunk as a streaming reader does; with `usesTokenizer` off, yajl reads every byte.
+public func parseRecord(
+    _ bytes: UnsafeRawBufferPointer,
+    splits: [Int],
+    limits: JSONLimits,
+    usesTokenizer: Bool = true
+) -> ParseRecord {
+    let parser = JSONParser(limits: limits, usesTokenizer: usesTokenizer)
+    var record = ParseRecord()
+    var offset = 0
+    do {
+        for length in splits where length > 0 {
+            try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
+            offset += length
+            record.take(from: parser)
+        }
+        try parser.finish()
+        record.take(from: parser)
+    } catch {
+        record.take(from: parser)
+        record.fail(error)
+    }
+    return record
 }
 
 /// Small limits now and then, so that limit errors are crossed at chunk edges too.

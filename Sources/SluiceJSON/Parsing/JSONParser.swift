@@ -79,7 +79,11 @@ public final class JSONParser {
         self.init(limits: limits, usesTokenizer: true)
     }
 
-    init(limits: JSONLimits, usesTokenizer: Bool) {
+    /// Creates a parser that enforces `limits`, with yajl reading every byte when `usesTokenizer`
+    /// is off: the reference the fuzz targets and tests hold the tokenizer to. Not for users: the
+    /// tokenizer reads the same tokens, positions and errors, faster.
+    @_spi(Reference)
+    public init(limits: JSONLimits, usesTokenizer: Bool) {
         self.usesTokenizer = usesTokenizer
         state = .allocate(capacity: 1)
         state.initialize(to: ParserState(limits: limits))

@@ -1,4 +1,4 @@
-@testable import SluiceJSON
+@testable @_spi(Reference) import SluiceJSON
 
 /// Feeds one input to a fresh parser in different cuts and records everything observable, so that
 /// tests can require the same transcript however the input is split (STYLE.md item 9).
