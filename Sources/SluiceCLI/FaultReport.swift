@@ -45,6 +45,10 @@ struct FaultReport {
             ) {
                 "\(file): \(error.description)\n"
             }
+        case let error as ImportTooManyFaults:
+            record(1, file, error.last.position, pointer: error.last.pointer, "error", "faults", error.description) {
+                "\(file): \(error.description)\n"
+            }
         case let error as FileChunkReader.Failure:
             unreadable(file, error.reason)
         case let error as ImportSourceError:

@@ -64,7 +64,9 @@ struct Import: AsyncParsableCommand {
             remaining time) is updated in place on standard error; otherwise a line is printed every \
             --progress-interval seconds. A fault in the input stops the import with \
             FILE:LINE:COLUMN: POINTER: message; what was committed stays, and the message says how many \
-            resources that is. The exit code is 0 on success, 1 when the input is invalid, 2 when \
+            resources that is. With --on-fault skip, a fault of one record sets it aside in the faults \
+            table instead, and the import goes on. The exit code is 0 on success, 1 when the input is \
+            invalid (or records were set aside), 2 when \
             it cannot be read, the database cannot be written or the command is called wrongly, and 3 \
             when the input is a JSON:API error document.
 
@@ -185,11 +187,32 @@ struct Import: AsyncParsableCommand {
     )
     var nested = NestedValues.flatten
 
+    @Option(
+        help: ArgumentHelp(
+            "What a fault of one record does: stop (the default) or skip.",
+            discussion: """
+                skip sets aside each record that leaves the rest readable (a resource JSON:API rejects, \
+                a record --pk cannot key, a line of JSON Lines that is not JSON) and goes on: each goes \
+                into the faults table (source, byte_offset, line_number, column_number, pointer, message \
+                and the record's text), is counted in the documents row and the summary, and makes the \
+                exit code 1. Broken syntax inside one JSON document still stops it: nothing after it \
+                can be trusted.
+                """,
+            valueName: "stop|skip"
+        ),
+        transform: rawValueOption
+    )
+    var onFault = ImportFaultPolicy.stop
+
+    @Option(help: "With --on-fault skip: stop a document that sets aside more records than this.")
+    var maxFaults = ImportOptions().maxFaults
+
     @OptionGroup var timeouts: HTTPTimeouts
 
     @OptionGroup var jobs: JobsOption
 
     func validate() throws {
+        guard maxFaults >= 0 else { throw ValidationError("--max-faults must not be negative.") }
         if format == .jsonAPI, recordsAt != nil || table != nil || primaryKey != nil {
             throw ValidationError("--at, --table and --pk are for plain JSON, not --format jsonapi.")
         }
@@ -260,6 +283,8 @@ extension Import {
         options.batchSize = batchSize
         options.parallelism = parallelism
         options.resume = resume
+        options.onFault = onFault
+        options.maxFaults = maxFaults
         options.format = format
         options.records.table = table
         options.records.nested = nested

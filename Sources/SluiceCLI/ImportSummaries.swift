@@ -34,8 +34,12 @@ struct ImportSummaries: Sendable {
         let alone = outcomes.count == 1
         var code: Int32 = 0
         for outcome in outcomes {
-            guard case .failure(let failure) = outcome.result else { continue }
-            code = max(code, reportFault(failure, of: outcome.source.name, alone: alone))
+            switch outcome.result {
+            case .failure(let failure):
+                code = max(code, reportFault(failure, of: outcome.source.name, alone: alone))
+            case .success(let summary):
+                code = max(code, reportSetAside(summary))
+            }
         }
         guard !quiet else { return code }
         if alone {
@@ -81,9 +85,11 @@ struct ImportSummaries: Sendable {
         transportFault: (any Error) -> Int32?
     ) throws -> Int32 {
         var totals = (resources: 0, primary: 0, included: 0, toOne: 0, relationships: 0, bytes: 0)
+        var setAsideCode: Int32 = 0
         for outcome in outcomes {
             switch outcome.result {
             case .success(let summary):
+                setAsideCode = max(setAsideCode, reportSetAside(summary))
                 totals.resources += summary.resources
                 totals.primary += summary.primaryCount
                 totals.included += summary.includedCount
@@ -95,10 +101,13 @@ struct ImportSummaries: Sendable {
                     reportCommitted(totals.resources + failure.committedResources)
                     return code
                 }
-                return reportFault(failure, of: outcome.source.name, alone: true, committedBefore: totals.resources)
+                return max(
+                    setAsideCode,
+                    reportFault(failure, of: outcome.source.name, alone: true, committedBefore: totals.resources)
+                )
             }
         }
-        guard !quiet else { return 0 }
+        guard !quiet else { return setAsideCode }
         let pages = outcomes.count
         var line = "Imported \(totals.resources) resources (\(totals.primary) primary, \(totals.included) included), "
         line += "\(totals.toOne) to-one links and \(totals.relationships) relationship rows "
@@ -106,7 +115,21 @@ struct ImportSummaries: Sendable {
         line += "in \(Terminal.formatted(seconds, decimals: 2)) s "
         line += "(\(Terminal.formatted(throughputOf: totals.bytes, seconds: seconds))).\n"
         try Terminal.standardOutput.write(line)
-        return 0
+        return setAsideCode
+    }
+
+    /// Lists on standard error the first records a document set aside (`--on-fault skip`) and
+    /// where the rest are; returns the exit code they make: 1 when there are any, since the
+    /// input was not all imported.
+    private func reportSetAside(_ summary: ImportSummary) -> Int32 {
+        guard summary.faults > 0 else { return 0 }
+        for fault in summary.firstFaults { Terminal.message("\(fault) (set aside)\n") }
+        let more = summary.faults - summary.firstFaults.count
+        let records = summary.faults == 1 ? "1 record was" : "\(summary.faults) records were"
+        var text = "\(records) set aside"
+        if more > 0 { text += " (\(more) not listed here)" }
+        Terminal.message(text + "; the faults table of \(database) has each with where and why.\n")
+        return 1
     }
 
     /// Says how many resources an import that stopped at a fault left in the database.
@@ -182,6 +205,10 @@ struct ImportSummaries: Sendable {
         if summary.unidentified > 0 {
             text += "\(summary.unidentified) resources had neither id nor lid and were left out.\n"
         }
+        if summary.faults > 0 {
+            let what = summary.format.isPlain ? "records" : "resources"
+            text += "\(summary.faults) \(what) were set aside as faults (the faults table lists them).\n"
+        }
         if summary.typeMismatches > 0 {
             text += "\(summary.typeMismatches) values differed from their column's declared type"
             if summary.format.isPlain {
@@ -204,6 +231,7 @@ struct ImportSummaries: Sendable {
             : "\(summary.resources) resources and \(summary.relationshipRows) relationship rows"
         text += " in \(Terminal.formatted(summary.seconds, decimals: 2)) s"
         text += " (\(Terminal.formatted(throughputOf: summary.bytes, seconds: summary.seconds)))"
+        if summary.faults > 0 { text += ", \(summary.faults) set aside" }
         return text
     }
 

@@ -228,7 +228,7 @@ extension Validate {
         let sequence = JSONSequenceReader(format: format, limits: limits)
         var listed: [JSONError] = []
         var more = 0
-        sequence.valueFault = { fault in
+        sequence.valueFault = { fault, _ in
             if listed.count < limit { listed.append(fault) } else { more += 1 }
         }
         do {

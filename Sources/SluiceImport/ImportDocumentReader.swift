@@ -36,6 +36,29 @@ public protocol ImportDocumentReader: Sendable {
         options: ImportOptions,
         emit: (ImportRecord) throws -> Void
     ) throws -> ImportDocumentSummary
+
+    /// ``read(_:options:emit:)``, and with ``ImportOptions/onFault`` `.skip`, each record the
+    /// format rejects handed to `setAside` (in document order with the records) instead of
+    /// thrown. The default reads with ``read(_:options:emit:)``, so that every fault stops the
+    /// document.
+    func read(
+        _ input: any ChunkSource,
+        options: ImportOptions,
+        emit: (ImportRecord) throws -> Void,
+        setAside: (ImportFault) throws -> Void
+    ) throws -> ImportDocumentSummary
+}
+
+extension ImportDocumentReader {
+    /// Reads with ``read(_:options:emit:)``: every fault stops the document.
+    public func read(
+        _ input: any ChunkSource,
+        options: ImportOptions,
+        emit: (ImportRecord) throws -> Void,
+        setAside: (ImportFault) throws -> Void
+    ) throws -> ImportDocumentSummary {
+        try read(input, options: options, emit: emit)
+    }
 }
 
 /// What a document held besides its records: counts, and the top-level members an import keeps

@@ -70,7 +70,7 @@ package enum ImportNames {
     /// Table names no resource type gets.
     private static func isReservedTable(_ name: String) -> Bool {
         let lower = name.lowercased()
-        return lower == "documents" || lower == "relationships" || lower.hasPrefix("sluice_")
+        return lower == "documents" || lower == "relationships" || lower == "faults" || lower.hasPrefix("sluice_")
             || lower.hasPrefix("sqlite_") || lower.hasPrefix("pg_")
     }
 

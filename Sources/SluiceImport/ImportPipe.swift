@@ -16,6 +16,8 @@ package final class ImportPipe: @unchecked Sendable {
         /// ones) and those in the block: the count a resume starts from after this block.
         package var resourcesRead: Int
         package var bytesRead: Int
+        /// Records set aside since the previous block (``ImportOptions/onFault`` `.skip`).
+        package var faults: [ImportFault] = []
     }
 
     /// What the writer takes next.
@@ -135,6 +137,23 @@ package final class ImportPipe: @unchecked Sendable {
             var block = Block(records: [], resourcesRead: 0, bytesRead: 0)
             block.records.reserveCapacity(blockSize)
             var read = 0
+            var faults = 0
+            // Faults go to the writer with the block after them, tagged with the source; a
+            // block of faults alone goes when it is as long as a block of records.
+            func setAside(_ fault: ImportFault) throws {
+                var fault = fault
+                fault.source = source
+                faults += 1
+                if faults > options.maxFaults { throw ImportTooManyFaults(limit: options.maxFaults, last: fault) }
+                block.faults.append(fault)
+                if block.faults.count >= blockSize {
+                    block.bytesRead = reader.bytesRead
+                    block.resourcesRead = read
+                    try pipe.put(block)
+                    block.records.removeAll(keepingCapacity: true)
+                    block.faults.removeAll(keepingCapacity: true)
+                }
+            }
             func add(_ record: ImportRecord) throws {
                 read += 1
                 guard read > skipping else { return }
@@ -144,8 +163,10 @@ package final class ImportPipe: @unchecked Sendable {
                     block.resourcesRead = read
                     try pipe.put(block)
                     block.records.removeAll(keepingCapacity: true)
+                    block.faults.removeAll(keepingCapacity: true)
                 }
             }
+            let setsAside = options.onFault == .skip
             do {
                 let (format, input) = try settleFormat(of: reader, source: source, options: options)
                 pipe.format = format
@@ -155,7 +176,10 @@ package final class ImportPipe: @unchecked Sendable {
                     guard let documents = options.documents, documents.format == format else {
                         throw ImportFormatUnavailable(format: format)
                     }
-                    summary = try documents.read(input, options: options, emit: add)
+                    summary =
+                        setsAside
+                        ? try documents.read(input, options: options, emit: add, setAside: setAside)
+                        : try documents.read(input, options: options, emit: add)
                 } else {
                     let counts = try PlainRecordReader.read(
                         input,
@@ -164,19 +188,21 @@ package final class ImportPipe: @unchecked Sendable {
                         source: source,
                         limits: options.limits,
                         threads: options.readingParallelism.threadCount,
-                        emit: add
+                        faultRecordBytes: options.faultRecordBytes,
+                        emit: add,
+                        setAside: setsAside ? setAside : nil
                     )
                     summary = ImportDocumentSummary(primaryCount: counts.records, includedCount: counts.childRows)
                 }
                 block.bytesRead = reader.bytesRead
                 block.resourcesRead = read
-                if !block.records.isEmpty { try pipe.put(block) }
+                if !block.records.isEmpty || !block.faults.isEmpty { try pipe.put(block) }
                 pipe.end(.finished(summary))
             } catch {
                 // The resources that closed before the fault still go to the writer.
                 block.bytesRead = reader.bytesRead
                 block.resourcesRead = read
-                if !(error is Cancelled), !block.records.isEmpty { try? pipe.put(block) }
+                if !(error is Cancelled), !block.records.isEmpty || !block.faults.isEmpty { try? pipe.put(block) }
                 pipe.end(.failed(error))
             }
         }

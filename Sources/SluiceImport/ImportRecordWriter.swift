@@ -169,6 +169,10 @@ package final class ImportRecordWriter: ImportRecordSink {
         Array(UnsafeRawBufferPointer(start: base + offset, count: byteCount - offset))
     }
 
+    /// Drops what was written since the last record: a record that failed half-way is set
+    /// aside, and the buffer starts the next.
+    package func discardRecord() { byteCount = 0 }
+
     /// The record written since the last one, copied out; the buffer starts the next.
     package func takeRecord() -> ImportRecord {
         if block.map({ $0.capacity - $0.used < byteCount }) ?? true {

@@ -31,6 +31,18 @@ public struct ImportOptions: Sendable {
     /// `JSONAPIImportReader` from SluiceJSONAPIImport). Default (`nil`): the SQLite and PostgreSQL
     /// importers read JSON:API; a destination of your own reads plain records only, unless set.
     public var documents: (any ImportDocumentReader)?
+    /// What a fault of one record does: stop the document (`.stop`, the default), or set the
+    /// record aside and go on (`.skip`; see ``ImportFault``). A fault after which the rest of
+    /// the input cannot be trusted (broken syntax inside one JSON document, a limit crossed, a
+    /// JSON:API error document) stops the document either way.
+    public var onFault = ImportFaultPolicy.stop
+    /// With `.skip`, the most records one document may set aside: one more stops it with
+    /// ``ImportTooManyFaults`` (so many faults mean the input is not what the import takes).
+    /// Default: 1 000.
+    public var maxFaults = 1_000
+    /// With `.skip`, how many bytes of a set-aside record's text are kept in its ``ImportFault``
+    /// (and the `faults` table). Default: 4 096.
+    public var faultRecordBytes = 4_096
 
     /// The defaults.
     public init() {}
@@ -125,6 +137,11 @@ public struct ImportSummary: Sendable {
     public var resumedAfter: Int
     /// The format the input was read as (``ImportFormat/automatic`` decided for one).
     public var format = ImportFormat.jsonAPI
+    /// Records set aside (``ImportOptions/onFault`` `.skip`), those a resumed import met again
+    /// before its resume point included: the whole document's.
+    public var faults = 0
+    /// The first of them (up to ten), for a report; a destination's `faults` table has them all.
+    public var firstFaults: [ImportFault] = []
     /// Rows per table written by this run, resource tables in the order first met, then
     /// `relationships`.
     public var tables: [TableRows]

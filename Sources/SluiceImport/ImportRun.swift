@@ -49,6 +49,13 @@ public protocol ImportWriter: AnyObject {
     /// count as read (they were read, but nothing of them reached the database when it failed).
     func fail(_ error: any Error, at mark: ImportMark) async -> (durable: [ImportMark], keepingBytesRead: Bool)
 
+    /// Writes records the import set aside (``ImportOptions/onFault`` `.skip`) into the open
+    /// batch, before the records read after them: the SQLite and PostgreSQL writers keep them in
+    /// a `faults` table, keyed by source and byte offset (a resumed import that meets one again
+    /// writes it once). The default keeps them nowhere: the summary counts them and lists the
+    /// first ten.
+    func setAside(_ faults: [ImportFault]) async throws
+
     /// Records the failed import: `summary` and why.
     func recordFailure(_ error: any Error, summary: ImportSummary) async
 
@@ -64,6 +71,9 @@ public protocol ImportWriter: AnyObject {
 extension ImportWriter {
     /// `error` as it is.
     public func reported(_ error: any Error) -> any Error { error }
+
+    /// Keeps the faults nowhere (the summary counts them).
+    public func setAside(_ faults: [ImportFault]) async throws {}
 }
 
 /// What ``ImportWriter/write(_:)`` did with a block.
@@ -167,6 +177,10 @@ package enum ImportRun {
         while true {
             switch await pipe.next() {
             case .block(let block):
+                if !block.faults.isEmpty {
+                    try await writer.setAside(block.faults)
+                    tally.setAside(block.faults)
+                }
                 // Every resource read after the skipped ones is a record: the one at `index`
                 // is the reader's resource number `firstRead + index + 1`.
                 let firstRead = block.resourcesRead - block.records.count

@@ -30,6 +30,9 @@ package struct ImportTally: Sendable {
     package private(set) var committedBytes: Int
     /// Batches committed.
     package private(set) var batches = 0
+    /// Records set aside (handed to the writer), and the first few for the summary.
+    package private(set) var faults = 0
+    package private(set) var firstFaults: [ImportFault] = []
 
     /// The counts of an import that starts now, or goes on from `resume`.
     package init(resumingFrom resume: ResumePoint?, totalBytes: Int?, started: ContinuousClock.Instant) {
@@ -56,6 +59,12 @@ package struct ImportTally: Sendable {
         resources += written
         inBatch += written
         self.unidentified += unidentified
+    }
+
+    /// Counts records set aside; the summary keeps the first ten.
+    package mutating func setAside(_ faults: [ImportFault]) {
+        self.faults += faults.count
+        firstFaults.append(contentsOf: faults.prefix(max(0, 10 - firstFaults.count)))
     }
 
     /// Where the import is now: what a batch committed now would reach.
@@ -108,7 +117,7 @@ package struct ImportTally: Sendable {
         typeMismatches: Int,
         tables: [ImportSummary.TableRows]
     ) -> ImportSummary {
-        ImportSummary(
+        var summary = ImportSummary(
             resources: resources,
             primaryCount: document?.primaryCount ?? 0,
             includedCount: document?.includedCount ?? 0,
@@ -123,6 +132,9 @@ package struct ImportTally: Sendable {
             resumedAfter: resumedAfter,
             tables: tables
         )
+        summary.faults = faults
+        summary.firstFaults = firstFaults
+        return summary
     }
 }
 

@@ -258,6 +258,40 @@ extension ImportRecord {
     }
 }
 
+/// Sets aside the records that fail (``ImportOptions/onFault`` `.skip`): a record that cannot
+/// be keyed, with its JSON text; a value of a sequence that is not JSON, with its bytes.
+struct FaultSink {
+    let source: String
+    let limit: Int
+    let setAside: (ImportFault) throws -> Void
+
+    func record(_ value: JSONTape.Value, _ fault: JSONError) throws {
+        try setAside(
+            ImportFault(
+                source: source,
+                position: fault.position,
+                pointer: fault.pointer.flatMap { $0.isEmpty ? nil : $0 },
+                message: fault.message,
+                value: try? value.jsonValue(),
+                limit: limit
+            )
+        )
+    }
+
+    func malformed(_ fault: JSONError, _ text: UnsafeRawBufferPointer) throws {
+        try setAside(
+            ImportFault(
+                source: source,
+                position: fault.position,
+                pointer: nil,
+                message: fault.message,
+                text: text,
+                limit: limit
+            )
+        )
+    }
+}
+
 /// Reads plain records from an input in one of the plain formats and hands over their import
 /// records in order, in memory the size of one record.
 enum PlainRecordReader {
@@ -274,15 +308,24 @@ enum PlainRecordReader {
         source: String,
         limits: JSONLimits,
         threads: Int = 1,
-        emit: (ImportRecord) throws -> Void
+        faultRecordBytes: Int = 4_096,
+        emit: (ImportRecord) throws -> Void,
+        setAside: ((ImportFault) throws -> Void)? = nil
     ) throws -> (records: Int, childRows: Int) {
         let builder = PlainRecordBuilder(options: options, source: source)
+        let faults = setAside.map { FaultSink(source: source, limit: faultRecordBytes, setAside: $0) }
         let writer = ImportRecordWriter()
         var records: [ImportRecord] = []
         var counts = (records: 0, childRows: 0)
         func take(_ value: JSONTape.Value, place: Int, pointer: String) throws {
             records.removeAll(keepingCapacity: true)
-            try builder.records(of: value, place: place, pointer: pointer, writer: writer, into: &records)
+            do {
+                try builder.records(of: value, place: place, pointer: pointer, writer: writer, into: &records)
+            } catch let fault as JSONError {
+                guard let faults else { throw fault }
+                writer.discardRecord()
+                return try faults.record(value, fault)
+            }
             counts.records += 1
             counts.childRows += records.count - 1
             for record in records { try emit(record) }
@@ -295,11 +338,13 @@ enum PlainRecordReader {
                 source: source,
                 limits: limits,
                 threads: threads,
+                faults: faults,
                 emit: emit
             )
         case .lines, .textSequence:
             let sequence = format == .lines ? JSONSequenceFormat.lines : .textSequence
             let reader = JSONSequenceReader(format: sequence, limits: limits)
+            reader.valueFault = faults?.malformed
             // A JSON Lines record is keyed and named by its line, a sequence's by its index.
             func takeValue(_ value: JSONTape.Value, at: JSONSequenceIndex) throws {
                 try take(value, place: sequence == .lines ? at.position.line : at.index, pointer: "")
@@ -328,6 +373,7 @@ enum PlainRecordReader {
         source: String,
         limits: JSONLimits,
         threads: Int,
+        faults: FaultSink?,
         emit: (ImportRecord) throws -> Void
     ) throws -> (records: Int, childRows: Int) {
         let builder = PlainRecordBuilder(options: options, source: source)
@@ -363,12 +409,21 @@ enum PlainRecordReader {
             }
         }
         var counts = (records: 0, childRows: 0)
+        // A batch with a fault is read here (the workers give such a batch up): here the fault
+        // stops the import, or is set aside.
         let reader = JSONSequenceReader(format: .lines, limits: limits)
+        reader.valueFault = faults?.malformed
         var records: [ImportRecord] = []
         let writer = ImportRecordWriter()
         func take(_ value: JSONTape.Value, at: JSONSequenceIndex) throws {
             records.removeAll(keepingCapacity: true)
-            try builder.records(of: value, place: at.position.line, pointer: "", writer: writer, into: &records)
+            do {
+                try builder.records(of: value, place: at.position.line, pointer: "", writer: writer, into: &records)
+            } catch let fault as JSONError {
+                guard let faults else { throw fault }
+                writer.discardRecord()
+                return try faults.record(value, fault)
+            }
             counts.records += 1
             counts.childRows += records.count - 1
             for record in records { try emit(record) }

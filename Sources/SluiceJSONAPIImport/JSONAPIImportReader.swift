@@ -39,14 +39,62 @@ public struct JSONAPIImportReader: ImportDocumentReader {
         options: ImportOptions,
         emit: (ImportRecord) throws -> Void
     ) throws -> ImportDocumentSummary {
+        try read(input, options: options, emit: emit, setAside: nil)
+    }
+
+    /// Streams the document's resources into records; a resource that breaks a rule of JSON:API
+    /// (an `id` that is a number, a relationship that is not an object...) goes to `setAside`
+    /// with its pointer, position and text, and the rest are read on.
+    public func read(
+        _ input: any ChunkSource,
+        options: ImportOptions,
+        emit: (ImportRecord) throws -> Void,
+        setAside: (ImportFault) throws -> Void
+    ) throws -> ImportDocumentSummary {
+        try withoutActuallyEscaping(setAside) { setAside in
+            try read(input, options: options, emit: emit, setAside: .some(setAside))
+        }
+    }
+
+    private func read(
+        _ input: any ChunkSource,
+        options: ImportOptions,
+        emit: (ImportRecord) throws -> Void,
+        setAside: ((ImportFault) throws -> Void)?
+    ) throws -> ImportDocumentSummary {
         let decoder = JSONAPIDecoder()
         decoder.limits = options.limits
         decoder.parallelism = options.readingParallelism
         decoder.rawEncoding = ImportRecord.jsonAPIEncoding
+        // The decoder hands a failed resource over on this thread, between the resources around
+        // it: kept here, it goes to `setAside` before the next record, in document order.
+        let skipped = SkippedResources()
+        if setAside != nil {
+            let limit = options.faultRecordBytes
+            decoder.onUndecodableResource = { resource in
+                skipped.faults.append(
+                    ImportFault(
+                        source: "",
+                        position: resource.error.position ?? resource.position,
+                        pointer: resource.error.pointer,
+                        message: resource.error.message,
+                        value: resource.value,
+                        limit: limit
+                    )
+                )
+            }
+        }
+        func passOn() throws {
+            guard let setAside, !skipped.faults.isEmpty else { return }
+            for fault in skipped.faults { try setAside(fault) }
+            skipped.faults.removeAll(keepingCapacity: true)
+        }
         let document = try decoder.forEachResource(in: input) { streamed in
+            try passOn()
             guard let encoded = streamed.resource.encoded else { return }
             try emit(ImportRecord(encoded: encoded))
         }
+        try passOn()
         var members: [String: String] = [:]
         if let meta = document.meta { members["meta"] = meta.jsonText }
         if let links = document.links { members["links"] = try ImportText.json(links) }
@@ -57,6 +105,12 @@ public struct JSONAPIImportReader: ImportDocumentReader {
             members: members
         )
     }
+}
+
+/// The faults the decoder's handler collects for the reading thread: the handler runs on that
+/// thread, synchronously, and nothing else touches them.
+private final class SkippedResources: @unchecked Sendable {
+    var faults: [ImportFault] = []
 }
 
 extension ImportSummary {

@@ -33,6 +33,8 @@ struct PostgresBatch: Sendable {
     var toOneLinks = 0
     var linkCounts: [UInt8] = []
     var emptiedLinks: [UInt8] = []
+    /// Records set aside while the batch filled (few: one statement each).
+    var faults: [ImportFault] = []
     /// What the `documents` row records when the batch commits.
     var bytes = 0
     var resources = 0
@@ -72,6 +74,7 @@ final class PostgresBatchWriter: @unchecked Sendable {
         do {
             for group in batch.groups { try await upsert(group) }
             try await writeLinks(batch)
+            for fault in batch.faults { try await importer.execute(PostgresSchema.recordFault(fault)) }
             try await importer.execute(
                 PostgresSchema.recordProgress(
                     source: source,

@@ -173,7 +173,7 @@ public final class PostgresImporter {
     /// is reported as it is; any other fault is the connection's or the server's.
     static func isInputFault(_ error: any Error) -> Bool {
         error is JSONError || error is JSONAPIDecodingError || error is JSONAPIErrorDocument
-            || error is FileChunkReader.Failure || error is ImportResumeError
+            || error is FileChunkReader.Failure || error is ImportResumeError || error is ImportTooManyFaults
     }
 
     // MARK: Statements

@@ -17,7 +17,27 @@ enum PostgresSchema {
             source text PRIMARY KEY, status text NOT NULL, started_at text NOT NULL, finished_at text,
             bytes bigint, resources bigint, primary_count bigint, included_count bigint,
             relationship_rows bigint, meta jsonb, links jsonb, jsonapi jsonb, error text,
-            source_size bigint, resume_resources bigint
+            source_size bigint, resume_resources bigint, faults bigint
+        )
+        """,
+        // Added by a later version. Only when missing: ALTER TABLE locks the table even when the
+        // column is there, and would wait for (and stop) every import running beside this one.
+        """
+        DO $$ BEGIN
+            IF NOT EXISTS (
+                SELECT 1 FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = 'documents' AND column_name = 'faults'
+            ) THEN
+                ALTER TABLE documents ADD COLUMN faults bigint;
+            END IF;
+        END $$
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS faults (
+            source text NOT NULL, byte_offset bigint NOT NULL, line_number bigint NOT NULL,
+            column_number bigint NOT NULL, pointer text, message text NOT NULL, record text,
+            record_truncated boolean NOT NULL,
+            PRIMARY KEY (source, byte_offset)
         )
         """,
         """
@@ -46,6 +66,24 @@ enum PostgresSchema {
         VALUES (\(source), 'importing', \(ImportText.timestamp()), \(sourceSize), 0)
         ON CONFLICT (source) DO UPDATE SET status = excluded.status, started_at = excluded.started_at,
             finished_at = NULL, error = NULL, source_size = excluded.source_size, resume_resources = 0
+        """
+    }
+
+    /// A document imported again from its start sets aside its own faults.
+    static func clearFaults(source: String) -> PostgresQuery {
+        "DELETE FROM faults WHERE source = \(source)"
+    }
+
+    /// A record set aside; one met again (a resumed import reads the document from its start)
+    /// replaces its earlier row.
+    static func recordFault(_ fault: ImportFault) -> PostgresQuery {
+        """
+        INSERT INTO faults (source, byte_offset, line_number, column_number, pointer, message, record, record_truncated)
+        VALUES (\(fault.source), \(fault.position.byteOffset), \(fault.position.line), \(fault.position.column),
+            \(fault.pointer), \(fault.message), \(fault.record), \(fault.recordTruncated))
+        ON CONFLICT (source, byte_offset) DO UPDATE SET line_number = excluded.line_number,
+            column_number = excluded.column_number, pointer = excluded.pointer, message = excluded.message,
+            record = excluded.record, record_truncated = excluded.record_truncated
         """
     }
 
@@ -81,7 +119,8 @@ enum PostgresSchema {
             UPDATE documents SET status = 'complete', finished_at = \(ImportText.timestamp()), bytes = \(summary.bytes),
                 resources = \(summary.resources), primary_count = \(document.primaryCount),
                 included_count = \(document.includedCount), relationship_rows = \(summary.relationshipRows),
-                meta = \(meta)::jsonb, links = \(links)::jsonb, jsonapi = \(jsonapi)::jsonb, error = NULL
+                meta = \(meta)::jsonb, links = \(links)::jsonb, jsonapi = \(jsonapi)::jsonb, error = NULL,
+                faults = \(summary.faults)
             WHERE source = \(source)
             """
     }
@@ -89,7 +128,8 @@ enum PostgresSchema {
     static func failDocument(source: String, summary: ImportSummary, error: any Error) -> PostgresQuery {
         """
         UPDATE documents SET status = 'failed', finished_at = \(ImportText.timestamp()), bytes = \(summary.bytes),
-            resources = \(summary.resources), relationship_rows = \(summary.relationshipRows), error = \("\(error)")
+            resources = \(summary.resources), relationship_rows = \(summary.relationshipRows), error = \("\(error)"),
+            faults = \(summary.faults)
         WHERE source = \(source)
         """
     }

@@ -119,6 +119,8 @@ final class PostgresSession: ImportWriter {
     private var flushFailed = false
     private var relationshipRowsWritten = 0
     @exclusivity(unchecked) private var typeMismatches = 0
+    /// Records set aside since the last batch was taken: written in the next batch's transaction.
+    private var faults: [ImportFault] = []
     private var values: [(ordinal: Int, value: ImportRecord.Value)] = []
 
     init(importer: PostgresImporter) {
@@ -183,9 +185,15 @@ final class PostgresSession: ImportWriter {
         }
         if resume == nil {
             try await importer.execute(PostgresSchema.recordDocument(source: source, sourceSize: sourceSize))
+            try await importer.execute(PostgresSchema.clearFaults(source: source))
         } else {
             try await importer.execute(PostgresSchema.markResumed(source: source))
         }
+    }
+
+    /// Staged with the batch being filled, and written in its transaction.
+    func setAside(_ faults: [ImportFault]) {
+        self.faults.append(contentsOf: faults)
     }
 
     /// Adds the column `name` of `attribute` to `table`; its ordinal.
@@ -463,6 +471,8 @@ final class PostgresSession: ImportWriter {
             table.removeGroups()
             table.batchKeys.removeAll(keepingCapacity: true)
         }
+        batch.faults = faults
+        faults.removeAll()
         batch.linkRows = linkRows.bytes
         batch.linkRowCount = linkRows.rows
         batch.toOneLinks = toOneLinksStaged

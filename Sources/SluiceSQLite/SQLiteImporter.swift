@@ -232,6 +232,11 @@ private final class ImportSession: ImportWriter {
         return ImportBlockWrite(taken: records.count, written: written)
     }
 
+    /// Into the open batch's transaction: a fault is durable with the records around it.
+    func setAside(_ faults: [ImportFault]) throws {
+        try SQLiteSchema.recordFaults(db, faults)
+    }
+
     /// Commits the open batch with the `documents` row saying how far it reaches, which is where
     /// a resumed import goes on.
     func commit(_ mark: ImportMark, closing: Bool) throws -> [ImportMark] {

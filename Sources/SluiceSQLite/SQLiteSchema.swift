@@ -28,7 +28,19 @@ enum SQLiteSchema {
                     jsonapi TEXT,
                     error TEXT,
                     source_size INTEGER,
-                    resume_resources INTEGER
+                    resume_resources INTEGER,
+                    faults INTEGER
+                );
+                CREATE TABLE IF NOT EXISTS faults (
+                    source TEXT NOT NULL,
+                    byte_offset INTEGER NOT NULL,
+                    line_number INTEGER NOT NULL,
+                    column_number INTEGER NOT NULL,
+                    pointer TEXT,
+                    message TEXT NOT NULL,
+                    record TEXT,
+                    record_truncated INTEGER NOT NULL,
+                    PRIMARY KEY (source, byte_offset)
                 );
                 CREATE TABLE IF NOT EXISTS relationships (
                     source_type TEXT NOT NULL,
@@ -56,15 +68,16 @@ enum SQLiteSchema {
     }
 
     /// Adds what later versions added to the fixed tables of a database an earlier version made:
-    /// `relationships.meta` (relationship meta used to be dropped), and `documents.source_size`
-    /// and `documents.resume_resources` (where a resumed import goes on).
+    /// `relationships.meta` (relationship meta used to be dropped), `documents.source_size`
+    /// and `documents.resume_resources` (where a resumed import goes on), `documents.faults` and
+    /// the `faults` table (records set aside).
     static func upgradeFixedTables(_ db: Database) throws {
         let columns = try db.columns(in: "relationships").map { $0.name.lowercased() }
         if !columns.contains("meta") {
             try db.execute(sql: "ALTER TABLE relationships ADD COLUMN meta TEXT")
         }
         let documentColumns = try db.columns(in: "documents").map { $0.name.lowercased() }
-        for (column, type) in [("source_size", "INTEGER"), ("resume_resources", "INTEGER")]
+        for (column, type) in [("source_size", "INTEGER"), ("resume_resources", "INTEGER"), ("faults", "INTEGER")]
         where !documentColumns.contains(column) {
             try db.execute(sql: "ALTER TABLE documents ADD COLUMN \(column) \(type)")
         }
@@ -128,6 +141,24 @@ enum SQLiteSchema {
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS relationships_target ON relationships (target_type, target_id)")
     }
 
+    /// Writes records set aside into the open transaction; one met again (a resumed import
+    /// reads the document from its start) replaces its earlier row.
+    static func recordFaults(_ db: Database, _ faults: [ImportFault]) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO faults
+                    (source, byte_offset, line_number, column_number, pointer, message, record, record_truncated)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        )
+        for fault in faults {
+            try statement.execute(arguments: [
+                fault.source, fault.position.byteOffset, fault.position.line, fault.position.column,
+                fault.pointer, fault.message, fault.record, fault.recordTruncated,
+            ])
+        }
+    }
+
     /// Starts (or restarts) the row of `source`.
     static func recordDocument(_ db: Database, source: String, status: String, sourceSize: Int?) throws {
         try db.execute(
@@ -139,6 +170,8 @@ enum SQLiteSchema {
                 """,
             arguments: [source, status, timestamp(), sourceSize]
         )
+        // A document imported again from its start sets aside its own faults.
+        try db.execute(sql: "DELETE FROM faults WHERE source = ?", arguments: [source])
     }
 
     static func finishDocument(
@@ -151,13 +184,13 @@ enum SQLiteSchema {
             sql: """
                 UPDATE documents SET status = 'complete', finished_at = ?, bytes = ?, resources = ?,
                     primary_count = ?, included_count = ?, relationship_rows = ?, meta = ?, links = ?,
-                    jsonapi = ?, error = NULL
+                    jsonapi = ?, error = NULL, faults = ?
                 WHERE source = ?
                 """,
             arguments: [
                 timestamp(), summary.bytes, summary.resources, document.primaryCount, document.includedCount,
                 summary.relationshipRows, document.members["meta"], document.members["links"],
-                document.members["jsonapi"], source,
+                document.members["jsonapi"], summary.faults, source,
             ]
         )
     }
@@ -166,10 +199,13 @@ enum SQLiteSchema {
         try db.execute(
             sql: """
                 UPDATE documents SET status = 'failed', finished_at = ?, bytes = ?, resources = ?,
-                    relationship_rows = ?, error = ?
+                    relationship_rows = ?, error = ?, faults = ?
                 WHERE source = ?
                 """,
-            arguments: [timestamp(), summary.bytes, summary.resources, summary.relationshipRows, "\(error)", source]
+            arguments: [
+                timestamp(), summary.bytes, summary.resources, summary.relationshipRows, "\(error)", summary.faults,
+                source,
+            ]
         )
     }
 

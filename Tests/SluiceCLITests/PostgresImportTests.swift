@@ -378,6 +378,40 @@ struct PostgresImportTests {
         #expect(try await TestPostgres.query(url, author) == [["1"]])
     }
 
+    @Test("--on-fault skip sets aside the same records as SQLite, in the batches' transactions")
+    func setsAsideLikeSQLite() async throws {
+        let directory = try ImportCommandTests.directory()
+        let path = directory.appendingPathComponent("faulty.json").path
+        try SetAsideImportTests.document(count: 600, bad: [5, 250, 251, 599]).write(
+            toFile: path,
+            atomically: true,
+            encoding: .utf8
+        )
+        let url = try await TestPostgres.database()
+        let sqlite = directory.appendingPathComponent("faulty.sqlite").path
+        for target in [["--postgres", url], ["--sqlite", sqlite]] {
+            let run = try await Command.run(
+                ["import", path, "--on-fault", "skip", "--batch-size", "100", "--quiet"] + target
+            )
+            #expect(run.status == 1, "\(run.standardError)")
+            #expect(run.standardError.contains("5 records were set aside"), "\(run.standardError)")
+        }
+        let questions = [
+            """
+            SELECT source, byte_offset, line_number, column_number, pointer, message, record FROM faults
+            ORDER BY byte_offset
+            """,
+            "SELECT COUNT(*), SUM(CAST(id AS INTEGER)) FROM people",
+            "SELECT status, resources, faults FROM documents",
+        ]
+        for question in questions {
+            let answers = try await TestPostgres.query(url, question)
+            #expect(answers == (try Self.sqliteAnswers(sqlite, question)), "\(question): \(answers)")
+            #expect(!answers.isEmpty)
+        }
+        #expect(try await TestPostgres.query(url, "SELECT COUNT(*) FROM faults") == [["5"]])
+    }
+
     @Test("a bad document stops with its position; what was committed stays and the row says failed")
     func badDocument() async throws {
         let directory = try ImportCommandTests.directory()

@@ -97,7 +97,7 @@ final class ValueStreamer<Value: Decodable> {
         if let onUndecodable {
             // Each record stands between separators: one that is not JSON is passed over as
             // well, and the next separator starts the next.
-            reader.valueFault = { [unowned reader] fault in
+            reader.valueFault = { [unowned reader] fault, _ in
                 onUndecodable(JSONSkippedValue(index: reader.count, malformed: fault))
             }
         }

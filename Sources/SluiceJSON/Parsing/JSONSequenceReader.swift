@@ -72,10 +72,11 @@ package final class JSONSequenceReader {
     private var line = 1
     private var lineStart = 0
     /// Where a value that is not valid JSON goes, when the caller wants the rest of the input read
-    /// anyway (each value is delimited without parsing, so a bad one leaves the next intact);
-    /// `nil` throws it. Faults of the sequence itself (a value over the limit, a text sequence
-    /// without a separator) always throw.
-    package var valueFault: ((JSONError) throws -> Void)?
+    /// anyway (each value is delimited without parsing, so a bad one leaves the next intact),
+    /// with the value's bytes (for a log of what was passed over); `nil` throws it. Faults of
+    /// the sequence itself (a value over the limit, a text sequence without a separator) always
+    /// throw.
+    package var valueFault: ((JSONError, UnsafeRawBufferPointer) throws -> Void)?
     /// Values handed over so far.
     package private(set) var count = 0
     /// Whether the start of the input (where a byte order mark may stand) is still ahead.
@@ -208,7 +209,7 @@ package final class JSONSequenceReader {
             try parser.finish()
         } catch {
             guard let valueFault else { throw error }
-            try valueFault(error)
+            try valueFault(error, text)
             return
         }
         let tape = parser.tape

@@ -86,6 +86,8 @@ final class DocumentEngine: SplitDocumentReader {
     @exclusivity(unchecked) private var standIn: [Event]?
     /// How many batches workers decoded: tests check the parallel path ran.
     private(set) var batchesMerged = 0
+    /// Where resources that fail go instead of thrown (see `JSONAPIDecoder.onUndecodableResource`).
+    private let onUndecodableResource: (@Sendable (JSONAPISkippedResource) -> Void)?
 
     init(
         registry: ResourceRegistry,
@@ -94,9 +96,11 @@ final class DocumentEngine: SplitDocumentReader {
         rejectsUnknownTypes: Bool,
         primaryHoldsIdentifiers: Bool,
         rawEncoding: RawResourceEncoding? = nil,
-        parallel: ParallelOptions = ParallelOptions.sequential
+        parallel: ParallelOptions = ParallelOptions.sequential,
+        onUndecodableResource: (@Sendable (JSONAPISkippedResource) -> Void)? = nil
     ) {
         parser = JSONParser(limits: limits)
+        self.onUndecodableResource = onUndecodableResource
         func makeReader() -> ResourceObjectReader {
             ResourceObjectReader(
                 registry: registry,
@@ -198,26 +202,63 @@ final class DocumentEngine: SplitDocumentReader {
             case .primaryResource(let valueIndex):
                 try dataStarted(at: tape[valueIndex].position)
                 try handle(.primaryShape(isCollection: false))
-                summary.primaryCount = 1
-                try handle(
-                    .primary(
-                        try resources.primaryItem(
-                            at: valueIndex,
-                            place: ResourcePlace(section: "/data", position: nil),
-                            tape: tape
-                        ),
-                        position: nil
+                let place = ResourcePlace(section: "/data", position: nil)
+                guard
+                    let item = try passingOver(
+                        place,
+                        at: valueIndex,
+                        on: tape,
+                        {
+                            try resources.primaryItem(at: valueIndex, place: place, tape: tape)
+                        }
                     )
-                )
+                else { continue }
+                summary.primaryCount = 1
+                try handle(.primary(item, position: nil))
             case .primaryElement(let valueIndex, let position):
+                guard
+                    let event = try passingOver(
+                        ResourcePlace(section: "/data", position: position),
+                        at: valueIndex,
+                        on: tape,
+                        { try resources.element(of: .data, at: valueIndex, position: position, tape: tape) }
+                    )
+                else { continue }
                 summary.primaryCount += 1
-                try handle(try resources.element(of: .data, at: valueIndex, position: position, tape: tape))
+                try handle(event)
             case .includedElement(let valueIndex, let position):
+                guard
+                    let event = try passingOver(
+                        ResourcePlace(section: "/included", position: position),
+                        at: valueIndex,
+                        on: tape,
+                        { try resources.element(of: .included, at: valueIndex, position: position, tape: tape) }
+                    )
+                else { continue }
                 summary.includedCount += 1
-                try handle(try resources.element(of: .included, at: valueIndex, position: position, tape: tape))
+                try handle(event)
             case .member(let member, _, let valueIndex):
                 try readMember(member, value: try tape.value(at: valueIndex))
             }
+        }
+    }
+
+    /// What `read` makes of the resource at `valueIndex`; `nil` when it failed and the caller
+    /// asked for such resources to be passed over (they are handed to it instead).
+    private func passingOver<Item>(
+        _ place: ResourcePlace,
+        at valueIndex: Int,
+        on tape: JSONTape,
+        _ read: () throws -> Item
+    ) throws -> Item? {
+        guard let onUndecodableResource else { return try read() }
+        do {
+            return try read()
+        } catch let error as JSONAPIDecodingError {
+            onUndecodableResource(
+                JSONAPISkippedResource(pointer: place.pointer, value: try tape.value(at: valueIndex), error: error)
+            )
+            return nil
         }
     }
 

@@ -30,6 +30,7 @@ public final class JSONAPIDecoder: TapeDecodingConfigurable {
         var chunkSize = 64 * 1024
         var parallel = ParallelOptions()
         var rawEncoding: RawResourceEncoding?
+        var onUndecodableResource: (@Sendable (JSONAPISkippedResource) -> Void)?
     }
 
     private let settings: LockedSettings<Settings>
@@ -98,6 +99,22 @@ public final class JSONAPIDecoder: TapeDecodingConfigurable {
     package var rawEncoding: RawResourceEncoding? {
         get { settings[\.rawEncoding] }
         set { settings[\.rawEncoding] = newValue }
+    }
+
+    /// Where resources that fail to decode go instead of failing the whole document: when set,
+    /// a resource of `data` or `included` that breaks a rule of JSON:API or does not fit its
+    /// model (an `id` that is a number, an attribute of the wrong type) is passed over and handed
+    /// here, with its pointer, position and error, and the decode goes on. Faults of the document
+    /// itself (its JSON, its top level, a limit crossed) still throw. Called on the thread that
+    /// decodes, in document order. Default: `nil`, every fault throws.
+    ///
+    /// ```swift
+    /// decoder.onUndecodableResource = { skipped in log.warning("\(skipped)") }
+    /// try decoder.forEachResource(in: FileChunkReader(path: "export.json")) { try save($0) }
+    /// ```
+    public var onUndecodableResource: (@Sendable (JSONAPISkippedResource) -> Void)? {
+        get { settings[\.onUndecodableResource] }
+        set { settings[\.onUndecodableResource] = newValue }
     }
 
     /// Creates a decoder for the resource models in `registry`.
@@ -226,7 +243,8 @@ public final class JSONAPIDecoder: TapeDecodingConfigurable {
             rejectsUnknownTypes: settings.rejectsUnknownTypes,
             primaryHoldsIdentifiers: holdsIdentifiers,
             rawEncoding: settings.rawEncoding,
-            parallel: settings.parallel
+            parallel: settings.parallel,
+            onUndecodableResource: settings.onUndecodableResource
         )
     }
 

@@ -1,0 +1,144 @@
+// Records set aside instead of stopping the import: with `ImportOptions.onFault = .skip`, a fault
+// that leaves the rest of the input readable (a resource the format rejects, a record that cannot
+// be keyed, a line of JSON Lines that is not JSON) becomes an `ImportFault`, written beside the
+// batch it falls in and counted in the summary, and the import goes on. A fault after which
+// nothing can be trusted (broken syntax inside one document, a limit crossed) still stops it.
+
+import Foundation
+public import SluiceJSON
+
+/// What an import does with a fault of one record.
+public enum ImportFaultPolicy: String, Sendable, CaseIterable {
+    /// The first fault stops the document (what was committed before it stays).
+    case stop
+    /// Faults that leave the rest of the input readable are set aside as ``ImportFault``s and
+    /// the import goes on; the others still stop it.
+    case skip
+}
+
+/// A record an import set aside (``ImportOptions/onFault`` `.skip`): where it was, why, and its
+/// text up to ``ImportOptions/faultRecordBytes``.
+public struct ImportFault: Sendable, Hashable, CustomStringConvertible {
+    /// The document, as the import names it (a path, `-`, or a page's URL).
+    public var source: String
+    /// Where the fault is (byte offset, line and column): for a line of JSON Lines, on its line.
+    public var position: JSONPosition
+    /// The JSON Pointer of what was wrong within the document (`/data/3/id`), when the format
+    /// names one; `nil` for a line of JSON Lines that is not JSON.
+    public var pointer: String?
+    /// Why it was set aside.
+    public var message: String
+    /// The record's text as compact JSON (for a value that is not JSON, its bytes as they were),
+    /// cut at ``ImportOptions/faultRecordBytes``; `nil` when none was kept.
+    public var record: String?
+    /// Whether ``record`` was cut short.
+    public var recordTruncated: Bool
+
+    /// A fault with these details.
+    public init(
+        source: String,
+        position: JSONPosition,
+        pointer: String?,
+        message: String,
+        record: String?,
+        recordTruncated: Bool = false
+    ) {
+        self.source = source
+        self.position = position
+        self.pointer = pointer
+        self.message = message
+        self.record = record
+        self.recordTruncated = recordTruncated
+    }
+
+    /// `SOURCE:LINE:COLUMN: POINTER: message`, as the import's other faults are worded.
+    public var description: String {
+        var text = "\(source):\(position.line):\(position.column): "
+        if let pointer, !pointer.isEmpty { text += "\(pointer): " }
+        return text + message
+    }
+}
+
+extension ImportFault {
+    /// A fault of `source` whose record's text is `text`, kept up to `limit` bytes (cut at a
+    /// character boundary; bytes that are not UTF-8, and NUL, become U+FFFD).
+    package init(
+        source: String,
+        position: JSONPosition,
+        pointer: String?,
+        message: String,
+        text: UnsafeRawBufferPointer?,
+        limit: Int
+    ) {
+        var record: String?
+        var truncated = false
+        if let text, limit > 0 {
+            var end = min(text.count, limit)
+            truncated = end < text.count
+            // Back off continuation bytes (10xxxxxx) so that a character is never cut in two.
+            while truncated, end > 0, text[end] & 0xC0 == 0x80 { end -= 1 }
+            record = String(decoding: UnsafeRawBufferPointer(rebasing: text[..<end]), as: UTF8.self)
+            // Bytes that are not JSON may hold a NUL, which PostgreSQL's text cannot.
+            if text[..<end].contains(0) { record = record?.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") }
+        }
+        self.init(
+            source: source,
+            position: position,
+            pointer: pointer,
+            message: message,
+            record: record,
+            recordTruncated: truncated
+        )
+    }
+
+    /// A fault whose record is the JSON value `value`, written compactly and kept up to `limit`
+    /// bytes.
+    package init(
+        source: String,
+        position: JSONPosition,
+        pointer: String?,
+        message: String,
+        value: JSONValue?,
+        limit: Int
+    ) {
+        var bytes: [UInt8]?
+        if let value, limit > 0 {
+            bytes = []
+            value.write(into: &bytes!)
+        }
+        if let bytes {
+            self = bytes.withUnsafeBytes {
+                ImportFault(
+                    source: source,
+                    position: position,
+                    pointer: pointer,
+                    message: message,
+                    text: $0,
+                    limit: limit
+                )
+            }
+        } else {
+            self.init(source: source, position: position, pointer: pointer, message: message, record: nil)
+        }
+    }
+}
+
+/// More records were set aside than ``ImportOptions/maxFaults`` allows: so many faults say the
+/// input is not what the import takes, and the import stops rather than list them all.
+public struct ImportTooManyFaults: Error, Sendable, CustomStringConvertible {
+    /// The limit that was passed.
+    public var limit: Int
+    /// The fault that passed it.
+    public var last: ImportFault
+
+    /// The limit and the fault that passed it.
+    public init(limit: Int, last: ImportFault) {
+        self.limit = limit
+        self.last = last
+    }
+
+    /// The fault, as one sentence.
+    public var description: String {
+        "More than \(limit) records were set aside (the limit of faults); the last: \(last)"
+    }
+}
