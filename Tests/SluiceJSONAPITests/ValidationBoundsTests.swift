@@ -125,6 +125,21 @@ struct ValidationBoundsTests {
         let error = try #require(throws: JSONError.self) { try validator.validate(json) }
         #expect(error.kind == .heldBytesLimitExceeded)
         #expect(error.message.hasPrefix("The value being read is larger than the limit of 1048576 bytes"))
+        // Placed where the held value starts (the top-level member `meta`, its name first), not
+        // where a chunk ended.
+        #expect(error.position.byteOffset == 1 && error.position.line == 1 && error.position.column == 2, "\(error)")
+        // A resource too large among small ones: placed at its opening brace.
+        let small = (0..<50).map { #"{"type": "t", "id": "\#($0)"}"# }
+        let large =
+            #"{"type": "t", "id": "big", "attributes": {"k": [\#((0..<100_000).map(String.init).joined(separator: ","))]}}"#
+        let text = #"{"data": [\#((small + [large]).joined(separator: ",\n"))]}"#
+        let fault = try #require(throws: JSONError.self) {
+            var bounded = JSONAPIValidator()
+            bounded.limits.maxHeldBytes = 100_000
+            _ = try bounded.validate(Data(text.utf8))
+        }
+        #expect(fault.kind == .heldBytesLimitExceeded)
+        #expect(fault.position.line == 51 && fault.position.column == 1, "\(fault)")
         // The same members spread over resources are released one by one and pass.
         let spread = (0..<20_000).map { #"{"type": "t", "id": "\#($0)", "attributes": {"k": \#($0)}}"# }
         #expect(try validator.validate(Self.document(data: spread, included: [])).isEmpty)

@@ -98,6 +98,17 @@ struct ChunkIndependenceTests {
         limits = JSONLimits(maxDepth: 3)
         verify(Array("[[[1]]]".utf8), limits: limits)
         verify(Array("[[[[1]]]]".utf8), limits: limits)
+        // A document limit shorter than a byte order mark: the mark alone passes it.
+        for maxDocumentBytes in 0...5 {
+            let bytes = Array("\u{FEFF}{}".utf8)
+            verify(bytes, limits: JSONLimits(maxDocumentBytes: maxDocumentBytes))
+            do {
+                _ = try JSONParser.parse(bytes, limits: JSONLimits(maxDocumentBytes: maxDocumentBytes))
+                #expect(maxDocumentBytes == 5)
+            } catch {
+                #expect(error.kind == .documentLimitExceeded && maxDocumentBytes < 5, "\(error)")
+            }
+        }
     }
 
     @Test("a fault reported after a long token names its byte, cut anywhere")

@@ -40,12 +40,13 @@ private func check(_ value: JSONValue, written: Result<Data, any Error>, by writ
 }
 
 /// Equality with objects compared member by member in any order (a sorted writer reorders them);
-/// a duplicated key keeps its first value, as JSONObject's lookup does.
+/// a duplicated key keeps its last value, as StreamingJSONEncoder (like Foundation's) keeps the
+/// last value encoded for a key, where the other writers write both members.
 private func sameValue(_ a: JSONValue, _ b: JSONValue) -> Bool {
     switch (a, b) {
     case (.object(let x), .object(let y)):
-        let xs = Dictionary(x.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let ys = Dictionary(y.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let xs = Dictionary(x.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        let ys = Dictionary(y.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
         guard xs.count == ys.count else { return false }
         return xs.allSatisfy { key, value in ys[key].map { sameValue(value, $0) } ?? false }
     case (.array(let x), .array(let y)):

@@ -184,6 +184,26 @@ public final class JSONParser {
         state.pointee.tape.removeAll()
     }
 
+    /// Whether the last chunk left more tape than ``JSONLimits/maxHeldBytes``. The fault is
+    /// thrown at the next call, once the consumer has released what it read of the chunk: if the
+    /// tape is still too large then, it is one value still open, and the fault names where that
+    /// value starts (the first token held) rather than the chunk's end where the limit was found.
+    private var heldOverLimit = false
+
+    /// Whether the tape holds more than ``JSONLimits/maxHeldBytes`` now.
+    private var holdsOverLimit: Bool {
+        let buffer = state.pointee.tape.uncheckedBuffer.pointee
+        return buffer.tokenCount * MemoryLayout<JSONToken>.stride + buffer.byteCount > state.pointee.limits.maxHeldBytes
+    }
+
+    /// Throws the held-bytes fault found in the last chunk (see `heldOverLimit`).
+    private func checkHeldBytes() throws(JSONError) {
+        guard heldOverLimit else { return }
+        let tape = state.pointee.tape
+        let open = holdsOverLimit && tape.endIndex > tape.startIndex
+        throw state.pointee.heldBytesLimitExceeded(heldFrom: open ? tape[tape.startIndex].position : nil)
+    }
+
     /// Parses the next chunk of input.
     ///
     /// A chunk may end anywhere, even inside a token or a UTF-8 sequence.
@@ -192,6 +212,7 @@ public final class JSONParser {
     /// - Precondition: ``finish()`` has not been called.
     public func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
         if let failure = state.pointee.failure { throw failure }
+        try checkHeldBytes()
         precondition(!finished, "JSONParser.parse(_:) called after finish()")
         guard !bytes.isEmpty else { return }
         if leadingBytes != nil {
@@ -234,21 +255,16 @@ public final class JSONParser {
     }
 
     private func parseChecked(_ bytes: UnsafeRawBufferPointer) throws(JSONError) {
-        let allowed = state.pointee.limits.maxDocumentBytes - state.pointee.chunkBase
+        // Not below 0: a byte order mark already counts 3 bytes against a smaller limit.
+        let allowed = max(0, state.pointee.limits.maxDocumentBytes - state.pointee.chunkBase)
         if bytes.count > allowed {
             try feed(UnsafeRawBufferPointer(rebasing: bytes[..<allowed]))
             throw state.pointee.documentLimitExceeded()
         }
         try feed(bytes)
-        let maxHeld = state.pointee.limits.maxHeldBytes
-        if maxHeld != .max {
-            // Checked per chunk: a chunk adds at most a chunk's worth, and the reader releases
-            // between chunks what it has read.
-            let buffer = state.pointee.tape.uncheckedBuffer.pointee
-            if buffer.tokenCount * MemoryLayout<JSONToken>.stride + buffer.byteCount > maxHeld {
-                throw state.pointee.heldBytesLimitExceeded()
-            }
-        }
+        // Checked per chunk: a chunk adds at most a chunk's worth, and the reader releases
+        // between chunks what it has read (see `heldOverLimit`).
+        if state.pointee.limits.maxHeldBytes != .max, holdsOverLimit { heldOverLimit = true }
     }
 
     /// Parses the next chunk of input.
@@ -268,6 +284,7 @@ public final class JSONParser {
     ///   top-level number).
     public func finish() throws(JSONError) {
         if let failure = state.pointee.failure { throw failure }
+        try checkHeldBytes()
         precondition(!finished, "JSONParser.finish() called twice")
         if let held = leadingBytes, !held.isEmpty {
             // The start of a byte order mark and nothing after it: not a mark, but input.

@@ -125,14 +125,16 @@ extension ParserState {
         return nil
     }
 
-    /// The value being read holds more tape than `limits.maxHeldBytes`: reported at the end of
-    /// the input parsed so far, where the limit was found crossed.
-    mutating func heldBytesLimitExceeded() -> JSONError {
-        let error = error(
-            .heldBytesLimitExceeded,
-            "The value being read is larger than the limit of \(limits.maxHeldBytes) bytes of tokens and text held at once: a streaming reader keeps one resource, element or top-level member whole (JSONLimits.maxHeldBytes).",
-            at: chunkBase
-        )
+    /// The value being read holds more tape than `limits.maxHeldBytes`: reported where the held
+    /// value starts (`start`, its first token), else at the end of the input parsed so far.
+    mutating func heldBytesLimitExceeded(heldFrom start: JSONPosition?) -> JSONError {
+        let message =
+            "The value being read is larger than the limit of \(limits.maxHeldBytes) bytes of tokens and text held at once: a streaming reader keeps one resource, element or top-level member whole (JSONLimits.maxHeldBytes)."
+        var error = error(.heldBytesLimitExceeded, message, at: chunkBase)
+        if let start {
+            // The value's first bytes are long gone from the parser's window: no excerpt.
+            error = JSONError(kind: .heldBytesLimitExceeded, message: message, position: start)
+        }
         failure = error
         return error
     }
