@@ -125,11 +125,15 @@ enum PostgresSchema {
             """
     }
 
+    /// The counts of what was written stay as the last committed batch recorded them in its own
+    /// transaction (the bytes are those read): when the connection is lost around a COMMIT, the
+    /// server may have committed a batch whose outcome the client never heard, and only the row
+    /// knows.
     static func failDocument(source: String, summary: ImportSummary, error: any Error) -> PostgresQuery {
         """
         UPDATE documents SET status = 'failed', finished_at = \(ImportText.timestamp()), bytes = \(summary.bytes),
-            resources = \(summary.resources), relationship_rows = \(summary.relationshipRows), error = \("\(error)"),
-            faults = \(summary.faults)
+            resources = COALESCE(resources, 0), relationship_rows = COALESCE(relationship_rows, 0),
+            error = \("\(error)"), faults = \(summary.faults)
         WHERE source = \(source)
         """
     }
