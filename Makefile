@@ -81,9 +81,14 @@ demo: build
 # The tests run beside a private PostgreSQL cluster on loopback (scripts/with-postgres.sh starts
 # and removes it); where none can start, the PostgreSQL tests skip and say why. Their scratch
 # files and directories go in a TMPDIR of the run's own, removed when it ends, pass or fail.
+# SWIFT_BUILD_FLAGS: build options for the test and docs builds alike (both must agree, or the
+# docs build compiles everything again). CI passes --disable-index-store: the index an editor reads
+# is of no use there, and writing it costs build time on two cores.
+SWIFT_BUILD_FLAGS ?=
+
 test: deps postgres-deps
 	@scratch=$$(mktemp -d /tmp/sluice-test-run.XXXXXX) && \
-		TMPDIR=$$scratch scripts/with-postgres.sh scripts/failures-last.sh $(SWIFT) test --parallel; \
+		TMPDIR=$$scratch scripts/with-postgres.sh scripts/failures-last.sh $(SWIFT) test --parallel $(SWIFT_BUILD_FLAGS); \
 		status=$$?; rm -rf "$$scratch"; exit $$status
 
 # libFuzzer targets (Fuzz/), each for FUZZ_SECONDS (default 60); fails on any crash, leak, hang,
@@ -129,7 +134,7 @@ check: lint test docs test-tsan check-install
 
 # The DocC documentation of every library, built from its catalog; fails on any warning.
 docs: deps
-	scripts/check-docs.sh
+	SWIFT_BUILD_FLAGS="$(SWIFT_BUILD_FLAGS)" scripts/check-docs.sh
 
 # A package that depends on Sluice by path, as the README's "Adding Sluice to a package" says:
 # it must resolve none of Sluice's test-only packages, and its tests compile and run the README's

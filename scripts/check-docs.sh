@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-graphs=$(swift package dump-symbol-graph --minimum-access-level public 2>&1 | sed -n 's/^Files written to //p')
+# The same build options as the test build (SWIFT_BUILD_FLAGS), so that its modules are reused.
+# shellcheck disable=SC2086
+graphs=$(swift package ${SWIFT_BUILD_FLAGS:-} dump-symbol-graph --minimum-access-level public 2>&1 | sed -n 's/^Files written to //p')
 [ -d "$graphs" ] || { echo "check-docs: no symbol graphs were written" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
