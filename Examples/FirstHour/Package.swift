@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "SluiceJSONAPI", package: sluice.lastPathComponent),
                 .product(name: "SluiceImport", package: sluice.lastPathComponent),
                 .product(name: "SluiceJSONAPIImport", package: sluice.lastPathComponent),
+                .product(name: "SluiceHTTP", package: sluice.lastPathComponent),
             ]
         ),
     ]

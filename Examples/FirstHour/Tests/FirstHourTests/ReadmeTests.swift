@@ -9,9 +9,23 @@ struct ReadmeTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The marked blocks of the README, each as its lines without leading spaces.
+    /// The documents whose marked blocks are compiled here: the README and SluiceHTTP's articles.
+    static func documents() throws -> [URL] {
+        let articles = root.appendingPathComponent("../../Sources/SluiceHTTP/SluiceHTTP.docc")
+        let names = try FileManager.default.contentsOfDirectory(atPath: articles.path).sorted()
+        return [root.appendingPathComponent("../../README.md")]
+            + names.filter { $0.hasSuffix(".md") }.map { articles.appendingPathComponent($0) }
+    }
+
+    /// The marked blocks of the documents, each as its lines without leading spaces.
     static func markedBlocks() throws -> [[String]] {
-        let readme = try String(contentsOf: root.appendingPathComponent("../../README.md"), encoding: .utf8)
+        var blocks: [[String]] = []
+        for document in try documents() { blocks += try markedBlocks(in: document) }
+        return blocks
+    }
+
+    static func markedBlocks(in document: URL) throws -> [[String]] {
+        let readme = try String(contentsOf: document, encoding: .utf8)
         var blocks: [[String]] = []
         var lines = readme.split(separator: "\n", omittingEmptySubsequences: false)[...]
         while let line = lines.popFirst() {
@@ -39,12 +53,17 @@ struct ReadmeTests {
         return lines
     }
 
-    @Test("every marked README block is in the app's sources, verbatim")
+    @Test("every marked block of the README and the HTTP articles is in the app's sources, verbatim")
     func blocksAreCompiled() throws {
         let blocks = try Self.markedBlocks()
-        #expect(blocks.count >= 7, "the README's marked blocks were not found")
+        #expect(blocks.count >= 14, "the documents' marked blocks were not found")
         let source = try Self.sourceLines()
-        for block in blocks {
+        for var block in blocks {
+            // A block's imports head a file, not the code after them: they need only be there.
+            while let first = block.first, first.hasPrefix("import ") || first.isEmpty {
+                #expect(first.isEmpty || source.contains(first), "not imported in the app's sources: \(first)")
+                block.removeFirst()
+            }
             let found = source.indices.contains { start in
                 start + block.count <= source.count && Array(source[start..<start + block.count]) == block
             }
