@@ -7,7 +7,7 @@ package import SluiceJSON
 
 /// Resources handed from the reading thread to the writing one, in blocks, with a bound on how
 /// many blocks wait (4 of 256): memory stays that of about a thousand resources however fast the
-/// reader is. (8 blocks measured no faster and up to 2 MB more at the peak.)
+/// reader is. More blocks in flight buy no speed, only memory at the peak.
 package final class ImportPipe: @unchecked Sendable {
     /// Records in document order, and the bytes read when the last of them closed.
     package struct Block {

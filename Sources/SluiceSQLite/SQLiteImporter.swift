@@ -153,22 +153,16 @@ public final class SQLiteImporter {
     ///   killed, which is what a batch job needs; only a power loss or an OS crash may lose the
     ///   last commits, never the database's consistency. `OFF` in a database the importer
     ///   creates: a commit still survives the process being killed (the operating system holds
-    ///   it), and no checkpoint waits for the disk, which took a tenth of the 100 000-article
-    ///   import's time (1.42-1.45 s against 1.33-1.35 s); `syncCommitted` makes each document
-    ///   durable at its end.
+    ///   it), and no checkpoint waits for the disk; `syncCommitted` makes each document durable at
+    ///   its end.
     /// - 6 MB of page cache (the default is 2 MB): the tables' key indexes stay in memory instead
-    ///   of being read back for every insert; 8 MB was no faster and took the peak past 64 MB.
+    ///   of being read back for every insert, and the peak stays within the import's bound.
     /// - 16 KB pages in a new database (an existing one keeps its own): a B-tree of bigger pages
-    ///   is shallower and splits less often; 32 KB gains nothing more.
+    ///   is shallower and splits less often.
     ///
-    /// None of `journal_mode = DELETE` or `TRUNCATE`, `locking_mode =
-    /// EXCLUSIVE`, a larger WAL between checkpoints, a bigger cache, `mmap_size` (the same time,
-    /// more resident memory), sorter threads for the indexes, larger batches, a deeper queue of
-    /// blocks between the reading threads and the writer, `WITHOUT ROWID` type tables, or
-    /// checkpoints run after each commit on a connection and thread of their own (5% slower: the
-    /// log could no longer start over, so every page went to a new place in it) made the import
-    /// faster: the rest of the time is SQLite's B-tree work on the CPU, and a bigger cache only
-    /// raises peak memory past the import's bound. A killed import keeps every committed batch.
+    /// What remains of the time is SQLite's B-tree work on the CPU, which other journal and
+    /// locking modes, a bigger cache or `mmap` do not shorten (the performance page has the
+    /// figures). A killed import keeps every committed batch.
     static func applyBulkLoadSettings(_ db: Database, syncsAtCheckpoints: Bool) throws {
         try db.execute(sql: "PRAGMA page_size = 16384")
         try db.execute(sql: "PRAGMA journal_mode = WAL")
@@ -272,8 +266,7 @@ private final class ImportSession: ImportWriter {
             try SQLiteSchema.finishDocument(db, source: source, summary: summary, document: document)
             // Made once from sorted keys rather than grown batch by batch: grown, the indexes of
             // keys that come in no order (an article's author) outgrow the page cache, and
-            // every commit rewrote pages all over them (the 700 000-article document took 26 s
-            // instead of 11).
+            // every commit rewrites pages all over them.
             try SQLiteSchema.createIndexes(db)
             try writer.createToOneIndexes()
             return .commit

@@ -6,9 +6,8 @@
 // Key columns (a type table's `id`, a to-one relationship's `NAME_id`, `relationships.source_id`
 // and `target_id`) are INTEGER while every id they hold is a canonical decimal, as most servers'
 // ids are: SQLite then keeps a type's rows in its rowid B-tree in id order, with no second index
-// of text keys, and compares integers where it compared strings (measured with
-// Benchmarks/SQLiteFloor: SQLite's own time for the 100 000-article document went from 1.54 s to
-// 1.14 s). The first id that is not one (`"007"`, `"a1"`, a UUID) rebuilds the table with the
+// of text keys, and compares integers where it would compare strings (Benchmarks/SQLiteFloor
+// measures the difference; the performance page has it). The first id that is not one (`"007"`, `"a1"`, a UUID) rebuilds the table with the
 // column as TEXT, every id turned into the text it was read from, in the open batch's
 // transaction. Queries need not care: an INTEGER column compares with a text such as '42' as
 // with 42, and joins between an INTEGER and a TEXT key column compare numerically.

@@ -2,8 +2,8 @@ import Foundation
 import SluiceJSON
 import Testing
 
-/// The same input cut anywhere gives the same tokens, positions and errors (DESIGN.md, "Chunk
-/// independence").
+/// The same input cut anywhere gives the same tokens, positions and errors: a stream's chunks
+/// fall wherever the network or the file puts them, and no reader may depend on where.
 @Suite("Chunk independence")
 struct ChunkIndependenceTests {
     /// Inputs written to cut tokens in awkward places: escapes, surrogate pairs, multi-byte

@@ -1,7 +1,8 @@
 // Parse suite: the cost of turning bytes into tokens.
 //
 // Two contenders on the same bytes, fed in the same 64 KiB chunks:
-// - "yajl": yajl with callbacks that do nothing, the limit of Sluice's design (DESIGN.md);
+// - "yajl": yajl with callbacks that do nothing: what reading the bytes costs before Sluice
+//   builds anything, the floor for a parser that hands yajl's events on;
 // - "tape": Sluice's JSONParser building its tape, releasing tokens after each chunk as a
 //   streaming consumer would.
 // The ratio between them is what Sluice's own layer costs. Inputs: the three corpora and the

@@ -7,8 +7,9 @@
 // `releasableIndex`. That is what keeps streaming memory flat: at most one resource's tokens are
 // held at a time, plus any top-level member still being read.
 //
-// It is a struct that returns actions (STYLE.md item 3): no I/O, no decoding, and it reads tokens
-// through `DocumentTokens`, so tests drive it without the C parser.
+// It is a struct that returns actions rather than calling out: no I/O, no decoding, and it reads
+// tokens through `DocumentTokens`, so tests drive it with fake tokens, without the C parser, and
+// every state it can be in is a value a test can look at.
 
 public import SluiceJSON
 

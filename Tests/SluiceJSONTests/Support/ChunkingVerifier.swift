@@ -1,7 +1,8 @@
 @testable @_spi(Reference) import SluiceJSON
 
 /// Feeds one input to a fresh parser in different cuts and records everything observable, so that
-/// tests can require the same transcript however the input is split (STYLE.md item 9).
+/// tests can require the same transcript however the input is split: where a network or a file
+/// cuts the input must never change what a reader sees.
 enum ChunkingVerifier {
     /// How an input is cut into chunks.
     enum Split: CustomStringConvertible {
