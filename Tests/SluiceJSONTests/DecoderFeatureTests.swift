@@ -499,8 +499,8 @@ struct ModelGraphTests {
     }
 }
 
-@Suite("StreamingJSONDecoder: regressions")
-struct DecoderRegressionTests {
+@Suite("StreamingJSONDecoder: edge cases")
+struct DecoderEdgeCaseTests {
     final class Board: Decodable {
         let cards: [Card]
         enum CodingKeys: CodingKey { case cards }

@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 import Testing
 
-/// What the CLI used to drop or misstate: relationship meta, a closed pipe, a silent success.
+/// What the CLI keeps and says: relationship meta in flatten and import (older databases upgraded),
+/// a quiet stop when the reading end of a pipe closes, validate's summary.
 @Suite("sluice: relationship meta, closed pipes, validate's summary")
-struct FirstHourCommandTests {
+struct RelationshipMetaAndPipeCommandTests {
     typealias Command = ValidateCommandTests
 
     static let documentWithRelationshipMeta = #"""

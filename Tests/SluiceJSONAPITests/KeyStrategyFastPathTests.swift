@@ -3,10 +3,11 @@ import SluiceJSON
 import SluiceJSONAPI
 import Testing
 
-/// Faults once found in the fast decode path (generated readers, linking by index), each pinned by
-/// a test.
-@Suite("Fast path regressions")
-struct FastPathRegressionTests {
+/// The fast decode path (generated readers, linking by index) under key strategies: errors name
+/// members as written, `allKeys` follows the strategy, spec objects keep their own keys, and
+/// identifiers and error excerpts stay what the general path gives.
+@Suite("Key strategies on the fast path")
+struct KeyStrategyFastPathTests {
     struct Gauge: Resource {
         static let resourceType = "gauges"
         struct Metadata: Decodable { var wordCount: Int }

@@ -4,9 +4,11 @@ import Testing
 
 @testable import SluiceJSON
 
-/// Faults once found in the decoders and the validator, each pinned by a test.
-@Suite("Regressions")
-struct RegressionTests {
+/// Edges of the decoders and the validator: members cut by chunk ends, huge exponents, super
+/// decoders, large dictionaries, lossy arrays, links beside an attribute named `links`, a fault in
+/// an async stream.
+@Suite("Decoding edge cases")
+struct DecodingEdgeCaseTests {
     @Test("the validator reads members cut by chunk ends, whatever the chunk size", arguments: [1, 3, 7, 64])
     func validatorAcrossChunks(chunkSize: Int) throws {
         let json = #"""
