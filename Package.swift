@@ -43,7 +43,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        // yajl, the only tokenizer: a system library found through pkg-config.
+        // yajl: it reads what Sluice's tokenizer does not finish, and judges and words every
+        // fault. A system library found through pkg-config.
         .systemLibrary(
             name: "CYajl",
             path: "CYajl",
