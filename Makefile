@@ -82,8 +82,8 @@ demo: build
 # and removes it); where none can start, the PostgreSQL tests skip and say why. Their scratch
 # files and directories go in a TMPDIR of the run's own, removed when it ends, pass or fail.
 # SWIFT_BUILD_FLAGS: build options for the test and docs builds alike (both must agree, or the
-# docs build compiles everything again). CI passes --disable-index-store: the index an editor reads
-# is of no use there, and writing it costs build time on two cores.
+# docs build compiles everything again). CI leaves out debug information, which costs build time
+# on two cores and which a CI run does not read.
 SWIFT_BUILD_FLAGS ?=
 
 test: deps postgres-deps
