@@ -82,8 +82,8 @@ demo: build
 # and removes it); where none can start, the PostgreSQL tests skip and say why. Their scratch
 # files and directories go in a TMPDIR of the run's own, removed when it ends, pass or fail.
 # SWIFT_BUILD_FLAGS: build options for the test and docs builds alike (both must agree, or the
-# docs build compiles everything again). CI leaves out debug information, which costs build time
-# on two cores and which a CI run does not read.
+# docs build compiles everything again). Empty by default; the index store must stay on, since
+# `swift test` finds the tests through it on Linux.
 SWIFT_BUILD_FLAGS ?=
 
 test: deps postgres-deps

@@ -43,8 +43,10 @@ struct RetryTests {
             let body = try await Self.client(server).documentBody(at: server.url("/throttled/articles"))
             #expect(body != nil)
             #expect(Self.count(server, "/throttled/articles") == 2)
-            // The date is a second ahead, at whole-second precision: some wait, bounded.
-            #expect(ContinuousClock.now - started < .seconds(5))
+            // The date is a second ahead, at whole-second precision: a wait of about that, well
+            // under the policy's 30-second ceiling on one wait. (A loaded machine stretches it:
+            // under a full parallel run it has taken over 5 s.)
+            #expect(ContinuousClock.now - started < .seconds(20))
         }
     }
 
