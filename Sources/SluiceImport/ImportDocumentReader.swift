@@ -37,10 +37,10 @@ public protocol ImportDocumentReader: Sendable {
         emit: (ImportRecord) throws -> Void
     ) throws -> ImportDocumentSummary
 
-    /// ``read(_:options:emit:)``, and with ``ImportOptions/onFault`` `.skip`, each record the
+    /// ``read(_:options:emit:)``, and when ``ImportOptions/onFault`` is `.skip`, each record the
     /// format rejects handed to `setAside` (in document order with the records) instead of
-    /// thrown. The default reads with ``read(_:options:emit:)``, so that every fault stops the
-    /// document.
+    /// thrown; the engine names its source. The engine calls this one. The default reads with
+    /// ``read(_:options:emit:)``, so that every fault stops the document.
     func read(
         _ input: any ChunkSource,
         options: ImportOptions,

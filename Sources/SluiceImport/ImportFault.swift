@@ -4,7 +4,6 @@
 // batch it falls in and counted in the summary, and the import goes on. A fault after which
 // nothing can be trusted (broken syntax inside one document, a limit crossed) still stops it.
 
-import Foundation
 public import SluiceJSON
 
 /// What an import does with a fault of one record.
@@ -60,66 +59,35 @@ public struct ImportFault: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ImportFault {
-    /// A fault of `source` whose record's text is `text`, kept up to `limit` bytes (cut at a
-    /// character boundary; bytes that are not UTF-8, and NUL, become U+FFFD).
-    package init(
-        source: String,
+    /// A fault whose record's text is `text` (its compact JSON, or the bytes of a value that is
+    /// not JSON), kept up to `limit` bytes: cut at a character boundary, with bytes that are not
+    /// UTF-8, and NUL (which PostgreSQL's text cannot hold), as U+FFFD. The source is left empty:
+    /// the import names it when the fault reaches it, since a reader may not know it.
+    package init<Text: BidirectionalCollection<UInt8>>(
         position: JSONPosition,
         pointer: String?,
         message: String,
-        text: UnsafeRawBufferPointer?,
+        text: Text?,
         limit: Int
     ) {
         var record: String?
         var truncated = false
         if let text, limit > 0 {
-            var end = min(text.count, limit)
-            truncated = end < text.count
+            var end = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex) ?? text.endIndex
+            truncated = end != text.endIndex
             // Back off continuation bytes (10xxxxxx) so that a character is never cut in two.
-            while truncated, end > 0, text[end] & 0xC0 == 0x80 { end -= 1 }
-            record = String(decoding: UnsafeRawBufferPointer(rebasing: text[..<end]), as: UTF8.self)
-            // Bytes that are not JSON may hold a NUL, which PostgreSQL's text cannot.
-            if text[..<end].contains(0) { record = record?.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") }
+            while truncated, end > text.startIndex, text[end] & 0xC0 == 0x80 { text.formIndex(before: &end) }
+            // 0xFF is never UTF-8, so decoding turns a NUL mapped to it into U+FFFD.
+            record = String(decoding: text[..<end].lazy.map { $0 == 0 ? 0xFF : $0 }, as: UTF8.self)
         }
         self.init(
-            source: source,
+            source: "",
             position: position,
             pointer: pointer,
             message: message,
             record: record,
             recordTruncated: truncated
         )
-    }
-
-    /// A fault whose record is the JSON value `value`, written compactly and kept up to `limit`
-    /// bytes.
-    package init(
-        source: String,
-        position: JSONPosition,
-        pointer: String?,
-        message: String,
-        value: JSONValue?,
-        limit: Int
-    ) {
-        var bytes: [UInt8]?
-        if let value, limit > 0 {
-            bytes = []
-            value.write(into: &bytes!)
-        }
-        if let bytes {
-            self = bytes.withUnsafeBytes {
-                ImportFault(
-                    source: source,
-                    position: position,
-                    pointer: pointer,
-                    message: message,
-                    text: $0,
-                    limit: limit
-                )
-            }
-        } else {
-            self.init(source: source, position: position, pointer: pointer, message: message, record: nil)
-        }
     }
 }
 

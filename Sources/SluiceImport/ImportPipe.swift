@@ -138,35 +138,29 @@ package final class ImportPipe: @unchecked Sendable {
             block.records.reserveCapacity(blockSize)
             var read = 0
             var faults = 0
-            // Faults go to the writer with the block after them, tagged with the source; a
-            // block of faults alone goes when it is as long as a block of records.
+            func handOver() throws {
+                block.bytesRead = reader.bytesRead
+                block.resourcesRead = read
+                try pipe.put(block)
+                block.records.removeAll(keepingCapacity: true)
+                block.faults.removeAll(keepingCapacity: true)
+            }
+            func add(_ record: ImportRecord) throws {
+                read += 1
+                guard read > skipping else { return }
+                block.records.append(record)
+                if block.records.count >= blockSize { try handOver() }
+            }
+            // A fault goes to the writer with the records after it, named by the source; faults
+            // alone go when there are as many as a block holds records.
             func setAside(_ fault: ImportFault) throws {
                 var fault = fault
                 fault.source = source
                 faults += 1
                 if faults > options.maxFaults { throw ImportTooManyFaults(limit: options.maxFaults, last: fault) }
                 block.faults.append(fault)
-                if block.faults.count >= blockSize {
-                    block.bytesRead = reader.bytesRead
-                    block.resourcesRead = read
-                    try pipe.put(block)
-                    block.records.removeAll(keepingCapacity: true)
-                    block.faults.removeAll(keepingCapacity: true)
-                }
+                if block.faults.count >= blockSize { try handOver() }
             }
-            func add(_ record: ImportRecord) throws {
-                read += 1
-                guard read > skipping else { return }
-                block.records.append(record)
-                if block.records.count >= blockSize {
-                    block.bytesRead = reader.bytesRead
-                    block.resourcesRead = read
-                    try pipe.put(block)
-                    block.records.removeAll(keepingCapacity: true)
-                    block.faults.removeAll(keepingCapacity: true)
-                }
-            }
-            let setsAside = options.onFault == .skip
             do {
                 let (format, input) = try settleFormat(of: reader, source: source, options: options)
                 pipe.format = format
@@ -176,10 +170,7 @@ package final class ImportPipe: @unchecked Sendable {
                     guard let documents = options.documents, documents.format == format else {
                         throw ImportFormatUnavailable(format: format)
                     }
-                    summary =
-                        setsAside
-                        ? try documents.read(input, options: options, emit: add, setAside: setAside)
-                        : try documents.read(input, options: options, emit: add)
+                    summary = try documents.read(input, options: options, emit: add, setAside: setAside)
                 } else {
                     let counts = try PlainRecordReader.read(
                         input,
@@ -190,7 +181,7 @@ package final class ImportPipe: @unchecked Sendable {
                         threads: options.readingParallelism.threadCount,
                         faultRecordBytes: options.faultRecordBytes,
                         emit: add,
-                        setAside: setsAside ? setAside : nil
+                        setAside: options.onFault == .skip ? setAside : nil
                     )
                     summary = ImportDocumentSummary(primaryCount: counts.records, includedCount: counts.childRows)
                 }

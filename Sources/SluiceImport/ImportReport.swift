@@ -140,8 +140,11 @@ public struct ImportSummary: Sendable {
     /// Records set aside (``ImportOptions/onFault`` `.skip`), those a resumed import met again
     /// before its resume point included: the whole document's.
     public var faults = 0
-    /// The first of them (up to ten), for a report; a destination's `faults` table has them all.
+    /// The first of them (up to ``firstFaultsKept``), for a report; a destination's `faults`
+    /// table has them all.
     public var firstFaults: [ImportFault] = []
+    /// How many of the faults ``firstFaults`` keeps: 10.
+    public static let firstFaultsKept = 10
     /// Rows per table written by this run, resource tables in the order first met, then
     /// `relationships`.
     public var tables: [TableRows]

@@ -61,10 +61,10 @@ package struct ImportTally: Sendable {
         self.unidentified += unidentified
     }
 
-    /// Counts records set aside; the summary keeps the first ten.
+    /// Counts records set aside; the summary keeps the first ``ImportSummary/firstFaultsKept``.
     package mutating func setAside(_ faults: [ImportFault]) {
         self.faults += faults.count
-        firstFaults.append(contentsOf: faults.prefix(max(0, 10 - firstFaults.count)))
+        firstFaults.append(contentsOf: faults.prefix(max(0, ImportSummary.firstFaultsKept - firstFaults.count)))
     }
 
     /// Where the import is now: what a batch committed now would reach.

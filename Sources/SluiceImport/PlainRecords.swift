@@ -261,18 +261,18 @@ extension ImportRecord {
 /// Sets aside the records that fail (``ImportOptions/onFault`` `.skip`): a record that cannot
 /// be keyed, with its JSON text; a value of a sequence that is not JSON, with its bytes.
 struct FaultSink {
-    let source: String
     let limit: Int
     let setAside: (ImportFault) throws -> Void
 
     func record(_ value: JSONTape.Value, _ fault: JSONError) throws {
+        var text: [UInt8] = []
+        value.writeJSON(into: &text)
         try setAside(
             ImportFault(
-                source: source,
                 position: fault.position,
                 pointer: fault.pointer.flatMap { $0.isEmpty ? nil : $0 },
                 message: fault.message,
-                value: try? value.jsonValue(),
+                text: text,
                 limit: limit
             )
         )
@@ -280,15 +280,33 @@ struct FaultSink {
 
     func malformed(_ fault: JSONError, _ text: UnsafeRawBufferPointer) throws {
         try setAside(
-            ImportFault(
-                source: source,
-                position: fault.position,
-                pointer: nil,
-                message: fault.message,
-                text: text,
-                limit: limit
-            )
+            ImportFault(position: fault.position, pointer: nil, message: fault.message, text: text, limit: limit)
         )
+    }
+}
+
+extension PlainRecordBuilder {
+    /// ``records(of:place:pointer:writer:into:)``, or, for a record that cannot be keyed, the
+    /// fault handed to `faults` when there are any (it returns `false`, and `records` gets
+    /// nothing), else thrown.
+    func records(
+        of value: JSONTape.Value,
+        place: Int,
+        pointer: String,
+        writer: ImportRecordWriter,
+        into records: inout [ImportRecord],
+        settingAsideTo faults: FaultSink?
+    ) throws -> Bool {
+        do {
+            try self.records(of: value, place: place, pointer: pointer, writer: writer, into: &records)
+            return true
+        } catch let fault as JSONError {
+            guard let faults else { throw fault }
+            // Half a record stays in the buffer: the next starts afresh.
+            writer.discardRecord()
+            try faults.record(value, fault)
+            return false
+        }
     }
 }
 
@@ -313,19 +331,22 @@ enum PlainRecordReader {
         setAside: ((ImportFault) throws -> Void)? = nil
     ) throws -> (records: Int, childRows: Int) {
         let builder = PlainRecordBuilder(options: options, source: source)
-        let faults = setAside.map { FaultSink(source: source, limit: faultRecordBytes, setAside: $0) }
+        let faults = setAside.map { FaultSink(limit: faultRecordBytes, setAside: $0) }
         let writer = ImportRecordWriter()
         var records: [ImportRecord] = []
         var counts = (records: 0, childRows: 0)
         func take(_ value: JSONTape.Value, place: Int, pointer: String) throws {
             records.removeAll(keepingCapacity: true)
-            do {
-                try builder.records(of: value, place: place, pointer: pointer, writer: writer, into: &records)
-            } catch let fault as JSONError {
-                guard let faults else { throw fault }
-                writer.discardRecord()
-                return try faults.record(value, fault)
-            }
+            guard
+                try builder.records(
+                    of: value,
+                    place: place,
+                    pointer: pointer,
+                    writer: writer,
+                    into: &records,
+                    settingAsideTo: faults
+                )
+            else { return }
             counts.records += 1
             counts.childRows += records.count - 1
             for record in records { try emit(record) }
@@ -417,13 +438,16 @@ enum PlainRecordReader {
         let writer = ImportRecordWriter()
         func take(_ value: JSONTape.Value, at: JSONSequenceIndex) throws {
             records.removeAll(keepingCapacity: true)
-            do {
-                try builder.records(of: value, place: at.position.line, pointer: "", writer: writer, into: &records)
-            } catch let fault as JSONError {
-                guard let faults else { throw fault }
-                writer.discardRecord()
-                return try faults.record(value, fault)
-            }
+            guard
+                try builder.records(
+                    of: value,
+                    place: at.position.line,
+                    pointer: "",
+                    writer: writer,
+                    into: &records,
+                    settingAsideTo: faults
+                )
+            else { return }
             counts.records += 1
             counts.childRows += records.count - 1
             for record in records { try emit(record) }

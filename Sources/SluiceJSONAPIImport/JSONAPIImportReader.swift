@@ -33,34 +33,27 @@ public struct JSONAPIImportReader: ImportDocumentReader {
     /// `data`, `errors` and `included`, which plain records rarely have.
     public var distinctiveMembers: Set<String> { ["data", "errors", "included"] }
 
-    /// Streams the document's resources into records, with `options`' limits and parallelism.
+    /// Streams the document's resources into records, with `options`' limits and parallelism;
+    /// the first fault stops it.
     public func read(
         _ input: any ChunkSource,
         options: ImportOptions,
         emit: (ImportRecord) throws -> Void
     ) throws -> ImportDocumentSummary {
-        try read(input, options: options, emit: emit, setAside: nil)
+        var strict = options
+        strict.onFault = .stop
+        return try read(input, options: strict, emit: emit, setAside: { _ in })
     }
 
-    /// Streams the document's resources into records; a resource that breaks a rule of JSON:API
-    /// (an `id` that is a number, a relationship that is not an object...) goes to `setAside`
-    /// with its pointer, position and text, and the rest are read on.
+    /// Streams the document's resources into records; with `ImportOptions.onFault` `.skip`, a
+    /// resource that breaks a rule of JSON:API (an `id` that is a number, a relationship that is
+    /// not an object...) goes to `setAside` with its pointer, position and text, and the rest
+    /// are read on.
     public func read(
         _ input: any ChunkSource,
         options: ImportOptions,
         emit: (ImportRecord) throws -> Void,
         setAside: (ImportFault) throws -> Void
-    ) throws -> ImportDocumentSummary {
-        try withoutActuallyEscaping(setAside) { setAside in
-            try read(input, options: options, emit: emit, setAside: .some(setAside))
-        }
-    }
-
-    private func read(
-        _ input: any ChunkSource,
-        options: ImportOptions,
-        emit: (ImportRecord) throws -> Void,
-        setAside: ((ImportFault) throws -> Void)?
     ) throws -> ImportDocumentSummary {
         let decoder = JSONAPIDecoder()
         decoder.limits = options.limits
@@ -69,23 +62,26 @@ public struct JSONAPIImportReader: ImportDocumentReader {
         // The decoder hands a failed resource over on this thread, between the resources around
         // it: kept here, it goes to `setAside` before the next record, in document order.
         let skipped = SkippedResources()
-        if setAside != nil {
+        if options.onFault == .skip {
             let limit = options.faultRecordBytes
             decoder.onUndecodableResource = { resource in
+                let text = resource.value.map { value in
+                    var bytes: [UInt8] = []
+                    value.write(into: &bytes)
+                    return bytes
+                }
                 skipped.faults.append(
                     ImportFault(
-                        source: "",
                         position: resource.error.position ?? resource.position,
                         pointer: resource.error.pointer,
                         message: resource.error.message,
-                        value: resource.value,
+                        text: text,
                         limit: limit
                     )
                 )
             }
         }
         func passOn() throws {
-            guard let setAside, !skipped.faults.isEmpty else { return }
             for fault in skipped.faults { try setAside(fault) }
             skipped.faults.removeAll(keepingCapacity: true)
         }

@@ -69,7 +69,7 @@ enum PostgresSchema {
         """
     }
 
-    /// A document imported again from its start sets aside its own faults.
+    /// Imported again from its start, a document's earlier faults go: it meets them again.
     static func clearFaults(source: String) -> PostgresQuery {
         "DELETE FROM faults WHERE source = \(source)"
     }

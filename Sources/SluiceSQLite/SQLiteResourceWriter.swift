@@ -7,8 +7,8 @@
 // and `target_id`) are INTEGER while every id they hold is a canonical decimal, as most servers'
 // ids are: SQLite then keeps a type's rows in its rowid B-tree in id order, with no second index
 // of text keys, and compares integers where it would compare strings (Benchmarks/SQLiteFloor
-// measures the difference; the performance page has it). The first id that is not one (`"007"`, `"a1"`, a UUID) rebuilds the table with the
-// column as TEXT, every id turned into the text it was read from, in the open batch's
+// measures the difference; the performance page has it). The first id that is not one
+// (`"007"`, `"a1"`, a UUID) rebuilds the table with the column as TEXT, every id turned into the text it was read from, in the open batch's
 // transaction. Queries need not care: an INTEGER column compares with a text such as '42' as
 // with 42, and joins between an INTEGER and a TEXT key column compare numerically.
 

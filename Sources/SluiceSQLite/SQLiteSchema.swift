@@ -170,7 +170,7 @@ enum SQLiteSchema {
                 """,
             arguments: [source, status, timestamp(), sourceSize]
         )
-        // A document imported again from its start sets aside its own faults.
+        // Imported again from its start, a document's earlier faults go: it meets them again.
         try db.execute(sql: "DELETE FROM faults WHERE source = ?", arguments: [source])
     }
 

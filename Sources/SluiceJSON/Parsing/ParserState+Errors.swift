@@ -130,11 +130,10 @@ extension ParserState {
     mutating func heldBytesLimitExceeded(heldFrom start: JSONPosition?) -> JSONError {
         let message =
             "The value being read is larger than the limit of \(limits.maxHeldBytes) bytes of tokens and text held at once: a streaming reader keeps one resource, element or top-level member whole (JSONLimits.maxHeldBytes)."
-        var error = error(.heldBytesLimitExceeded, message, at: chunkBase)
-        if let start {
-            // The value's first bytes are long gone from the parser's window: no excerpt.
-            error = JSONError(kind: .heldBytesLimitExceeded, message: message, position: start)
-        }
+        // At the value's start no excerpt: its first bytes are long gone from the parser's window.
+        let error =
+            start.map { JSONError(kind: .heldBytesLimitExceeded, message: message, position: $0) }
+            ?? error(.heldBytesLimitExceeded, message, at: chunkBase)
         failure = error
         return error
     }
