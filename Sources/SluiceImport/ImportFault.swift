@@ -110,3 +110,17 @@ public struct ImportTooManyFaults: Error, Sendable, CustomStringConvertible {
         "More than \(limit) records were set aside (the limit of faults); the last: \(last)"
     }
 }
+
+extension ImportRecord {
+    /// Why a record with U+0000 is refused by a destination that cannot store it.
+    package static let nulMessage =
+        "The text holds the character U+0000 (\\u0000), which the destination cannot store."
+
+    /// The fault of a record holding U+0000 in `holder` (a string, or an object with such a
+    /// member name) at `pointer`, for a destination that cannot store it.
+    static func nulFault(at holder: JSONTape.Value, pointer: String) -> JSONError {
+        var error = JSONError(kind: .typeMismatch, message: nulMessage, position: holder.position)
+        error.pointer = pointer
+        return error
+    }
+}

@@ -180,6 +180,7 @@ package final class ImportPipe: @unchecked Sendable {
                         limits: options.limits,
                         threads: options.readingParallelism.threadCount,
                         faultRecordBytes: options.faultRecordBytes,
+                        refusesNUL: !options.destinationStoresNUL,
                         emit: add,
                         setAside: options.onFault == .skip ? setAside : nil
                     )

@@ -43,6 +43,12 @@ public struct ImportOptions: Sendable {
     /// With `.skip`, how many bytes of a set-aside record's text are kept in its ``ImportFault``
     /// (and the `faults` table). Default: 4 096.
     public var faultRecordBytes = 4_096
+    /// Whether the destination can store the character U+0000 (JSON's `\u0000`): the import sets
+    /// it from ``ImportWriter/storesNUL``. Where it cannot (PostgreSQL), a record with U+0000 in a
+    /// string or a member name is a fault of that record, met on the reading side with its
+    /// position and JSON Pointer: set aside with `.skip`, else it stops the import. A document
+    /// reader of your own checks it too.
+    public package(set) var destinationStoresNUL = true
 
     /// The defaults.
     public init() {}

@@ -66,6 +66,11 @@ public protocol ImportWriter: AnyObject {
     /// The fault as the import reports it (a database's error worded as the database's, the
     /// caller's cancellation as a `CancellationError`). Default: `error` as it is.
     func reported(_ error: any Error) -> any Error
+
+    /// Whether the destination can store U+0000 in text. When it cannot, the import finds the
+    /// records that hold it while reading (see ``ImportOptions/destinationStoresNUL``), rather
+    /// than have the database refuse a batch. Default: `true`.
+    var storesNUL: Bool { get }
 }
 
 extension ImportWriter {
@@ -74,6 +79,9 @@ extension ImportWriter {
 
     /// Keeps the faults nowhere (the summary counts them).
     public func setAside(_ faults: [ImportFault]) async throws {}
+
+    /// `true`.
+    public var storesNUL: Bool { true }
 }
 
 /// What ``ImportWriter/write(_:)`` did with a block.
@@ -135,6 +143,8 @@ package enum ImportRun {
         }
         var tally = ImportTally(resumingFrom: resume, totalBytes: reader.size, started: started)
         // Reading starts once the database is ready, on threads of its own.
+        var options = options
+        options.destinationStoresNUL = writer.storesNUL
         let pipe = ImportPipe.start(reading: reader, source: source, options: options, resumingFrom: resume)
         do {
             let document = try await write(

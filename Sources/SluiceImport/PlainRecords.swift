@@ -16,8 +16,11 @@ struct PlainRecordBuilder {
     private let keyIsID: Bool
     /// What keys a record without ``keyMembers``: its source's name and `:`.
     private let sourcePrefix: String
+    /// Whether the destination cannot store U+0000 (``ImportOptions/destinationStoresNUL``).
+    private let refusesNUL: Bool
 
-    init(options: PlainRecordOptions, source: String) {
+    init(options: PlainRecordOptions, source: String, refusesNUL: Bool = false) {
+        self.refusesNUL = refusesNUL
         table = options.table(for: source)
         nested = options.nested
         keyMembers = options.primaryKey.map { Array($0.utf8) }
@@ -30,7 +33,8 @@ struct PlainRecordBuilder {
     ///
     /// The record is built in `writer`, the reading thread's buffer.
     ///
-    /// - Throws: `JSONError` when a key member is missing or not a string or number.
+    /// - Throws: `JSONError` when a key member is missing or not a string or number, or when a
+    ///   string holds U+0000 and the destination cannot store it.
     func records(
         of value: JSONTape.Value,
         place: Int,
@@ -38,6 +42,9 @@ struct PlainRecordBuilder {
         writer: ImportRecordWriter,
         into records: inout [ImportRecord]
     ) throws {
+        if refusesNUL, let (holder, inner) = value.firstTextHoldingNUL() {
+            throw ImportRecord.nulFault(at: holder, pointer: pointer + inner)
+        }
         // A reference: `var` only so that the sink's mutating methods can be called on it.
         var record = writer
         record.appendText(table)
@@ -327,10 +334,11 @@ enum PlainRecordReader {
         limits: JSONLimits,
         threads: Int = 1,
         faultRecordBytes: Int = 4_096,
+        refusesNUL: Bool = false,
         emit: (ImportRecord) throws -> Void,
         setAside: ((ImportFault) throws -> Void)? = nil
     ) throws -> (records: Int, childRows: Int) {
-        let builder = PlainRecordBuilder(options: options, source: source)
+        let builder = PlainRecordBuilder(options: options, source: source, refusesNUL: refusesNUL)
         let faults = setAside.map { FaultSink(limit: faultRecordBytes, setAside: $0) }
         let writer = ImportRecordWriter()
         var records: [ImportRecord] = []
@@ -355,11 +363,10 @@ enum PlainRecordReader {
         case .lines where threads > 1:
             counts = try readLines(
                 input,
-                options: options,
-                source: source,
                 limits: limits,
                 threads: threads,
                 faults: faults,
+                builder: builder,
                 emit: emit
             )
         case .lines, .textSequence:
@@ -390,14 +397,12 @@ enum PlainRecordReader {
     /// fault go out and the fault is the one a single thread meets.
     private static func readLines(
         _ input: any ChunkSource,
-        options: PlainRecordOptions,
-        source: String,
         limits: JSONLimits,
         threads: Int,
         faults: FaultSink?,
+        builder: PlainRecordBuilder,
         emit: (ImportRecord) throws -> Void
     ) throws -> (records: Int, childRows: Int) {
-        let builder = PlainRecordBuilder(options: options, source: source)
         let driver = ParallelLinesDriver<LineBatch>(threads: threads) {
             { batch in
                 let reader = JSONSequenceReader(

@@ -58,7 +58,9 @@ public struct JSONAPIImportReader: ImportDocumentReader {
         let decoder = JSONAPIDecoder()
         decoder.limits = options.limits
         decoder.parallelism = options.readingParallelism
-        decoder.rawEncoding = ImportRecord.jsonAPIEncoding
+        var encoding = ImportRecord.jsonAPIEncoding
+        if !options.destinationStoresNUL { encoding.nulRefusal = ImportRecord.nulMessage }
+        decoder.rawEncoding = encoding
         // The decoder hands a failed resource over on this thread, between the resources around
         // it: kept here, it goes to `setAside` before the next record, in document order.
         let skipped = SkippedResources()

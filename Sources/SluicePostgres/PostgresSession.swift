@@ -771,6 +771,10 @@ final class PostgresSession: ImportWriter {
         return PostgresImportError(error, doing: "importing")
     }
 
+    /// PostgreSQL's `text` and `jsonb` cannot hold U+0000 (SQLSTATE 22021, 22P05): the reading
+    /// side finds such records, with their positions, before a batch meets the server.
+    var storesNUL: Bool { false }
+
     var counts: ImportWriterCounts {
         var rows = tableOrder.map { ImportSummary.TableRows(table: $0.name, rows: $0.catalog.rowsWritten) }
         rows.append(ImportSummary.TableRows(table: "relationships", rows: relationshipRowsWritten))

@@ -412,6 +412,59 @@ struct PostgresImportTests {
         #expect(try await TestPostgres.query(url, "SELECT COUNT(*) FROM faults") == [["5"]])
     }
 
+    @Test("U+0000, which PostgreSQL cannot store, is a fault of its record, found while reading")
+    func nulIsARecordFault() async throws {
+        let directory = try ImportCommandTests.directory()
+        // JSON:API: one resource with U+0000 in a string, one in a nested member's name.
+        var resources = (0..<400).map { #"{"type": "people", "id": "\#($0)", "attributes": {"name": "p\#($0)"}}"# }
+        resources[3] = #"{"type": "people", "id": "3", "attributes": {"name": "a\u0000b"}}"#
+        resources[257] = #"{"type": "people", "id": "257", "attributes": {"extra": [1, {"k\u0000": 2}]}}"#
+        let document = directory.appendingPathComponent("nul.json").path
+        try "{\"data\": [\n\(resources.joined(separator: ",\n"))\n]}".write(
+            toFile: document,
+            atomically: true,
+            encoding: .utf8
+        )
+        // JSON Lines: line 5 holds it.
+        var lines = (1...300).map { #"{"id": \#($0), "note": "n\#($0)"}"# }
+        lines[4] = #"{"id": 5, "note": "x\u0000"}"#
+        let jsonLines = directory.appendingPathComponent("nul.jsonl").path
+        try lines.joined(separator: "\n").write(toFile: jsonLines, atomically: true, encoding: .utf8)
+
+        let url = try await TestPostgres.database()
+        for jobs in ["1", "3"] {
+            let skipped = try await Command.run(
+                ["import", document, jsonLines, "--postgres", url, "--on-fault", "skip", "--batch-size", "100"]
+                    + ["--pk", "id", "--jobs", jobs, "--quiet"]
+            )
+            #expect(skipped.status == 1, "\(skipped.standardError)")
+            #expect(skipped.standardError.contains("nul.json:5:"), "\(skipped.standardError)")
+            #expect(skipped.standardError.contains("/data/3/attributes/name: The text holds the character U+0000"))
+            #expect(skipped.standardError.contains("nul.jsonl:5:"), "\(skipped.standardError)")
+            let faults = try await TestPostgres.query(
+                url,
+                "SELECT source LIKE '%nul.jsonl', line_number, pointer FROM faults ORDER BY source, byte_offset"
+            )
+            #expect(
+                faults == [
+                    ["false", "5", "/data/3/attributes/name"], ["false", "259", "/data/257/attributes/extra/1"],
+                    ["true", "5", "/note"],
+                ],
+                "\(faults)"
+            )
+            #expect(try await TestPostgres.query(url, "SELECT COUNT(*) FROM people") == [["398"]])
+            #expect(try await TestPostgres.query(url, "SELECT COUNT(*) FROM nul") == [["299"]])
+            #expect(try await TestPostgres.query(url, "SELECT SUM(faults) FROM documents") == [["3"]])
+        }
+
+        // Without skip the record stops the import where it is, before the server sees it.
+        let stopped = try await Command.run(["import", document, "--postgres", url, "--batch-size", "2", "--quiet"])
+        #expect(stopped.status == 1, "\(stopped.standardError)")
+        #expect(stopped.standardError.contains("nul.json:5:"), "\(stopped.standardError)")
+        #expect(stopped.standardError.contains("/data/3/attributes/name"), "\(stopped.standardError)")
+        #expect(!stopped.standardError.contains("22021") && !stopped.standardError.contains("22P05"))
+    }
+
     @Test("a bad document stops with its position; what was committed stays and the row says failed")
     func badDocument() async throws {
         let directory = try ImportCommandTests.directory()

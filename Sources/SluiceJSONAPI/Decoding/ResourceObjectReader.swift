@@ -198,6 +198,9 @@ final class ResourceObjectReader {
         if let rawEncoding {
             // The tape straight into bytes; the shapes the encoding leaves go through RawResource,
             // whose decoding reports any fault as always.
+            if let refusal = rawEncoding.nulRefusal, let (holder, inner) = value.firstTextHoldingNUL() {
+                throw JSONAPIDecodingError(pointer: pointer + inner, position: holder.position, message: refusal)
+            }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(encodedSizeHint)
             if !rawEncoding.fromTape(value, specContext, &bytes) {

@@ -312,6 +312,10 @@ package struct RawResourceEncoding: Sendable {
     package var fromTape: @Sendable (JSONTape.Value, TapeDecodingContext, inout [UInt8]) -> Bool
     /// Writes a resource the general reader decoded.
     package var fromRawResource: @Sendable (RawResource, inout [UInt8]) -> Void
+    /// Set when what the bytes go to cannot store U+0000: a resource with it in a string or a
+    /// member name is then a fault of that resource, with this message, the string's position
+    /// and its pointer.
+    package var nulRefusal: String?
 
     package init(
         fromTape: @escaping @Sendable (JSONTape.Value, TapeDecodingContext, inout [UInt8]) -> Bool,
