@@ -319,13 +319,20 @@ struct MacroExpansionTests {
     @Test("a reader hands an object with a repeated member, or options that need it, to the general path")
     func generalPathWhenNeeded() throws {
         let members = JSONModelMembers(["id", "name"])
-        func reader(_ json: String, _ options: TapeDecodingOptions = TapeDecodingOptions()) throws -> JSONModelReader {
+        /// What a reader of `json` says; the reader lives inside the tape's and the context's
+        /// lifetimes, as it must (it holds neither).
+        struct Answer { var needsGeneralPath: Bool }
+        func reader(_ json: String, _ options: TapeDecodingOptions = TapeDecodingOptions()) throws -> Answer {
             let tape = try JSONParser.parse(Array(json.utf8))
-            return try JSONModelReader(
-                try tape.value(at: tape.startIndex),
-                context: TapeDecodingContext(options: options),
-                members: members
-            )
+            let context = TapeDecodingContext(options: options)
+            return try withExtendedLifetime((tape, context)) {
+                let reader = try JSONModelReader(
+                    try tape.value(at: tape.startIndex),
+                    context: context,
+                    members: members
+                )
+                return Answer(needsGeneralPath: reader.needsGeneralPath)
+            }
         }
         #expect(try !reader(#"{"id": 1, "name": "a", "other": {"id": 2}}"#).needsGeneralPath)
         #expect(try reader(#"{"id": 1, "name": "a", "id": 2}"#).needsGeneralPath)

@@ -330,14 +330,18 @@ extension JSONModelDecodable {
     /// path when an option or the object needs it.
     ///
     /// Inlinable, so that each model's conformance holds its own copy, specialized.
+    ///
+    /// The reader counts no references to the tape, the context or the table: their lifetimes are
+    /// fixed here past its last use, so that an optimizer that inlines this cannot end them
+    /// sooner (an argument's lifetime otherwise ends at its last use once inlined).
     @inlinable
     public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
-        let reader = try JSONModelReader(value, context: context, members: Self.jsonModelMembers)
-        if reader.needsGeneralPath {
-            self = try reader.decodeGenerally(Self.self)
-            return
+        let members = Self.jsonModelMembers
+        self = try withExtendedLifetime((value, context, members)) {
+            let reader = try JSONModelReader(value, context: context, members: members)
+            if reader.needsGeneralPath { return try reader.decodeGenerally(Self.self) }
+            return try Self(jsonModelReader: reader)
         }
-        try self.init(jsonModelReader: reader)
     }
 }
 
@@ -362,9 +366,29 @@ public struct JSONModelReader: ~Copyable {
     /// more is read by the general path (same results, without the generated reader's speed).
     public static let maximumProperties = 64
 
-    @usableFromInline let value: JSONTape.Value
-    @usableFromInline let context: TapeDecodingContext
-    package let members: JSONModelMembers
+    // The tape, the decode's context and the member table are held without reference counts:
+    // counted, they cost an atomic retain and release each for every object read, a large part
+    // of reading a small object, while each outlives the reader anyway: the tape and the context are the arguments of the generated initializer that
+    // makes the reader, and the table is its type's `static let`.
+    @usableFromInline let tapeStorage: Unmanaged<TapeStorage>
+    /// The object's first token (absolute) and one past its last.
+    @usableFromInline let objectIndex: Int
+    @usableFromInline let objectEnd: Int
+    @usableFromInline let contextReference: Unmanaged<TapeDecodingContext>
+    @usableFromInline let membersReference: Unmanaged<JSONModelMembers>
+    private let stateReference: Unmanaged<DecodeState>
+    /// The tape's memory, for reading tokens and text without making a `JSONTape`.
+    @usableFromInline let buffer: UnsafeMutablePointer<TapeBuffer>
+    /// The context's `hasTypeHooks`, read for every property.
+    @usableFromInline let hasTypeHooks: Bool
+
+    /// The object being read (a counted reference again: for the slower paths that keep it).
+    @usableFromInline var value: JSONTape.Value {
+        JSONTape.Value(tape, from: objectIndex, to: objectEnd)
+    }
+    @inlinable var tape: JSONTape { JSONTape(storage: tapeStorage.takeUnretainedValue()) }
+    @usableFromInline var context: TapeDecodingContext { contextReference.takeUnretainedValue() }
+    package var members: JSONModelMembers { membersReference.takeUnretainedValue() }
     /// For each property, where its member's value stands, counted in tokens from the object's
     /// start, or -1 when the object has none. Relative, because tape indices are absolute and
     /// keep growing over a long stream (past 2^31 tokens, some 15 GB of input), while an
@@ -380,7 +404,8 @@ public struct JSONModelReader: ~Copyable {
     private let missingMemberError: (@Sendable (String, JSONTape.Value) -> DecodingError)?
 
     /// Starts reading `value` as a model whose members `members` names: checks it is an object and
-    /// files each member under its property.
+    /// files each member under its property. The reader holds none of its arguments: `value`'s
+    /// tape, `context` and `members` must outlive it, as the generated initializer's do.
     ///
     /// - Throws: The `DecodingError` the general path throws for a value that is not an object.
     public init(_ value: JSONTape.Value, context: TapeDecodingContext, members: JSONModelMembers) throws {
@@ -389,9 +414,14 @@ public struct JSONModelReader: ~Copyable {
         guard generalOnly || value.kind == .objectStart else {
             throw TapeDecoder(value: value, context: context).mismatch(expected: "an object", type: [String: Any].self)
         }
-        self.value = value
-        self.context = context
-        self.members = members
+        tapeStorage = Unmanaged.passUnretained(value.tape.storage)
+        objectIndex = value.index
+        objectEnd = value.endIndex
+        contextReference = Unmanaged.passUnretained(context)
+        membersReference = Unmanaged.passUnretained(members)
+        stateReference = Unmanaged.passUnretained(context.state)
+        buffer = value.tape.storage.buffer
+        hasTypeHooks = context.hasTypeHooks
         slots = context.state.openSlots(count: members.names.count)
         pendingMark = context.state.pendingChildren.count
         missingMemberError = nil
@@ -433,9 +463,14 @@ public struct JSONModelReader: ~Copyable {
         members: JSONModelMembers,
         missingMember: @escaping @Sendable (String, JSONTape.Value) -> DecodingError
     ) {
-        self.value = value
-        self.context = context
-        self.members = members
+        tapeStorage = Unmanaged.passUnretained(value.tape.storage)
+        objectIndex = value.index
+        objectEnd = value.endIndex
+        contextReference = Unmanaged.passUnretained(context)
+        membersReference = Unmanaged.passUnretained(members)
+        stateReference = Unmanaged.passUnretained(context.state)
+        buffer = value.tape.storage.buffer
+        hasTypeHooks = context.hasTypeHooks
         slots = context.state.openSlots(count: members.names.count)
         pendingMark = context.state.pendingChildren.count
         missingMemberError = missingMember
@@ -443,7 +478,7 @@ public struct JSONModelReader: ~Copyable {
     }
 
     deinit {
-        context.state.closeSlots()
+        stateReference._withUnsafeGuaranteedRef { $0.closeSlots() }
     }
 
     /// The property index of the member named `name` under the decode's key strategy: -1 for
@@ -460,7 +495,7 @@ public struct JSONModelReader: ~Copyable {
     /// library's reader files every member of every object through it.)
     @inlinable
     package mutating func file(_ field: Int, at valueIndex: Int) {
-        guard let offset = Int32(exactly: valueIndex - value.index), offset > 0 else {
+        guard let offset = Int32(exactly: valueIndex - objectIndex), offset > 0 else {
             needGeneralPath()
             return
         }
@@ -476,7 +511,7 @@ public struct JSONModelReader: ~Copyable {
     /// are in force, which such readers leave to ``decodeGenerically(_:at:)``.
     @usableFromInline
     package func plainMember(_ field: Int) -> JSONTape.Value? {
-        context.hasTypeHooks ? nil : member(field)
+        hasTypeHooks ? nil : member(field)
     }
 
     /// The decode's context, for such readers' nested values.
@@ -508,8 +543,9 @@ public struct JSONModelReader: ~Copyable {
     func member(_ field: Int) -> JSONTape.Value? {
         let offset = Int(slots[field])
         guard offset >= 0 else { return nil }
-        let index = value.index + offset
-        return JSONTape.Value(value.tape, from: index, to: value.tape.endOfValue(at: index) ?? index + 1)
+        let index = objectIndex + offset
+        let tape = tape
+        return JSONTape.Value(tape, from: index, to: tape.endOfValue(at: index) ?? index + 1)
     }
 
     /// Reads the required property `field` as `T`.
@@ -562,13 +598,13 @@ public struct JSONModelReader: ~Copyable {
 
     /// Reads the required `String` property `field`.
     public func decode(_ type: String.Type = String.self, at field: Int) throws -> String {
-        if let token = plainToken(field), token.kind == .string { return value.tape.text(of: token) }
+        if let token = plainToken(field), token.kind == .string { return text(of: token) }
         return try scalar(.string, at: field)
     }
     /// Reads the optional `String` property `field`.
     public func decodeIfPresent(_ type: String.Type = String.self, at field: Int) throws -> String? {
         if let token = plainToken(field) {
-            if token.kind == .string { return value.tape.text(of: token) }
+            if token.kind == .string { return text(of: token) }
             if token.kind == .null { return nil }
         }
         return try scalarIfPresent(.string, at: field)
@@ -617,22 +653,48 @@ public struct JSONModelReader: ~Copyable {
     @inline(__always)
     private func plainToken(_ field: Int) -> JSONToken? {
         let offset = Int(slots[field])
-        guard offset >= 0, !context.hasTypeHooks else { return nil }
-        return value.tape[value.index + offset]
+        guard offset >= 0, !hasTypeHooks else { return nil }
+        return token(at: objectIndex + offset)
+    }
+
+    /// The token at absolute index `index`, read through ``buffer`` (as `JSONTape`'s subscript).
+    @inline(__always)
+    private func token(at index: Int) -> JSONToken {
+        let position = index - buffer.pointee.firstIndex
+        precondition(position >= 0 && position < buffer.pointee.tokenCount, "JSONTape index out of range")
+        return buffer.pointee.tokens[position]
+    }
+
+    /// Calls `body` with a string's or number's text, read through ``buffer`` (as `JSONTape`'s
+    /// `withUnsafeText(of:_:)`).
+    @inline(__always)
+    private func withText<R>(of token: JSONToken, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let start = token.payload - buffer.pointee.arenaBase
+        precondition(
+            start >= 0 && start + Int(token.length) <= buffer.pointee.byteCount,
+            "withUnsafeText(of:) on a released token"
+        )
+        return body(UnsafeRawBufferPointer(start: buffer.pointee.bytes + start, count: Int(token.length)))
+    }
+
+    /// A string token's text as a `String`.
+    @inline(__always)
+    private func text(of token: JSONToken) -> String {
+        withText(of: token) { UTF8Validation.string(ofChecked: $0, isASCII: token.isASCII) }
     }
 
     /// A number token read as `T` exactly, or `nil` for anything else.
     @inline(__always)
     private func plainInteger<T: FixedWidthInteger>(_ token: JSONToken, as type: T.Type) -> T? {
         guard token.kind == .number else { return nil }
-        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.integer(tokenText: text, as: T.self) }
+        return withText(of: token) { text in try? JSONNumberText.integer(tokenText: text, as: T.self) }
     }
 
     /// A number token read as the nearest `Double`, or `nil` for anything else.
     @inline(__always)
     private func plainDouble(_ token: JSONToken) -> Double? {
         guard token.kind == .number else { return nil }
-        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.double(tokenText: text) }
+        return withText(of: token) { text in try? JSONNumberText.double(tokenText: text) }
     }
 
     /// Reads the required `Int64` property `field`.
@@ -756,9 +818,9 @@ public struct JSONModelReader: ~Copyable {
     /// each initializer calls its nested models' readers directly.
     @inlinable
     func readModel<T: JSONModelDecodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
-        if context.hasTypeHooks { return try read(type, from: member, field: field) }
+        if hasTypeHooks { return try read(type, from: member, field: field) }
         do {
-            return try T(from: member, context: context)
+            return try contextReference._withUnsafeGuaranteedRef { try T(from: member, context: $0) }
         } catch {
             abandon()
             throw memberFailure(error, in: member, field: field, type: type)
@@ -777,14 +839,14 @@ public struct JSONModelReader: ~Copyable {
         from member: JSONTape.Value,
         field: Int
     ) throws -> [T] {
-        if context.hasTypeHooks || member.kind != .arrayStart {
+        if hasTypeHooks || member.kind != .arrayStart {
             return try readModelsGenerally(type, from: member, field: field)
         }
-        let context = context
+        let context = contextReference
         do {
             return try member.mapElements { element, index in
                 do {
-                    return try T(from: element, context: context)
+                    return try context._withUnsafeGuaranteedRef { try T(from: element, context: $0) }
                 } catch {
                     throw memberFailure(error, in: member, field: field, element: (element, index), type: T.self)
                 }
@@ -803,7 +865,7 @@ public struct JSONModelReader: ~Copyable {
         from member: JSONTape.Value,
         field: Int
     ) throws -> [T] {
-        if context.hasTypeHooks { return try read([T].self, from: member, field: field) }
+        if hasTypeHooks { return try read([T].self, from: member, field: field) }
         abandon()
         throw TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
             .mismatch(expected: "an array", type: [Any].self)
@@ -850,7 +912,7 @@ public struct JSONModelReader: ~Copyable {
 
     @inline(__always)
     private func readScalarArray<S: Decodable>(from member: JSONTape.Value, field: Int) throws -> [S] {
-        if context.hasTypeHooks { return try read([S].self, from: member, field: field) }
+        if hasTypeHooks { return try read([S].self, from: member, field: field) }
         if let plain = plainScalarArray(member, as: S.self) { return plain }
         do {
             return try [S].read(
@@ -912,7 +974,7 @@ public struct JSONModelReader: ~Copyable {
     /// go first there too).
     @inline(__always)
     private func readScalar<T: Decodable>(_ scalar: TapeScalar, from member: JSONTape.Value, field: Int) throws -> T {
-        if context.hasTypeHooks { return try read(T.self, from: member, field: field) }
+        if hasTypeHooks { return try read(T.self, from: member, field: field) }
         do {
             return try TapeDecoder.readScalar(scalar, from: member, context: context, as: T.self)
         } catch {
@@ -945,15 +1007,16 @@ public struct JSONModelReader: ~Copyable {
     @usableFromInline
     func endObject() -> Bool {
         guard !needsGeneralPath, missingMemberError == nil else { return false }
-        let state = context.state
-        state.nesting -= 1
-        return state.pendingChildren.count > pendingMark
+        return stateReference._withUnsafeGuaranteedRef { state in
+            state.nesting -= 1
+            return state.pendingChildren.count > pendingMark
+        }
     }
 
     /// Hands `model` to the children waiting for it (after ``endObject()`` said some do).
     @usableFromInline
     func attachWaitingChildren<T>(to model: T) {
-        let state = context.state
+        let state = stateReference.takeUnretainedValue()
         state.attachChildren(since: pendingMark, to: model, depth: state.nesting + 1)
     }
 
@@ -961,7 +1024,7 @@ public struct JSONModelReader: ~Copyable {
     @usableFromInline
     func abandon() {
         guard !needsGeneralPath, missingMemberError == nil else { return }
-        let state = context.state
+        let state = stateReference.takeUnretainedValue()
         state.nesting -= 1
         // Children of a value that failed never get their parent.
         if state.pendingChildren.count > pendingMark { state.pendingChildren.removeSubrange(pendingMark...) }

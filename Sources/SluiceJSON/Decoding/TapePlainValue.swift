@@ -29,7 +29,7 @@ extension JSONModelReader {
     @inlinable
     public func decode<T: TapePlainValue & Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
         guard let member = member(field) else { throw missing(field) }
-        if !context.hasTypeHooks, let plain = T.plainValue(member) { return plain }
+        if !hasTypeHooks, let plain = T.plainValue(member) { return plain }
         return try read(type, from: member, field: field)
     }
 
@@ -38,7 +38,7 @@ extension JSONModelReader {
     @inlinable
     public func decodeIfPresent<T: TapePlainValue & Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
         guard let member = member(field), !member.isNull else { return nil }
-        if !context.hasTypeHooks, let plain = T.plainValue(member) { return plain }
+        if !hasTypeHooks, let plain = T.plainValue(member) { return plain }
         return try read(type, from: member, field: field)
     }
 }
@@ -72,9 +72,12 @@ extension JSONModelReader {
         from member: JSONTape.Value,
         field: Int
     ) throws -> [String: T] {
-        let context = context
-        if !context.hasTypeHooks,
-            let map = tapeMap(member, { try? T(from: $0, context: context) })
+        let context = contextReference
+        if !hasTypeHooks,
+            let map = tapeMap(
+                member,
+                { element in context._withUnsafeGuaranteedRef { try? T(from: element, context: $0) } }
+            )
         {
             return map
         }

@@ -26,6 +26,12 @@ public struct JSONTape: @unchecked Sendable {
         storage = TapeStorage()
     }
 
+    /// The tape whose storage is `storage`.
+    @usableFromInline
+    init(storage: TapeStorage) {
+        self.storage = storage
+    }
+
     /// The most tokens the tape has held at once since it was created.
     public var peakTokenCount: Int {
         Swift.max(storage.buffer.pointee.peakTokenCount, storage.buffer.pointee.tokenCount)

@@ -154,6 +154,8 @@ final class ResourceObjectReader {
             on: tape
         ) {
             do {
+                // A generated reader counts no reference to the tape: the view holds it until here.
+                defer { withExtendedLifetime(view) {} }
                 let identity = view.identity(type: typeName)
                 if let generated,
                     case let reader = filedReader(
@@ -245,7 +247,10 @@ final class ResourceObjectReader {
         // (a closure per member, as `forEachField` has, copied the view and cost a third more).
         let tape = view.value.tape
         var position = 0
-        for objectIndex in [view.attributesIndex, view.relationshipsIndex] {
+        // Two indices, not an array of them: the optimizer does not always keep a literal's
+        // storage off the heap.
+        for which in 0..<2 {
+            let objectIndex = which == 0 ? view.attributesIndex : view.relationshipsIndex
             guard objectIndex >= 0, tape[objectIndex].kind == .objectStart,
                 let objectEnd = tape.endOfValue(at: objectIndex)
             else { continue }
