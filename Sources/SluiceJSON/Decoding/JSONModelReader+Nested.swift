@@ -1,0 +1,250 @@
+// A generated reader's nested values: `@JSONModel` types, arrays of them and arrays of scalars,
+// read with their types known at the call.
+
+import Foundation
+
+extension JSONModelReader {
+    // MARK: Nested models and arrays
+    //
+    // Overloads for the composite types models hold most: nested `@JSONModel` types, arrays of
+    // them and arrays of the common scalars. Through the generic read, each such value costs a
+    // type switch and a look-up of the type's kind in the decode's cache, and each element of an
+    // array a nested decoder and the same again: thousands of instructions per article in the
+    // JSON:API benchmark. Here the type is known at the call. Errors are those of the general
+    // path, built the way it builds them (`TapeDecoder`'s shortcuts and `readDirectly`).
+
+    /// Reads the required property `field`, a nested `@JSONModel` type.
+    @inlinable
+    public func decode<T: JSONModelDecodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
+        guard let member = member(field) else { throw missing(field) }
+        return try readModel(type, from: member, field: field)
+    }
+
+    /// Reads the optional property `field`, a nested `@JSONModel` type.
+    @inlinable
+    public func decodeIfPresent<T: JSONModelDecodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try readModel(type, from: member, field: field)
+    }
+
+    /// Reads the required property `field`, an array of a `@JSONModel` type.
+    @inlinable
+    public func decode<T: JSONModelDecodable>(_ type: [T].Type = [T].self, at field: Int) throws -> [T] {
+        guard let member = member(field) else { throw missing(field) }
+        return try readModels(T.self, from: member, field: field)
+    }
+
+    /// Reads the optional property `field`, an array of a `@JSONModel` type.
+    @inlinable
+    public func decodeIfPresent<T: JSONModelDecodable>(_ type: [T].Type = [T].self, at field: Int) throws -> [T]? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try readModels(T.self, from: member, field: field)
+    }
+
+    /// Reads the required `[String]` property `field`.
+    public func decode(_ type: [String].Type = [String].self, at field: Int) throws -> [String] {
+        try scalars(at: field)
+    }
+    /// Reads the optional `[String]` property `field`.
+    public func decodeIfPresent(_ type: [String].Type = [String].self, at field: Int) throws -> [String]? {
+        try scalarsIfPresent(at: field)
+    }
+    /// Reads the required `[Int]` property `field`.
+    public func decode(_ type: [Int].Type = [Int].self, at field: Int) throws -> [Int] { try scalars(at: field) }
+    /// Reads the optional `[Int]` property `field`.
+    public func decodeIfPresent(_ type: [Int].Type = [Int].self, at field: Int) throws -> [Int]? {
+        try scalarsIfPresent(at: field)
+    }
+    /// Reads the required `[Double]` property `field`.
+    public func decode(_ type: [Double].Type = [Double].self, at field: Int) throws -> [Double] {
+        try scalars(at: field)
+    }
+    /// Reads the optional `[Double]` property `field`.
+    public func decodeIfPresent(_ type: [Double].Type = [Double].self, at field: Int) throws -> [Double]? {
+        try scalarsIfPresent(at: field)
+    }
+    /// Reads the required `[Bool]` property `field`.
+    public func decode(_ type: [Bool].Type = [Bool].self, at field: Int) throws -> [Bool] { try scalars(at: field) }
+    /// Reads the optional `[Bool]` property `field`.
+    public func decodeIfPresent(_ type: [Bool].Type = [Bool].self, at field: Int) throws -> [Bool]? {
+        try scalarsIfPresent(at: field)
+    }
+
+    /// Reads the required `[String?]` property `field`.
+    public func decode(_ type: [String?].Type = [String?].self, at field: Int) throws -> [String?] {
+        try scalars(at: field)
+    }
+    /// Reads the optional `[String?]` property `field`.
+    public func decodeIfPresent(_ type: [String?].Type = [String?].self, at field: Int) throws -> [String?]? {
+        try scalarsIfPresent(at: field)
+    }
+    /// Reads the required `[Int?]` property `field`.
+    public func decode(_ type: [Int?].Type = [Int?].self, at field: Int) throws -> [Int?] {
+        try scalars(at: field)
+    }
+    /// Reads the optional `[Int?]` property `field`.
+    public func decodeIfPresent(_ type: [Int?].Type = [Int?].self, at field: Int) throws -> [Int?]? {
+        try scalarsIfPresent(at: field)
+    }
+    /// Reads the required `[Double?]` property `field`.
+    public func decode(_ type: [Double?].Type = [Double?].self, at field: Int) throws -> [Double?] {
+        try scalars(at: field)
+    }
+    /// Reads the optional `[Double?]` property `field`.
+    public func decodeIfPresent(_ type: [Double?].Type = [Double?].self, at field: Int) throws -> [Double?]? {
+        try scalarsIfPresent(at: field)
+    }
+    /// Reads the required `[Bool?]` property `field`.
+    public func decode(_ type: [Bool?].Type = [Bool?].self, at field: Int) throws -> [Bool?] {
+        try scalars(at: field)
+    }
+    /// Reads the optional `[Bool?]` property `field`.
+    public func decodeIfPresent(_ type: [Bool?].Type = [Bool?].self, at field: Int) throws -> [Bool?]? {
+        try scalarsIfPresent(at: field)
+    }
+
+    /// A nested model read as `readDirectly` reads it for the general path: its errors, relative to
+    /// the member, get the member's key in front. Inlinable, as ``readModels(_:from:field:)`` is:
+    /// each initializer calls its nested models' readers directly.
+    @inlinable
+    func readModel<T: JSONModelDecodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
+        if hasTypeHooks { return try read(type, from: member, field: field) }
+        do {
+            return try contextReference._withUnsafeGuaranteedRef { try T(from: member, context: $0) }
+        } catch {
+            abandon()
+            throw memberFailure(error, in: member, field: field, type: type)
+        }
+    }
+
+    /// An array of nested models read as the general path's array shortcut reads it: a mismatch
+    /// for anything but an array, then each element with its index in the path.
+    ///
+    /// Inlinable, so that each model's initializer gets a copy for its element type: out of line,
+    /// the array was built by generic code that looked up `[T]`'s metadata in the runtime's
+    /// caches and called each element's reader through its witness, for every array read.
+    @inlinable
+    func readModels<T: JSONModelDecodable>(
+        _ type: T.Type,
+        from member: JSONTape.Value,
+        field: Int
+    ) throws -> [T] {
+        if hasTypeHooks || member.kind != .arrayStart {
+            return try readModelsGenerally(type, from: member, field: field)
+        }
+        let context = contextReference
+        do {
+            return try member.mapElements { element, index in
+                do {
+                    return try context._withUnsafeGuaranteedRef { try T(from: element, context: $0) }
+                } catch {
+                    throw memberFailure(error, in: member, field: field, element: (element, index), type: T.self)
+                }
+            }
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    /// ``readModels(_:from:field:)`` for what its inlined part leaves: converters in force (the
+    /// general read), or a member that is not an array (the general path's mismatch).
+    @usableFromInline
+    func readModelsGenerally<T: JSONModelDecodable>(
+        _ type: T.Type,
+        from member: JSONTape.Value,
+        field: Int
+    ) throws -> [T] {
+        if hasTypeHooks { return try read([T].self, from: member, field: field) }
+        abandon()
+        throw TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
+            .mismatch(expected: "an array", type: [Any].self)
+    }
+
+    /// The error for the value of property `field` (`member`, or its element `element.index`)
+    /// whose nested model failed with `error`, as the general path gives it: a `DecodingError`
+    /// with the member's key (and the element's index) in front of its path, a tape fault worded
+    /// by `TapeDecoder`.
+    @usableFromInline
+    func memberFailure(
+        _ error: any Error,
+        in member: JSONTape.Value,
+        field: Int,
+        element: (value: JSONTape.Value, index: Int)? = nil,
+        type: Any.Type
+    ) -> any Error {
+        let key = members.keys[field]
+        switch error {
+        case let error as DecodingError:
+            return error.prefixingCodingPath(element.map { [key, ElementKey($0.index)] } ?? [key])
+        case let error as JSONError:
+            let decoder = TapeDecoder(value: member, context: context, parentPath: [], key: key)
+            guard let element else { return decoder.convert(error, type: type) }
+            return decoder.elementError(error, element: element.value, index: element.index, type: type)
+        default:
+            return error
+        }
+    }
+
+    /// An array of scalars or optional scalars, read by the general path's own array shortcut,
+    /// specialized here.
+    @inline(__always)
+    private func scalars<S: Decodable>(at field: Int) throws -> [S] {
+        guard let member = member(field) else { throw missing(field) }
+        return try readScalarArray(from: member, field: field)
+    }
+
+    @inline(__always)
+    private func scalarsIfPresent<S: Decodable>(at field: Int) throws -> [S]? {
+        guard let member = member(field), !member.isNull else { return nil }
+        return try readScalarArray(from: member, field: field) as [S]
+    }
+
+    @inline(__always)
+    private func readScalarArray<S: Decodable>(from member: JSONTape.Value, field: Int) throws -> [S] {
+        if hasTypeHooks { return try read([S].self, from: member, field: field) }
+        if let plain = plainScalarArray(member, as: S.self) { return plain }
+        do {
+            return try [S].read(
+                from: TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
+            )
+        } catch {
+            abandon()
+            throw error
+        }
+    }
+
+    /// The array `member` read straight from the tape, when `S` is a scalar or an optional scalar
+    /// and every element reads without a fault; `nil` for the general path to read, which gives
+    /// the same value or the error. Why: the general path's array read is generic code that
+    /// works out the element type at run time and makes a decoder for the array, over a
+    /// thousand instructions for `["a", "b"]`; here the type is known where the call is
+    /// specialized, and the comparisons of `S` fold away.
+    @inline(__always)
+    private func plainScalarArray<S>(_ member: JSONTape.Value, as type: S.Type) -> [S]? {
+        guard member.kind == .arrayStart else { return nil }
+        let context = self.context
+        // The casts back to `[S]` are no-ops: each is reached only where `[E]` or `[E?]` is `[S]`.
+        func read<E>(_ scalar: TapeScalar, _ element: E.Type) -> [S]? {
+            let array = try? member.mapElementsSpecialized { element, _ throws(JSONError) -> E in
+                try TapeDecoder.readScalar(scalar, from: element, context: context, as: E.self)
+            }
+            return array.map { unsafeBitCast($0, to: [S].self) }
+        }
+        func readOptional<E>(_ scalar: TapeScalar, _ element: E.Type) -> [S]? {
+            let array = try? member.mapElementsSpecialized { element, _ throws(JSONError) -> E? in
+                element.isNull ? nil : try TapeDecoder.readScalar(scalar, from: element, context: context, as: E.self)
+            }
+            return array.map { unsafeBitCast($0, to: [S].self) }
+        }
+        if S.self == String.self { return read(.string, String.self) }
+        if S.self == Int.self { return read(.int, Int.self) }
+        if S.self == Double.self { return read(.double, Double.self) }
+        if S.self == Bool.self { return read(.bool, Bool.self) }
+        if S.self == String?.self { return readOptional(.string, String.self) }
+        if S.self == Int?.self { return readOptional(.int, Int.self) }
+        if S.self == Double?.self { return readOptional(.double, Double.self) }
+        if S.self == Bool?.self { return readOptional(.bool, Bool.self) }
+        return nil
+    }
+}
