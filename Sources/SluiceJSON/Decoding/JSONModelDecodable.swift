@@ -22,11 +22,16 @@ extension JSONModelDecodable {
     /// sooner (an argument's lifetime otherwise ends at its last use once inlined).
     @inlinable
     public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
+        // One call each, not one for a tuple of them: a tuple is a copy, a retain of each.
         let members = Self.jsonModelMembers
-        self = try withExtendedLifetime((value, context, members)) {
-            let reader = try JSONModelReader(value, context: context, members: members)
-            if reader.needsGeneralPath { return try reader.decodeGenerally(Self.self) }
-            return try Self(jsonModelReader: reader)
+        self = try withExtendedLifetime(value) {
+            try withExtendedLifetime(context) {
+                try withExtendedLifetime(members) {
+                    let reader = try JSONModelReader(value, context: context, members: members)
+                    if reader.needsGeneralPath { return try reader.decodeGenerally(Self.self) }
+                    return try Self(jsonModelReader: reader)
+                }
+            }
         }
     }
 }
