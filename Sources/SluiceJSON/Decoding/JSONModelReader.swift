@@ -131,6 +131,8 @@ public struct JSONModelReader: ~Copyable {
         members: JSONModelMembers,
         missingMember: @escaping @Sendable (String, JSONTape.Value) -> DecodingError
     ) {
+        // The fields as the initializer above sets them, written out again: an initializer both
+        // delegated to was not inlined and took its arguments counted, a retain each per object.
         tapeStorage = Unmanaged.passUnretained(value.tape.storage)
         objectIndex = value.index
         objectEnd = value.endIndex
