@@ -5,7 +5,10 @@ import Testing
 
 /// `allowsJSON5` and `assumesTopLevelDictionary`: documents Foundation's decoder reads with them,
 /// read to the same values, and documents it refuses, refused, with a position.
-@Suite("JSON5 and brace-less documents")
+// Serialized: Foundation's JSON5 number scanner has stopped the test process (a failed
+// precondition inside `JSON5Scanner.validateNumber`) in about one run in six when its decoders ran
+// on several threads at once here; one at a time, it has not.
+@Suite("JSON5 and brace-less documents", .serialized)
 struct JSON5Tests {
     static func sluice(json5: Bool = true, braceless: Bool = false) -> StreamingJSONDecoder {
         let decoder = StreamingJSONDecoder()
