@@ -132,11 +132,11 @@ extension JSONModelReader {
         if hasTypeHooks || member.kind != .arrayStart {
             return try readModelsGenerally(type, from: member, field: field)
         }
-        let context = contextReference
+        let unmanagedContext = contextReference
         do {
             return try member.mapElements { element, index in
                 do {
-                    return try context._withUnsafeGuaranteedRef { try T(from: element, context: $0) }
+                    return try unmanagedContext._withUnsafeGuaranteedRef { try T(from: element, context: $0) }
                 } catch {
                     throw memberFailure(error, in: member, field: field, element: (element, index), type: T.self)
                 }

@@ -72,11 +72,11 @@ extension JSONModelReader {
         from member: JSONTape.Value,
         field: Int
     ) throws -> [String: T] {
-        let context = contextReference
+        let unmanagedContext = contextReference
         if !hasTypeHooks,
             let map = tapeMap(
                 member,
-                { element in context._withUnsafeGuaranteedRef { try? T(from: element, context: $0) } }
+                { element in unmanagedContext._withUnsafeGuaranteedRef { try? T(from: element, context: $0) } }
             )
         {
             return map
