@@ -4,8 +4,8 @@ import Testing
 
 @testable import FirstHour
 
-/// The README's first hour with Sluice, compiled and run as a user's app would: every block between
-/// the markers is copied verbatim from the README (`ReadmeTests` checks that it still is).
+/// SluiceJSONAPI's "Getting started" article, compiled and run as a user's app would: every block
+/// between the markers is copied verbatim from it (`ReadmeTests` checks that it still is).
 @Suite("A first hour with Sluice")
 struct FirstHourTests {
     static let sample = #"""

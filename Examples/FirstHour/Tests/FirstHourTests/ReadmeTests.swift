@@ -1,20 +1,24 @@
 import Foundation
 import Testing
 
-/// The README's examples are this app's code: every Swift block the README marks with
-/// `<!-- compiled in Examples/FirstHour -->` must appear in the app's sources, line for line
-/// (indentation aside), so the README cannot drift from code that compiles and passes.
+/// The documentation's examples are this app's code: every Swift block the README or a getting
+/// started article marks with `<!-- compiled in Examples/FirstHour -->` must appear in the app's
+/// sources, line for line (indentation aside), so the documents cannot drift from code that
+/// compiles and passes.
 @Suite("README examples")
 struct ReadmeTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The documents whose marked blocks are compiled here: the README and SluiceHTTP's articles.
+    /// The documents whose marked blocks are compiled here: the README, SluiceJSONAPI's getting
+    /// started article and SluiceHTTP's articles.
     static func documents() throws -> [URL] {
         let articles = root.appendingPathComponent("../../Sources/SluiceHTTP/SluiceHTTP.docc")
         let names = try FileManager.default.contentsOfDirectory(atPath: articles.path).sorted()
-        return [root.appendingPathComponent("../../README.md")]
-            + names.filter { $0.hasSuffix(".md") }.map { articles.appendingPathComponent($0) }
+        return [
+            root.appendingPathComponent("../../README.md"),
+            root.appendingPathComponent("../../Sources/SluiceJSONAPI/SluiceJSONAPI.docc/GettingStarted.md"),
+        ] + names.filter { $0.hasSuffix(".md") }.map { articles.appendingPathComponent($0) }
     }
 
     /// The marked blocks of the documents, each as its lines without leading spaces.
@@ -53,7 +57,7 @@ struct ReadmeTests {
         return lines
     }
 
-    @Test("every marked block of the README and the HTTP articles is in the app's sources, verbatim")
+    @Test("every marked block of the README and the articles is in the app's sources, verbatim")
     func blocksAreCompiled() throws {
         let blocks = try Self.markedBlocks()
         #expect(blocks.count >= 14, "the documents' marked blocks were not found")
@@ -67,7 +71,7 @@ struct ReadmeTests {
             let found = source.indices.contains { start in
                 start + block.count <= source.count && Array(source[start..<start + block.count]) == block
             }
-            #expect(found, "README block not in the app's sources:\n\(block.joined(separator: "\n"))")
+            #expect(found, "documented block not in the app's sources:\n\(block.joined(separator: "\n"))")
         }
     }
 }
