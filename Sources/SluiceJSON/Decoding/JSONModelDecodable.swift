@@ -16,22 +16,28 @@ extension JSONModelDecodable {
     /// path when an option or the object needs it.
     ///
     /// Inlinable, so that each model's conformance holds its own copy, specialized.
-    ///
-    /// The reader counts no references to the tape, the context or the table: their lifetimes are
-    /// fixed here past its last use, so that an optimizer that inlines this cannot end them
-    /// sooner (an argument's lifetime otherwise ends at its last use once inlined).
     @inlinable
     public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
-        // One call each, not one for a tuple of them: a tuple is a copy, a retain of each.
+        self = try Self.decodeJSONModel(from: value, context: context)
+    }
+
+    /// What ``init(from:context:)`` does, borrowing its arguments: nested models and arrays of
+    /// them call this, so that reading one costs no retain and release of the tape and context
+    /// (a protocol's initializer takes its arguments owned). Not for calling by hand.
+    ///
+    /// The reader counts no references to the tape, the context or the table: borrowed, the
+    /// first two live for the whole call, and the table's lifetime is fixed here past the
+    /// reader's last use, so that an optimizer that inlines this cannot end it sooner.
+    @inlinable
+    public static func decodeJSONModel(
+        from value: borrowing JSONTape.Value,
+        context: borrowing TapeDecodingContext
+    ) throws -> Self {
         let members = Self.jsonModelMembers
-        self = try withExtendedLifetime(value) {
-            try withExtendedLifetime(context) {
-                try withExtendedLifetime(members) {
-                    let reader = try JSONModelReader(value, context: context, members: members)
-                    if reader.needsGeneralPath { return try reader.decodeGenerally(Self.self) }
-                    return try Self(jsonModelReader: reader)
-                }
-            }
+        return try withExtendedLifetime(members) {
+            let reader = try JSONModelReader(value, context: context, members: members)
+            if reader.needsGeneralPath { return try reader.decodeGenerally(Self.self) }
+            return try Self(jsonModelReader: reader)
         }
     }
 }

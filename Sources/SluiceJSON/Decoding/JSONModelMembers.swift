@@ -20,6 +20,8 @@ import Foundation
 public final class JSONModelMembers: Sendable {
     /// The names, by property index.
     public let names: [String]
+    /// How many there are (read for every object: `names.count` would retain the array).
+    package let propertyCount: Int
     /// The names as coding keys, boxed once: a nested decoder's path needs a key, and boxing an
     /// `AnyCodingKey` (too big for an existential's inline buffer) allocated once per property
     /// read.
@@ -40,6 +42,7 @@ public final class JSONModelMembers: Sendable {
     /// A table of the member names of a model's properties, in property order.
     public init(_ names: [String]) {
         self.names = names
+        propertyCount = names.count
         keys = names.map { AnyCodingKey($0) }
         let exactNames = names.map { Array($0.utf8) }
         let snakeNames = exactNames.map { JSONKeyStrategy.separatedSpelling(of: $0, separator: UInt8(ascii: "_")) }
@@ -274,14 +277,31 @@ private final class SpellingTable: @unchecked Sendable {
         guard let base = name.baseAddress, name.count > 0 else { return true }
         let count = name.count
         let known = UnsafeRawPointer(bytes + Int(spelling.offset))
-        // Names of 8 to 16 bytes (most of them) as two words that meet or overlap, without a
+        // Names up to 16 bytes (nearly all of them) as two loads that meet or overlap, without a
         // call: the guess is right for nearly every member, so this comparison is the filing.
-        if count >= 8 && count <= 16 {
-            return known.loadUnaligned(as: UInt64.self) == base.loadUnaligned(as: UInt64.self)
-                && known.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-                    == base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        // Every load stays inside both names.
+        switch count {
+        case 8...16: return Self.sameEnds(known, base, count, as: UInt64.self)
+        case 4..<8: return Self.sameEnds(known, base, count, as: UInt32.self)
+        case 2..<4: return Self.sameEnds(known, base, count, as: UInt16.self)
+        case 1: return known.load(as: UInt8.self) == base.load(as: UInt8.self)
+        default: return memcmp(known, base, count) == 0
         }
-        return memcmp(known, base, count) == 0
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal, compared as a word at each end (`count`
+    /// between one and two words).
+    @inline(__always)
+    private static func sameEnds<Word: FixedWidthInteger>(
+        _ a: UnsafeRawPointer,
+        _ b: UnsafeRawPointer,
+        _ count: Int,
+        as word: Word.Type
+    ) -> Bool {
+        let tail = count - MemoryLayout<Word>.size
+        return a.loadUnaligned(as: Word.self) == b.loadUnaligned(as: Word.self)
+            && a.loadUnaligned(fromByteOffset: tail, as: Word.self)
+                == b.loadUnaligned(fromByteOffset: tail, as: Word.self)
     }
 
     /// The property index of the spelling `name`, or -1.

@@ -110,7 +110,7 @@ extension JSONModelReader {
     func readModel<T: JSONModelDecodable>(_ type: T.Type, from member: JSONTape.Value, field: Int) throws -> T {
         if hasTypeHooks { return try read(type, from: member, field: field) }
         do {
-            return try contextReference._withUnsafeGuaranteedRef { try T(from: member, context: $0) }
+            return try contextReference._withUnsafeGuaranteedRef { try T.decodeJSONModel(from: member, context: $0) }
         } catch {
             abandon()
             throw memberFailure(error, in: member, field: field, type: type)
@@ -136,7 +136,9 @@ extension JSONModelReader {
         do {
             return try member.mapElements { element, index in
                 do {
-                    return try unmanagedContext._withUnsafeGuaranteedRef { try T(from: element, context: $0) }
+                    return try unmanagedContext._withUnsafeGuaranteedRef {
+                        try T.decodeJSONModel(from: element, context: $0)
+                    }
                 } catch {
                     throw memberFailure(error, in: member, field: field, element: (element, index), type: T.self)
                 }
@@ -190,14 +192,74 @@ extension JSONModelReader {
     /// specialized here.
     @inline(__always)
     private func scalars<S: Decodable>(at field: Int) throws -> [S] {
+        if let plain: [S] = tokenScalarArray(at: field) { return plain }
         guard let member = member(field) else { throw missing(field) }
         return try readScalarArray(from: member, field: field)
     }
 
     @inline(__always)
     private func scalarsIfPresent<S: Decodable>(at field: Int) throws -> [S]? {
+        if let plain: [S] = tokenScalarArray(at: field) { return plain }
         guard let member = member(field), !member.isNull else { return nil }
         return try readScalarArray(from: member, field: field) as [S]
+    }
+
+    /// Property `field`'s member read as an array of `String`, `Int`, `Double` or `Bool` straight
+    /// from its tokens, when it is an array of such scalars that all convert; `nil` for anything
+    /// else (no member, another shape, a converter in force, a value that does not convert), which
+    /// the general read handles or words. Why: the general read makes a counted value for the
+    /// array and for each element and grows the array as it goes; here the element count is on
+    /// the array's start token, and each element is one token read through the buffer.
+    @inline(__always)
+    private func tokenScalarArray<S>(at field: Int) -> [S]? {
+        let offset = Int(slots[field])
+        guard offset >= 0, !hasTypeHooks else { return nil }
+        // The casts back to `[S]` are no-ops: each is reached only where `[E]` is `[S]`.
+        if S.self == Int.self {
+            return tokenElements(at: objectIndex + offset) { plainInteger($0, as: Int.self) }.map {
+                unsafeBitCast($0, to: [S].self)
+            }
+        }
+        if S.self == Double.self {
+            return tokenElements(at: objectIndex + offset) { plainDouble($0) }.map { unsafeBitCast($0, to: [S].self) }
+        }
+        if S.self == String.self {
+            return tokenElements(at: objectIndex + offset) { $0.kind == .string ? text(of: $0) : nil }.map {
+                unsafeBitCast($0, to: [S].self)
+            }
+        }
+        if S.self == Bool.self {
+            return tokenElements(at: objectIndex + offset) { token -> Bool? in
+                token.kind == .true ? true : token.kind == .false ? false : nil
+            }.map { unsafeBitCast($0, to: [S].self) }
+        }
+        return nil
+    }
+
+    /// The elements of the array that starts at tape index `index`, each converted from its one
+    /// token; `nil` when it is not an array of scalars or `convert` refuses an element.
+    @inline(__always)
+    private func tokenElements<E>(at index: Int, _ convert: (JSONToken) -> E?) -> [E]? {
+        let first = index - buffer.pointee.firstIndex
+        precondition(first >= 0 && first < buffer.pointee.tokenCount, "JSONTape index out of range")
+        let tokens = UnsafePointer(buffer.pointee.tokens + first)
+        let start = tokens[0]
+        // A closed array's start token holds its end's index and its element count: when the two
+        // agree, every element is one token, a scalar.
+        guard start.kind == .arrayStart, start.payload > index else { return nil }
+        let count = start.payload - index - 1
+        guard Int(start.length) == count else { return nil }
+        precondition(
+            start.payload - buffer.pointee.firstIndex < buffer.pointee.tokenCount,
+            "JSONTape index out of range"
+        )
+        return try? [E](unsafeUninitializedCapacity: count) { elements, initialized in
+            for position in 0..<count {
+                guard let element = convert(tokens[position + 1]) else { throw ElementRefused() }
+                (elements.baseAddress! + position).initialize(to: element)
+                initialized = position + 1
+            }
+        }
     }
 
     @inline(__always)
@@ -248,3 +310,7 @@ extension JSONModelReader {
         return nil
     }
 }
+
+/// Stops filling an array from its tokens at an element that does not convert (the general read
+/// then reads it, or words its error).
+private struct ElementRefused: Error {}

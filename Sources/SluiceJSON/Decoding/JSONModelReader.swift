@@ -73,52 +73,109 @@ public struct JSONModelReader: ~Copyable {
 
     /// Starts reading `value` as a model whose members `members` names: checks it is an object and
     /// files each member under its property. The reader holds none of its arguments: `value`'s
-    /// tape, `context` and `members` must outlive it, as the generated initializer's do.
+    /// tape, `context` and `members` must outlive it, as the generated initializer's do. It borrows
+    /// them, so that a call costs no retain and release of each (an initializer otherwise takes
+    /// its arguments owned).
     ///
     /// - Throws: The `DecodingError` the general path throws for a value that is not an object.
-    public init(_ value: JSONTape.Value, context: TapeDecodingContext, members: JSONModelMembers) throws {
-        let generalOnly = !context.allowsGeneratedReaders || members.names.count > Self.maximumProperties
+    public init(
+        _ value: borrowing JSONTape.Value,
+        context: borrowing TapeDecodingContext,
+        members: borrowing JSONModelMembers
+    ) throws {
+        let propertyCount = members.propertyCount
+        let generalOnly = !context.allowsGeneratedReaders || propertyCount > Self.maximumProperties
         // Checked before the slots open: a reader whose init throws never closes them.
         guard generalOnly || value.kind == .objectStart else {
-            throw TapeDecoder(value: value, context: context).mismatch(expected: "an object", type: [String: Any].self)
+            throw TapeDecoder(value: copy value, context: copy context).mismatch(
+                expected: "an object",
+                type: [String: Any].self
+            )
         }
+        // The tape's storage and the decode state through `Unmanaged`: bound to locals, each cost
+        // a retain and a release per object.
         tapeStorage = Unmanaged.passUnretained(value.tape.storage)
         objectIndex = value.index
         objectEnd = value.endIndex
         contextReference = Unmanaged.passUnretained(context)
         membersReference = Unmanaged.passUnretained(members)
         stateReference = Unmanaged.passUnretained(context.state)
-        buffer = value.tape.storage.buffer
+        buffer = tapeStorage._withUnsafeGuaranteedRef { $0.buffer }
         hasTypeHooks = context.hasTypeHooks
-        slots = context.state.openSlots(count: members.names.count)
-        pendingMark = context.state.pendingChildren.count
+        slots = stateReference._withUnsafeGuaranteedRef { $0.openSlots(count: propertyCount) }
+        pendingMark = stateReference._withUnsafeGuaranteedRef { $0.pendingChildren.count }
         missingMemberError = nil
-        needsGeneralPath = generalOnly
-        if generalOnly { return }
-        let tape = value.tape
-        var position = value.index + 1
-        let end = value.endIndex - 1
-        let mode = context.generatedKeyMode ?? .exact
+        needsGeneralPath =
+            generalOnly
+            || !Self.fileMembers(
+                of: buffer,
+                from: objectIndex,
+                to: objectEnd,
+                into: slots,
+                members: members,
+                mode: context.generatedKeyMode ?? .exact
+            )
+        if needsGeneralPath { return }
+        // Nested values may ask for this one as their parent, as they do under the general path.
+        stateReference._withUnsafeGuaranteedRef { $0.nesting += 1 }
+    }
+
+    /// Files each member of the object at tokens `start..<end` under its property: `slots[field]`
+    /// becomes the member value's offset from `start`. False when the object needs the general
+    /// path: a key repeats, a name could stand for two properties, or the object is too long for
+    /// 32-bit offsets.
+    ///
+    /// Why raw pointers: this runs for every member of every object read, and going through
+    /// `JSONTape` (its subscript, `withUnsafeText`, `endOfValue`) cost a closure call, a counted
+    /// reference and a bounds check per member, over a hundred instructions of what is a name
+    /// comparison. One check here keeps every token read inside the buffer; a live token's text
+    /// is always in the arena.
+    @inline(__always)
+    private static func fileMembers(
+        of buffer: UnsafeMutablePointer<TapeBuffer>,
+        from start: Int,
+        to end: Int,
+        into slots: UnsafeMutablePointer<Int32>,
+        members: JSONModelMembers,
+        mode: GeneratedKeyMode
+    ) -> Bool {
+        let first = start - buffer.pointee.firstIndex
+        precondition(
+            first >= 0 && end - buffer.pointee.firstIndex <= buffer.pointee.tokenCount,
+            "JSONTape index out of range"
+        )
+        let count = end - start
+        guard count <= Int(Int32.max) else { return false }
+        let tokens = UnsafePointer(buffer.pointee.tokens + first)
+        let bytes = UnsafePointer(buffer.pointee.bytes)
+        let arenaBase = buffer.pointee.arenaBase
+        var position = 1
+        let last = count - 1
         var guess = 0
-        while position < end {
-            let valueIndex = position + 1
-            let field = tape.withUnsafeText(of: tape[position]) { members.index(of: $0, mode: mode, guess: guess) }
+        while position < last {
+            let key = tokens[position]
+            let name = UnsafeRawBufferPointer(start: bytes + (key.payload - arenaBase), count: Int(key.length))
+            let field = members.index(of: name, mode: mode, guess: guess)
+            let valuePosition = position + 1
             if field >= 0 {
                 guess = field + 1
                 // A repeated key: the general path decides which copy each property gets.
-                guard slots[field] < 0, let offset = Int32(exactly: valueIndex - value.index) else {
-                    needsGeneralPath = true
-                    return
-                }
-                slots[field] = offset
+                guard slots[field] < 0 else { return false }
+                slots[field] = Int32(truncatingIfNeeded: valuePosition)
             } else if field == JSONModelMembers.ambiguousMember {
-                needsGeneralPath = true
-                return
+                return false
             }
-            position = tape.endOfValue(at: valueIndex) ?? end
+            // The next key: after a container's end token (its start holds the end's index), or
+            // after a scalar.
+            let valueToken = tokens[valuePosition]
+            switch valueToken.kind {
+            case .objectStart, .arrayStart:
+                position = valueToken.payload < 0 ? last : valueToken.payload - start + 1
+            default:
+                position = valuePosition + 1
+            }
         }
-        // Nested values may ask for this one as their parent, as they do under the general path.
-        context.state.nesting += 1
+        return true
     }
 
     /// Starts reading an object whose members the caller files (``file(_:at:)``): a JSON:API
@@ -141,10 +198,10 @@ public struct JSONModelReader: ~Copyable {
         stateReference = Unmanaged.passUnretained(context.state)
         buffer = value.tape.storage.buffer
         hasTypeHooks = context.hasTypeHooks
-        slots = context.state.openSlots(count: members.names.count)
+        slots = context.state.openSlots(count: members.propertyCount)
         pendingMark = context.state.pendingChildren.count
         missingMemberError = missingMember
-        needsGeneralPath = !context.allowsGeneratedReaders || members.names.count > Self.maximumProperties
+        needsGeneralPath = !context.allowsGeneratedReaders || members.propertyCount > Self.maximumProperties
     }
 
     deinit {
@@ -349,20 +406,20 @@ public struct JSONModelReader: ~Copyable {
 
     /// A string token's text as a `String`.
     @inline(__always)
-    private func text(of token: JSONToken) -> String {
+    func text(of token: JSONToken) -> String {
         withText(of: token) { UTF8Validation.string(ofChecked: $0, isASCII: token.isASCII) }
     }
 
     /// A number token read as `T` exactly, or `nil` for anything else.
     @inline(__always)
-    private func plainInteger<T: FixedWidthInteger>(_ token: JSONToken, as type: T.Type) -> T? {
+    func plainInteger<T: FixedWidthInteger>(_ token: JSONToken, as type: T.Type) -> T? {
         guard token.kind == .number else { return nil }
         return withText(of: token) { text in try? JSONNumberText.integer(tokenText: text, as: T.self) }
     }
 
     /// A number token read as the nearest `Double`, or `nil` for anything else.
     @inline(__always)
-    private func plainDouble(_ token: JSONToken) -> Double? {
+    func plainDouble(_ token: JSONToken) -> Double? {
         guard token.kind == .number else { return nil }
         return withText(of: token) { text in try? JSONNumberText.double(tokenText: text) }
     }
