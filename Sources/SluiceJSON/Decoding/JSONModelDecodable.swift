@@ -21,7 +21,7 @@ extension JSONModelDecodable {
         self = try Self.decodeJSONModel(from: value, context: context)
     }
 
-    /// What ``init(from:context:)`` does, borrowing its arguments: nested models and arrays of
+    /// What `init(from:context:)` does, borrowing its arguments: nested models and arrays of
     /// them call this, so that reading one costs no retain and release of the tape and context
     /// (a protocol's initializer takes its arguments owned). Not for calling by hand.
     ///
