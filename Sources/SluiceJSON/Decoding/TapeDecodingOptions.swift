@@ -257,7 +257,7 @@ final class DecodeState {
     /// How many composite values are being decoded, one inside the other, right now.
     @exclusivity(unchecked) var nesting = 0
     /// Date formatters made for ``JSONDateFormat/pattern(_:)``, by pattern.
-    private var formatters: [String: DateFormatter] = [:]
+    private var patternFormatters = PatternDateFormatters()
     /// The slot tables of the generated readers open right now, one block per reader in the
     /// order they opened; blocks are kept and reused by later readers (see `JSONModelReader`).
     /// Unchecked exclusivity: every object a generated reader reads opens and closes a table, and
@@ -329,13 +329,5 @@ final class DecodeState {
     private static let sharedKinds = TypeFacts<CompositeKind>()
 
     /// A formatter for `pattern`, made once per decode.
-    func formatter(for pattern: String) -> DateFormatter {
-        if let formatter = formatters[pattern] { return formatter }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = pattern
-        formatters[pattern] = formatter
-        return formatter
-    }
+    func formatter(for pattern: String) -> DateFormatter { patternFormatters.formatter(for: pattern) }
 }

@@ -163,7 +163,8 @@ package final class EncodingTree {
             return .string(JSONDateText.httpDateString(try civilYears(date, path), style: .rfc850))
         case .format(.asctime):
             return .string(JSONDateText.httpDateString(try civilYears(date, path), style: .asctime))
-        case .format(.pattern(let pattern)): return .string(formatter(for: pattern).string(from: date))
+        case .format(.pattern(let pattern)):
+            return .string(patternFormatters.formatter(for: pattern).string(from: date))
         case .formatted(let formatter): return .string(formatter.string(from: date))
         case .custom(let write):
             let encoder = TreeEncoder(tree: self, path: path)
@@ -183,19 +184,9 @@ package final class EncodingTree {
         return date
     }
 
-    /// Formatters made for `.format(.pattern(_:))`, by pattern: one per pattern per encode, as
-    /// the decoder does, since making one costs far more than formatting a date.
-    private var formatters: [String: DateFormatter] = [:]
-
-    private func formatter(for pattern: String) -> DateFormatter {
-        if let formatter = formatters[pattern] { return formatter }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = pattern
-        formatters[pattern] = formatter
-        return formatter
-    }
+    /// Formatters made for `.format(.pattern(_:))`: one per pattern per encode, as the decoder
+    /// keeps them.
+    private var patternFormatters = PatternDateFormatters()
 
     private func data(_ data: Data, path: [any CodingKey]) throws -> EncodedNode {
         switch settings.dataStrategy {
