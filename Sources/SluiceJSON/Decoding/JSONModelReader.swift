@@ -83,8 +83,7 @@ public struct JSONModelReader: ~Copyable {
         context: borrowing TapeDecodingContext,
         members: borrowing JSONModelMembers
     ) throws {
-        let propertyCount = members.propertyCount
-        let generalOnly = !context.allowsGeneratedReaders || propertyCount > Self.maximumProperties
+        let generalOnly = Self.readsGenerally(context: context, members: members)
         // Checked before the slots open: a reader whose init throws never closes them.
         guard generalOnly || value.kind == .objectStart else {
             throw TapeDecoder(value: copy value, context: copy context).mismatch(
@@ -92,29 +91,16 @@ public struct JSONModelReader: ~Copyable {
                 type: [String: Any].self
             )
         }
-        // The tape's storage and the decode state through `Unmanaged`: bound to locals, each cost
-        // a retain and a release per object.
-        tapeStorage = Unmanaged.passUnretained(value.tape.storage)
-        objectIndex = value.index
-        objectEnd = value.endIndex
-        contextReference = Unmanaged.passUnretained(context)
-        membersReference = Unmanaged.passUnretained(members)
-        stateReference = Unmanaged.passUnretained(context.state)
-        buffer = tapeStorage._withUnsafeGuaranteedRef { $0.buffer }
-        hasTypeHooks = context.hasTypeHooks
-        slots = stateReference._withUnsafeGuaranteedRef { $0.openSlots(count: propertyCount) }
-        pendingMark = stateReference._withUnsafeGuaranteedRef { $0.pendingChildren.count }
-        missingMemberError = nil
-        needsGeneralPath =
-            generalOnly
-            || !Self.fileMembers(
-                of: buffer,
-                from: objectIndex,
-                to: objectEnd,
-                into: slots,
-                members: members,
-                mode: context.generatedKeyMode ?? .exact
-            )
+        self.init(opening: value, context: context, members: members, generalOnly: generalOnly, missingMember: nil)
+        if generalOnly { return }
+        needsGeneralPath = !Self.fileMembers(
+            of: buffer,
+            from: objectIndex,
+            to: objectEnd,
+            into: slots,
+            members: members,
+            mode: context.generatedKeyMode ?? .exact
+        )
         if needsGeneralPath { return }
         // Nested values may ask for this one as their parent, as they do under the general path.
         stateReference._withUnsafeGuaranteedRef { $0.nesting += 1 }
@@ -183,25 +169,57 @@ public struct JSONModelReader: ~Copyable {
     /// relationships. `missingMember` words the error for a property without a member, given the
     /// property's name and `value`.
     package init(
-        filing value: JSONTape.Value,
-        context: TapeDecodingContext,
-        members: JSONModelMembers,
+        filing value: borrowing JSONTape.Value,
+        context: borrowing TapeDecodingContext,
+        members: borrowing JSONModelMembers,
         missingMember: @escaping @Sendable (String, JSONTape.Value) -> DecodingError
     ) {
-        // The fields as the initializer above sets them, written out again: an initializer both
-        // delegated to was not inlined and took its arguments counted, a retain each per object.
+        self.init(
+            opening: value,
+            context: context,
+            members: members,
+            generalOnly: Self.readsGenerally(context: context, members: members),
+            missingMember: missingMember
+        )
+    }
+
+    /// What both initializers set up: the references, held unmanaged, and the slot table, opened;
+    /// `generalOnly` is ``readsGenerally(context:members:)``, which the caller has asked.
+    /// Every argument is borrowed and the body is inlined into each initializer: taken owned, or
+    /// called out of line, the arguments cost a retain and a release each per object.
+    @inline(__always)
+    private init(
+        opening value: borrowing JSONTape.Value,
+        context: borrowing TapeDecodingContext,
+        members: borrowing JSONModelMembers,
+        generalOnly: Bool,
+        missingMember: (@Sendable (String, JSONTape.Value) -> DecodingError)?
+    ) {
+        // The tape's storage and the decode state reached through `Unmanaged` too: bound to
+        // locals, each cost a retain and a release per object.
         tapeStorage = Unmanaged.passUnretained(value.tape.storage)
         objectIndex = value.index
         objectEnd = value.endIndex
         contextReference = Unmanaged.passUnretained(context)
         membersReference = Unmanaged.passUnretained(members)
         stateReference = Unmanaged.passUnretained(context.state)
-        buffer = value.tape.storage.buffer
+        buffer = tapeStorage._withUnsafeGuaranteedRef { $0.buffer }
         hasTypeHooks = context.hasTypeHooks
-        slots = context.state.openSlots(count: members.propertyCount)
-        pendingMark = context.state.pendingChildren.count
+        let propertyCount = members.propertyCount
+        slots = stateReference._withUnsafeGuaranteedRef { $0.openSlots(count: propertyCount) }
+        pendingMark = stateReference._withUnsafeGuaranteedRef { $0.pendingChildren.count }
         missingMemberError = missingMember
-        needsGeneralPath = !context.allowsGeneratedReaders || members.propertyCount > Self.maximumProperties
+        needsGeneralPath = generalOnly
+    }
+
+    /// Whether every object of a model goes to the general path under `context`: generated
+    /// readers are off, or the model has more properties than a slot table holds.
+    @inline(__always)
+    private static func readsGenerally(
+        context: borrowing TapeDecodingContext,
+        members: borrowing JSONModelMembers
+    ) -> Bool {
+        !context.allowsGeneratedReaders || members.propertyCount > maximumProperties
     }
 
     deinit {
