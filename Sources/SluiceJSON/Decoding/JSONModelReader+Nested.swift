@@ -188,8 +188,8 @@ extension JSONModelReader {
         }
     }
 
-    /// An array of scalars or optional scalars, read by the general path's own array shortcut,
-    /// specialized here.
+    /// An array of scalars or optional scalars: from its tokens when it is plain, else by the
+    /// general read.
     @inline(__always)
     private func scalars<S: Decodable>(at field: Int) throws -> [S] {
         if let plain: [S] = tokenScalarArray(at: field) { return plain }
@@ -204,36 +204,48 @@ extension JSONModelReader {
         return try readScalarArray(from: member, field: field) as [S]
     }
 
-    /// Property `field`'s member read as an array of `String`, `Int`, `Double` or `Bool` straight
-    /// from its tokens, when it is an array of such scalars that all convert; `nil` for anything
-    /// else (no member, another shape, a converter in force, a value that does not convert), which
-    /// the general read handles or words. Why: the general read makes a counted value for the
-    /// array and for each element and grows the array as it goes; here the element count is on
-    /// the array's start token, and each element is one token read through the buffer.
+    /// Property `field`'s member read as an array of `String`, `Int`, `Double` or `Bool`, or of
+    /// one of them optional, straight from its tokens: each element converts as the scalar
+    /// properties above convert theirs. `nil` for anything else (no member, another shape, a
+    /// converter in force, an element that does not convert), which the general read reads or
+    /// words the error of. Why: the general read is generic code that works out the element
+    /// type at run time, makes a decoder for the array and a counted value for each element,
+    /// and grows the array as it goes; here the type is known where the call is specialized
+    /// (the comparisons of `S` fold away), the element count is on the array's start token,
+    /// and each element is one token read through the buffer.
     @inline(__always)
     private func tokenScalarArray<S>(at field: Int) -> [S]? {
         let offset = Int(slots[field])
         guard offset >= 0, !hasTypeHooks else { return nil }
-        // The casts back to `[S]` are no-ops: each is reached only where `[E]` is `[S]`.
-        if S.self == Int.self {
-            return tokenElements(at: objectIndex + offset) { plainInteger($0, as: Int.self) }.map {
-                unsafeBitCast($0, to: [S].self)
-            }
-        }
-        if S.self == Double.self {
-            return tokenElements(at: objectIndex + offset) { plainDouble($0) }.map { unsafeBitCast($0, to: [S].self) }
-        }
-        if S.self == String.self {
-            return tokenElements(at: objectIndex + offset) { $0.kind == .string ? text(of: $0) : nil }.map {
-                unsafeBitCast($0, to: [S].self)
-            }
-        }
-        if S.self == Bool.self {
-            return tokenElements(at: objectIndex + offset) { token -> Bool? in
-                token.kind == .true ? true : token.kind == .false ? false : nil
-            }.map { unsafeBitCast($0, to: [S].self) }
-        }
+        let index = objectIndex + offset
+        func integer(_ token: JSONToken) -> Int? { plainInteger(token, as: Int.self) }
+        func double(_ token: JSONToken) -> Double? { plainDouble(token) }
+        func string(_ token: JSONToken) -> String? { token.kind == .string ? text(of: token) : nil }
+        func bool(_ token: JSONToken) -> Bool? { token.kind == .true ? true : token.kind == .false ? false : nil }
+        if S.self == String.self { return tokenArray(at: index, string) }
+        if S.self == Int.self { return tokenArray(at: index, integer) }
+        if S.self == Double.self { return tokenArray(at: index, double) }
+        if S.self == Bool.self { return tokenArray(at: index, bool) }
+        if S.self == String?.self { return optionalTokenArray(at: index, string) }
+        if S.self == Int?.self { return optionalTokenArray(at: index, integer) }
+        if S.self == Double?.self { return optionalTokenArray(at: index, double) }
+        if S.self == Bool?.self { return optionalTokenArray(at: index, bool) }
         return nil
+    }
+
+    /// ``tokenElements(at:_:)`` as `[S]`, where `[E]` is `[S]` (the cast is a no-op). Methods,
+    /// not functions nested in ``tokenScalarArray(at:)``: nested generic functions were left
+    /// unspecialized, and each array then found its storage type in the runtime's caches.
+    @inline(__always)
+    private func tokenArray<S, E>(at index: Int, _ convert: (JSONToken) -> E?) -> [S]? {
+        tokenElements(at: index, convert).map { unsafeBitCast($0, to: [S].self) }
+    }
+
+    /// ``tokenArray(at:_:)`` of optional elements: `null` reads as `nil` (`.some(nil)` to
+    /// `tokenElements`, whose `nil` refuses an element that does not convert).
+    @inline(__always)
+    private func optionalTokenArray<S, E>(at index: Int, _ convert: (JSONToken) -> E?) -> [S]? {
+        tokenArray(at: index) { token -> E?? in token.kind == .null ? .some(nil) : convert(token).map { .some($0) } }
     }
 
     /// The elements of the array that starts at tape index `index`, each converted from its one
@@ -262,10 +274,11 @@ extension JSONModelReader {
         }
     }
 
+    /// An array of scalars that ``tokenScalarArray(at:)`` did not take, read as the general path
+    /// reads it: its converters, its conversions, its errors.
     @inline(__always)
     private func readScalarArray<S: Decodable>(from member: JSONTape.Value, field: Int) throws -> [S] {
         if hasTypeHooks { return try read([S].self, from: member, field: field) }
-        if let plain = plainScalarArray(member, as: S.self) { return plain }
         do {
             return try [S].read(
                 from: TapeDecoder(value: member, context: context, parentPath: [], key: members.keys[field])
@@ -274,40 +287,6 @@ extension JSONModelReader {
             abandon()
             throw error
         }
-    }
-
-    /// The array `member` read straight from the tape, when `S` is a scalar or an optional scalar
-    /// and every element reads without a fault; `nil` for the general path to read, which gives
-    /// the same value or the error. Why: the general path's array read is generic code that
-    /// works out the element type at run time and makes a decoder for the array, over a
-    /// thousand instructions for `["a", "b"]`; here the type is known where the call is
-    /// specialized, and the comparisons of `S` fold away.
-    @inline(__always)
-    private func plainScalarArray<S>(_ member: JSONTape.Value, as type: S.Type) -> [S]? {
-        guard member.kind == .arrayStart else { return nil }
-        let context = self.context
-        // The casts back to `[S]` are no-ops: each is reached only where `[E]` or `[E?]` is `[S]`.
-        func read<E>(_ scalar: TapeScalar, _ element: E.Type) -> [S]? {
-            let array = try? member.mapElementsSpecialized { element, _ throws(JSONError) -> E in
-                try TapeDecoder.readScalar(scalar, from: element, context: context, as: E.self)
-            }
-            return array.map { unsafeBitCast($0, to: [S].self) }
-        }
-        func readOptional<E>(_ scalar: TapeScalar, _ element: E.Type) -> [S]? {
-            let array = try? member.mapElementsSpecialized { element, _ throws(JSONError) -> E? in
-                element.isNull ? nil : try TapeDecoder.readScalar(scalar, from: element, context: context, as: E.self)
-            }
-            return array.map { unsafeBitCast($0, to: [S].self) }
-        }
-        if S.self == String.self { return read(.string, String.self) }
-        if S.self == Int.self { return read(.int, Int.self) }
-        if S.self == Double.self { return read(.double, Double.self) }
-        if S.self == Bool.self { return read(.bool, Bool.self) }
-        if S.self == String?.self { return readOptional(.string, String.self) }
-        if S.self == Int?.self { return readOptional(.int, Int.self) }
-        if S.self == Double?.self { return readOptional(.double, Double.self) }
-        if S.self == Bool?.self { return readOptional(.bool, Bool.self) }
-        return nil
     }
 }
 
