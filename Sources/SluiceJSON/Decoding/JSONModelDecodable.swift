@@ -23,13 +23,14 @@ extension JSONModelDecodable {
 
     /// What `init(from:context:)` does, borrowing its arguments: nested models and arrays of
     /// them call this, so that reading one costs no retain and release of the tape and context
-    /// (a protocol's initializer takes its arguments owned). Not for calling by hand.
+    /// (a protocol's initializer takes its arguments owned). Internal and inlinable: the readers
+    /// that call it are inlined into each model's initializer.
     ///
     /// The reader counts no references to the tape, the context or the table: borrowed, the
     /// first two live for the whole call, and the table's lifetime is fixed here past the
     /// reader's last use, so that an optimizer that inlines this cannot end it sooner.
     @inlinable
-    public static func decodeJSONModel(
+    static func decodeJSONModel(
         from value: borrowing JSONTape.Value,
         context: borrowing TapeDecodingContext
     ) throws -> Self {
