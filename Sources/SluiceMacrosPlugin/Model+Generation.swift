@@ -1,5 +1,6 @@
 // The code `@JSONModel` writes from a model: the member table, the initializer that reads the
-// properties, and for an encodable model the key table and the writer of one member.
+// properties, for an encodable model the key table and the writer of one member, and how names and
+// strings are written into that code.
 
 extension Model {
     /// The table of member names, built once per type (once per specialization for a generic
@@ -114,5 +115,32 @@ extension Model {
             }
         }
         return escaped
+    }
+
+    /// A property name as it can be written after `self.` (keywords need no backticks there,
+    /// except a few that would read as something else).
+    static func escaped(_ name: String) -> String {
+        ["init", "self", "Type"].contains(name) ? "`\(name)`" : name
+    }
+
+    /// `text` as a Swift string literal.
+    static func stringLiteral(_ text: String) -> String {
+        var literal = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": literal += "\\\""
+            case "\\": literal += "\\\\"
+            case "\n": literal += "\\n"
+            case "\r": literal += "\\r"
+            case "\t": literal += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    literal += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    literal.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return literal + "\""
     }
 }

@@ -1,5 +1,5 @@
 // Questions about a declaration's syntax that reading a model asks: whether a function encodes
-// or an initializer decodes, whether a type is optional, how a name is written.
+// or an initializer decodes, whether a type is optional, a name without its backticks.
 
 import SwiftSyntax
 
@@ -49,32 +49,5 @@ extension Model {
     /// A name without the backticks that let it be a keyword.
     static func identifier(_ text: String) -> String {
         text.hasPrefix("`") && text.hasSuffix("`") && text.count > 1 ? String(text.dropFirst().dropLast()) : text
-    }
-
-    /// A property name as it can be written after `self.` (keywords need no backticks there,
-    /// except a few that would read as something else).
-    static func escaped(_ name: String) -> String {
-        ["init", "self", "Type"].contains(name) ? "`\(name)`" : name
-    }
-
-    /// `text` as a Swift string literal.
-    static func stringLiteral(_ text: String) -> String {
-        var literal = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": literal += "\\\""
-            case "\\": literal += "\\\\"
-            case "\n": literal += "\\n"
-            case "\r": literal += "\\r"
-            case "\t": literal += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    literal += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    literal.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return literal + "\""
     }
 }
