@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "SluiceHTTP", targets: ["SluiceHTTP"]),
         .library(name: "SluiceURLSession", targets: ["SluiceURLSession"]),
         .library(name: "SluiceMacros", targets: ["SluiceMacros"]),
+        .library(name: "SluiceTools", targets: ["SluiceTools"]),
         .executable(name: "sluice", targets: ["SluiceCLI"]),
     ],
     dependencies: [
@@ -64,6 +65,15 @@ let package = Package(
         .target(
             name: "SluiceJSONAPI",
             dependencies: ["SluiceJSON"],
+            swiftSettings: strictSettings
+        ),
+        // What the `sluice` tool is made of besides its commands, kept out of the libraries a
+        // program links: the model writer (`sluice models`), the sample document generator
+        // (`sluice generate`, tests, benchmarks), the `sluice flatten` line format and the engine
+        // of `sluice bench`.
+        .target(
+            name: "SluiceTools",
+            dependencies: ["SluiceJSON", "SluiceJSONAPI"],
             swiftSettings: strictSettings
         ),
         // What every import target shares: the reading threads and the pipe of import records,
@@ -150,6 +160,7 @@ let package = Package(
                 "SluiceSQLite",
                 "SluicePostgres",
                 "SluiceHTTP",
+                "SluiceTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -165,6 +176,7 @@ let package = Package(
             dependencies: [
                 "SluiceMacros",
                 "SluiceJSONAPI",
+                "SluiceTools",
                 "SluiceMacrosPlugin",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
@@ -176,7 +188,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceJSONAPITests",
-            dependencies: ["SluiceJSONAPI"],
+            dependencies: ["SluiceJSONAPI", "SluiceTools"],
             exclude: ["Resources"],
             swiftSettings: strictSettings
         ),
@@ -184,7 +196,7 @@ let package = Package(
         // with the macro and decoding the samples they came from.
         .testTarget(
             name: "SluiceModelsTests",
-            dependencies: ["SluiceMacros", "SluiceJSONAPI"],
+            dependencies: ["SluiceMacros", "SluiceJSONAPI", "SluiceTools"],
             exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
@@ -192,7 +204,7 @@ let package = Package(
         // `Metadata` would meet twitter.json's.
         .testTarget(
             name: "SluiceGeneratedModelsTests",
-            dependencies: ["SluiceMacros", "SluiceJSONAPI"],
+            dependencies: ["SluiceMacros", "SluiceJSONAPI", "SluiceTools"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -209,7 +221,7 @@ let package = Package(
         .target(
             name: "SluiceTestServer",
             dependencies: [
-                "SluiceJSONAPI", "SluicePostgres",
+                "SluiceJSONAPI", "SluicePostgres", "SluiceTools",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -221,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "SluiceImportTests",
             dependencies: [
-                "SluiceImport", "SluiceJSONAPIImport", "SluiceSQLite", "SluiceJSON", "SluiceJSONAPI",
+                "SluiceImport", "SluiceJSONAPIImport", "SluiceSQLite", "SluiceJSON", "SluiceJSONAPI", "SluiceTools",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -26,6 +26,7 @@ let package = Package(
                 "FullModels",
                 .product(name: "SluiceJSON", package: "Sluice"),
                 .product(name: "SluiceJSONAPI", package: "Sluice"),
+                .product(name: "SluiceTools", package: "Sluice"),
                 .product(name: "SluiceMacros", package: "Sluice"),
             ],
             path: "Sources/Profile"
@@ -37,6 +38,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SluiceJSON", package: "Sluice"),
                 .product(name: "SluiceJSONAPI", package: "Sluice"),
+                .product(name: "SluiceTools", package: "Sluice"),
                 "CYajlBaseline",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
@@ -48,6 +50,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SluiceJSON", package: "Sluice"),
                 .product(name: "SluiceJSONAPI", package: "Sluice"),
+                .product(name: "SluiceTools", package: "Sluice"),
                 .product(name: "SluiceMacros", package: "Sluice"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],

@@ -13,7 +13,7 @@ graphs=$(swift package ${SWIFT_BUILD_FLAGS:-} dump-symbol-graph --minimum-access
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for module in SluiceJSON SluiceJSONAPI SluiceImport SluiceJSONAPIImport SluiceSQLite SluicePostgres SluiceHTTP SluiceURLSession SluiceMacros; do
+for module in SluiceJSON SluiceJSONAPI SluiceImport SluiceJSONAPIImport SluiceSQLite SluicePostgres SluiceHTTP SluiceURLSession SluiceMacros SluiceTools; do
     mkdir -p "$work/$module/graphs"
     cp "$graphs/$module.symbols.json" "$work/$module/graphs/"
     cp "$graphs/$module"@*.symbols.json "$work/$module/graphs/" 2>/dev/null || true

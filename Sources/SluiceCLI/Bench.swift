@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SluiceJSON
 import SluiceJSONAPI
+import SluiceTools
 
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +53,7 @@ struct Bench: AsyncParsableCommand {
     var quiet = false
 
     @Option(help: .hidden)
-    var contender: Contender?
+    var contender: BenchContender?
 
     @OptionGroup var jobs: JobsOption
 
@@ -70,7 +71,17 @@ struct Bench: AsyncParsableCommand {
     func run() async throws {
         if let contender, let file {
             // One measured run, in a process of its own; the parent reads the JSON line it prints.
-            let result = try contender.measure(path: file, parallelism: jobs.parallelism)
+            let result: BenchMeasurement
+            do {
+                result = try contender.measure(path: file, parallelism: jobs.parallelism)
+            } catch let refusal as BenchContender.Refusal {
+                Terminal.message("\(file): \(refusal)\n")
+                throw ExitCode(1)
+            } catch {
+                var report = FaultReport()
+                try report.add(error, in: Input.displayName(of: file))
+                throw ExitCode(report.exitCode)
+            }
             try Terminal.standardOutput.write(result.json.jsonText + "\n")
             return
         }
@@ -102,7 +113,7 @@ struct Bench: AsyncParsableCommand {
             (threads > 1 ? [Entrant(.sluice, threads: 1)] : []) + [
                 Entrant(.sluice, threads: threads), Entrant(.foundation, threads: 1),
             ]
-        var results: [Entrant: [Measurement]] = [:]
+        var results: [Entrant: [BenchMeasurement]] = [:]
         for run in 1...runs {
             for entrant in entrants {
                 if showsProgress { Terminal.message("Run \(run) of \(runs): \(entrant.title)…\n") }
@@ -118,9 +129,10 @@ struct Bench: AsyncParsableCommand {
             input: file ?? "generated document of \(articles) articles",
             bytes: bytes,
             threads: threads,
-            sluice: Summary(results[Entrant(.sluice, threads: threads)] ?? [], checksum: checksum),
-            oneThread: threads > 1 ? Summary(results[Entrant(.sluice, threads: 1)] ?? [], checksum: checksum) : nil,
-            foundation: Summary(results[Entrant(.foundation, threads: 1)] ?? [], checksum: checksum)
+            sluice: BenchSummary(results[Entrant(.sluice, threads: threads)] ?? [], checksum: checksum),
+            oneThread: threads > 1
+                ? BenchSummary(results[Entrant(.sluice, threads: 1)] ?? [], checksum: checksum) : nil,
+            foundation: BenchSummary(results[Entrant(.foundation, threads: 1)] ?? [], checksum: checksum)
         )
         switch format {
         case .text: try Terminal.standardOutput.write(table(outcome))
@@ -134,18 +146,18 @@ struct Bench: AsyncParsableCommand {
         var bytes: Int
         /// The threads Sluice read with (`--jobs`).
         var threads: Int
-        var sluice: Summary
+        var sluice: BenchSummary
         /// Sluice on one thread, measured beside it when `threads` is more than one.
-        var oneThread: Summary?
-        var foundation: Summary
+        var oneThread: BenchSummary?
+        var foundation: BenchSummary
     }
 
     /// A contender with its thread count: one row of the table.
     struct Entrant: Hashable {
-        var contender: Contender
+        var contender: BenchContender
         var threads: Int
 
-        init(_ contender: Contender, threads: Int) {
+        init(_ contender: BenchContender, threads: Int) {
             self.contender = contender
             self.threads = threads
         }
@@ -159,7 +171,7 @@ struct Bench: AsyncParsableCommand {
     }
 
     /// Runs one contender in a child process of this executable and reads its measurement.
-    private static func spawn(_ entrant: Entrant, path: String) throws -> Measurement {
+    private static func spawn(_ entrant: Entrant, path: String) throws -> BenchMeasurement {
         let contender = entrant.contender
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executablePath)
@@ -185,7 +197,7 @@ struct Bench: AsyncParsableCommand {
             )
         }
         let tape = try JSONParser.parse(Array(output))
-        return try tape.value(at: tape.startIndex).decode(Measurement.self)
+        return try tape.value(at: tape.startIndex).decode(BenchMeasurement.self)
     }
 
     /// This executable's path, for the child processes.
@@ -203,7 +215,7 @@ struct Bench: AsyncParsableCommand {
         text += "\(sluice.checksum.resources) resources. Medians of \(runs) run\(runs == 1 ? "" : "s").\n\n"
         let header = ["", "MB/s", "wall s", "CPU s", "peak memory"]
         var rows = [header]
-        var named = [(Entrant(.sluice, threads: threads).title, sluice), (Contender.foundation.title, foundation)]
+        var named = [(Entrant(.sluice, threads: threads).title, sluice), (BenchContender.foundation.title, foundation)]
         if let oneThread = outcome.oneThread { named.insert((Entrant(.sluice, threads: 1).title, oneThread), at: 0) }
         for (name, summary) in named {
             rows.append([
@@ -255,7 +267,7 @@ struct Bench: AsyncParsableCommand {
 
     private func json(_ outcome: Outcome) -> JSONValue {
         let (sluice, foundation, bytes) = (outcome.sluice, outcome.foundation, outcome.bytes)
-        func entry(_ summary: Summary) -> JSONValue {
+        func entry(_ summary: BenchSummary) -> JSONValue {
             [
                 "megabytesPerSecond": Self.number(Self.ratio(Double(bytes) / 1_000_000, summary.seconds)),
                 "seconds": .number(String(summary.seconds)),
@@ -284,212 +296,4 @@ struct Bench: AsyncParsableCommand {
     }
 }
 
-/// What both contenders compute from every resource, to check they read the same document.
-struct BenchChecksum: Decodable, Hashable, CustomStringConvertible {
-    var resources = 0
-    var attributes = 0
-    var relationships = 0
-    var linkage = 0
-    var identityBytes = 0
-
-    var description: String {
-        "\(resources) resources, \(attributes) attributes, \(relationships) relationships, \(linkage) identifiers in linkage"
-    }
-
-    mutating func add(type: String, id: String?, attributes: Int) {
-        resources += 1
-        self.attributes += attributes
-        identityBytes += type.utf8.count + (id?.utf8.count ?? 0)
-    }
-
-    mutating func addRelationship() {
-        relationships += 1
-    }
-
-    mutating func addLinkage(type: String, id: String?) {
-        linkage += 1
-        identityBytes += type.utf8.count + (id?.utf8.count ?? 0)
-    }
-
-    var json: JSONValue {
-        [
-            "resources": .number(String(resources)),
-            "attributes": .number(String(attributes)),
-            "relationships": .number(String(relationships)),
-            "linkage": .number(String(linkage)),
-            "identityBytes": .number(String(identityBytes)),
-        ]
-    }
-}
-
-/// One run of one contender, as the child process reports it.
-struct Measurement: Decodable {
-    var seconds: Double
-    var cpuSeconds: Double
-    var peakMemoryBytes: Int
-    var checksum: BenchChecksum
-
-    var json: JSONValue {
-        [
-            "seconds": .number(String(seconds)),
-            "cpuSeconds": .number(String(cpuSeconds)),
-            "peakMemoryBytes": .number(String(peakMemoryBytes)),
-            "checksum": checksum.json,
-        ]
-    }
-}
-
-/// The medians of a contender's runs (largest peak memory).
-struct Summary {
-    var seconds: Double
-    var cpuSeconds: Double
-    var peakMemoryBytes: Int
-    var checksum: BenchChecksum
-
-    init(_ runs: [Measurement], checksum: BenchChecksum) {
-        func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            guard !sorted.isEmpty else { return 0 }
-            return sorted.count % 2 == 1
-                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
-        seconds = median(runs.map(\.seconds))
-        cpuSeconds = median(runs.map(\.cpuSeconds))
-        peakMemoryBytes = runs.map(\.peakMemoryBytes).max() ?? 0
-        self.checksum = checksum
-    }
-}
-
-/// The two ways of reading a document that `sluice bench` compares.
-enum Contender: String, CaseIterable, ExpressibleByArgument {
-    case sluice, foundation
-
-    var title: String {
-        switch self {
-        case .sluice: "Sluice streaming"
-        case .foundation: "Foundation JSONSerialization + mapping"
-        }
-    }
-
-    /// Reads the document at `path` once, timing the whole read including the file.
-    func measure(path: String, parallelism: Parallelism) throws -> Measurement {
-        let clock = ContinuousClock()
-        let cpuBefore = Self.cpuSeconds()
-        let start = clock.now
-        let checksum: BenchChecksum
-        switch self {
-        case .sluice: checksum = try Self.sluice(path: path, parallelism: parallelism)
-        case .foundation: checksum = try Self.foundation(path: path)
-        }
-        let seconds = (clock.now - start).seconds
-        return Measurement(
-            seconds: seconds,
-            cpuSeconds: Self.cpuSeconds() - cpuBefore,
-            peakMemoryBytes: Self.peakResidentBytes(),
-            checksum: checksum
-        )
-    }
-
-    /// Sluice: resources streamed from the file in their generic form, one at a time.
-    private static func sluice(path: String, parallelism: Parallelism) throws -> BenchChecksum {
-        var checksum = BenchChecksum()
-        let decoder = JSONAPIDecoder()
-        decoder.parallelism = parallelism
-        do {
-            try decoder.forEachResource(in: try FileChunkReader(path: path)) { streamed in
-                guard let raw = streamed.resource.raw else { return }
-                checksum.add(type: raw.type, id: raw.id ?? raw.lid, attributes: raw.attributes.count)
-                for (_, relationship) in raw.relationships {
-                    checksum.addRelationship()
-                    switch relationship.data {
-                    case .one(let identifier)?:
-                        checksum.addLinkage(type: identifier.type, id: identifier.id ?? identifier.lid)
-                    case .many(let identifiers)?:
-                        for identifier in identifiers {
-                            checksum.addLinkage(type: identifier.type, id: identifier.id ?? identifier.lid)
-                        }
-                    case .null?, nil: break
-                    }
-                }
-            }
-        } catch {
-            var report = FaultReport()
-            try report.add(error, in: Input.displayName(of: path))
-            throw ExitCode(report.exitCode)
-        }
-        return checksum
-    }
-
-    /// A resource as Foundation's contender maps it by hand from `JSONSerialization`'s dictionaries.
-    private struct MappedResource {
-        var type: String
-        var id: String?
-        var attributes: [String: Any]
-        var relationships: [(name: String, identifiers: [(type: String, id: String?)])]
-    }
-
-    /// Foundation: the file read into memory, parsed into dictionaries, every resource mapped.
-    private static func foundation(path: String) throws -> BenchChecksum {
-        let object: Any
-        do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            object = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            Terminal.message("\(path): Foundation could not read the document: \(error)\n")
-            throw ExitCode(1)
-        }
-        guard let document = object as? [String: Any] else {
-            Terminal.message("\(path): the document is not a JSON object.\n")
-            throw ExitCode(1)
-        }
-        var resources: [MappedResource] = []
-        func map(_ value: Any) {
-            guard let resource = value as? [String: Any], let type = resource["type"] as? String else { return }
-            var mapped = MappedResource(
-                type: type,
-                id: resource["id"] as? String ?? resource["lid"] as? String,
-                attributes: resource["attributes"] as? [String: Any] ?? [:],
-                relationships: []
-            )
-            for (name, relationship) in resource["relationships"] as? [String: Any] ?? [:] {
-                let data = (relationship as? [String: Any])?["data"]
-                var identifiers: [(type: String, id: String?)] = []
-                for item in (data as? [Any]) ?? (data.map { [$0] } ?? []) {
-                    guard let identifier = item as? [String: Any], let type = identifier["type"] as? String else {
-                        continue
-                    }
-                    identifiers.append((type, identifier["id"] as? String ?? identifier["lid"] as? String))
-                }
-                mapped.relationships.append((name, identifiers))
-            }
-            resources.append(mapped)
-        }
-        if let data = document["data"] as? [Any] { data.forEach(map) } else if let data = document["data"] { map(data) }
-        (document["included"] as? [Any] ?? []).forEach(map)
-        var checksum = BenchChecksum()
-        for resource in resources {
-            checksum.add(type: resource.type, id: resource.id, attributes: resource.attributes.count)
-            for relationship in resource.relationships {
-                checksum.addRelationship()
-                for identifier in relationship.identifiers {
-                    checksum.addLinkage(type: identifier.type, id: identifier.id)
-                }
-            }
-        }
-        return checksum
-    }
-
-    private static func cpuSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    }
-
-    /// The process's peak resident set size (Linux reports kibibytes).
-    private static func peakResidentBytes() -> Int {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss) * 1024
-    }
-}
+extension BenchContender: ExpressibleByArgument {}

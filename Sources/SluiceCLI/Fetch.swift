@@ -3,6 +3,7 @@ import Foundation
 import SluiceHTTP
 import SluiceJSON
 import SluiceJSONAPI
+import SluiceTools
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import ArgumentParser
 import SluiceJSON
 import SluiceJSONAPI
+import SluiceTools
 
 /// `sluice flatten`: a JSON:API document as NDJSON, one line per resource.
 struct Flatten: AsyncParsableCommand {

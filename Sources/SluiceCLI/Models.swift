@@ -3,6 +3,7 @@ import Foundation
 import SluiceHTTP
 import SluiceJSON
 import SluiceJSONAPI
+import SluiceTools
 
 /// `sluice models`: Swift models written from samples of an API's documents.
 struct Models: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import SluiceJSON
 import SluiceJSONAPI
+import SluiceTools
 import Testing
 
 /// The models `sluice models` writes for a document of `sluice generate` (SampleDocumentModels.swift,

@@ -4,6 +4,7 @@ import SluiceImport
 import SluiceJSON
 import SluiceJSONAPI
 import SluiceSQLite
+import SluiceTools
 import Testing
 
 /// A document fed to an import from async code, and several documents in one job.

@@ -1,6 +1,7 @@
 import Foundation
 import SluiceJSON
 import SluiceJSONAPI
+import SluiceTools
 import Testing
 
 /// `JSONAPIFlattener` writes its lines straight from the tape; these tests hold every line to

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceTools
 import Testing
 
 @testable import SluiceJSONAPI

@@ -1,6 +1,7 @@
 import Foundation
 import SluiceJSONAPI
 import SluiceMacros
+import SluiceTools
 import Testing
 
 /// `@JSONModel` on JSON:API resource models: the JSON:API decoder files each resource object's

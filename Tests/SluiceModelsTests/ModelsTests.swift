@@ -3,6 +3,7 @@ import SluiceJSON
 import Testing
 
 @testable import SluiceJSONAPI
+@testable import SluiceTools
 
 /// The models `sluice models` writes: the files in Generated/ are its output for the samples
 /// (checked here byte for byte), compiled with `@JSONModel` in this target, and they decode the

@@ -3,6 +3,7 @@
 import Foundation
 import SluiceJSONAPI
 import SluicePostgres
+import SluiceTools
 
 /// The PostgreSQL server `scripts/with-postgres.sh` starts for `make test` (a private cluster on
 /// loopback), or the reason there is none.

@@ -36,7 +36,10 @@ let package = Package(
     targets: [
         .testTarget(
             name: "ParallelRaceTests",
-            dependencies: [.product(name: "SluiceJSONAPI", package: sluiceName)]
+            dependencies: [
+                .product(name: "SluiceJSONAPI", package: sluiceName),
+                .product(name: "SluiceTools", package: sluiceName),
+            ]
         ),
         // Tests/SluiceTestServer is a link to the root package's Tests/SluiceTestServer.
         .target(
@@ -44,6 +47,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SluiceJSONAPI", package: sluiceName),
                 .product(name: "SluicePostgres", package: sluiceName),
+                .product(name: "SluiceTools", package: sluiceName),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -58,6 +62,7 @@ let package = Package(
                 .product(name: "SluiceJSONAPI", package: sluiceName),
                 .product(name: "SluiceSQLite", package: sluiceName),
                 .product(name: "SluicePostgres", package: sluiceName),
+                .product(name: "SluiceTools", package: sluiceName),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // Built (instrumented) so that the tests can run it; never imported.
                 .product(name: "sluice", package: sluiceName),

@@ -13,6 +13,7 @@
 import Benchmark
 import Foundation
 import SluiceJSONAPI
+import SluiceTools
 
 func generated(_ generator: SampleDocumentGenerator) -> [UInt8] {
     var bytes: [UInt8] = []

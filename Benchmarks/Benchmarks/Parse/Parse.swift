@@ -17,6 +17,7 @@ import CYajlBaseline
 import Foundation
 import SluiceJSON
 import SluiceJSONAPI
+import SluiceTools
 
 /// The corpora: `SLUICE_CORPORA` or `../shared/corpora` beside the repository.
 let corpora: URL = {

@@ -16,6 +16,7 @@ import Foundation
 import FullModels
 import SluiceJSON
 import SluiceJSONAPI
+import SluiceTools
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let repeats = Int(arguments[2]) else {

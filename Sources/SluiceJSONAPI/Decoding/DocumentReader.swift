@@ -14,7 +14,7 @@
 public import SluiceJSON
 
 /// What the document reader needs of a token source; `JSONTape` provides it.
-protocol DocumentTokens {
+package protocol DocumentTokens {
     var endIndex: Int { get }
     func kind(at index: Int) -> JSONToken.Kind
     /// The index one past the value starting at `index`, or `nil` while it is still open.
@@ -26,19 +26,19 @@ protocol DocumentTokens {
 }
 
 extension JSONTape: DocumentTokens {
-    func kind(at index: Int) -> JSONToken.Kind { self[index].kind }
+    package func kind(at index: Int) -> JSONToken.Kind { self[index].kind }
 
-    func member(namedBy index: Int) -> DocumentReader.Member {
+    package func member(namedBy index: Int) -> DocumentReader.Member {
         withUnsafeText(of: self[index]) { DocumentReader.Member(name: $0) }
     }
 }
 
-struct DocumentReader {
+package struct DocumentReader {
     /// The top-level members of a document ([Top Level](https://jsonapi.org/format/1.1/#document-top-level)).
     /// The validator's list of what the top level may hold is made from their names, and a test
     /// checks `init(name:)` against them. No `String` raw values: comparing cases would then
     /// compare strings.
-    enum Member: CaseIterable, Equatable, Sendable {
+    package enum Member: CaseIterable, Equatable, Sendable {
         case data, errors, meta, jsonapi, links, included
         /// Any other member, such as an extension's (`atomic:operations`) or a misspelling.
         case other
@@ -74,7 +74,7 @@ struct DocumentReader {
     }
 
     /// What the consumer should do next.
-    enum Action: Equatable {
+    package enum Action: Equatable {
         /// The tokens so far are all read; parse more input, then ask again.
         case needMoreInput
         /// `data` holds one resource object (or identifier); its value starts at `valueIndex`.
@@ -139,7 +139,7 @@ struct DocumentReader {
     /// that never reads them wants, so that an extension member of any size costs no memory.
     let skipsOtherMembers: Bool
 
-    init(skipsOtherMembers: Bool = false) {
+    package init(skipsOtherMembers: Bool = false) {
         self.skipsOtherMembers = skipsOtherMembers
     }
     /// The next token to look at.
@@ -147,7 +147,7 @@ struct DocumentReader {
     /// A JSON Pointer to the part of the document being read: the resource (`/data/17`,
     /// `/included/3`) or top-level member still open, `""` at the top level. Where a fault
     /// found by the parser (which knows lines and columns, not structure) is reported.
-    var pointer: String {
+    package var pointer: String {
         switch state {
         case .expectingValue(let member, _), .awaitingValue(.member(let member, _), _):
             return Self.pointer(to: member)
@@ -183,7 +183,7 @@ struct DocumentReader {
     }
 
     /// Tokens before this index have been reported and may be released.
-    var releasableIndex: Int {
+    package var releasableIndex: Int {
         switch state {
         // A member's key stays until its value is reported: the action names both.
         case .expectingValue(_, let keyIndex), .awaitingValue(.member(_, let keyIndex), _): return keyIndex
@@ -202,7 +202,7 @@ struct DocumentReader {
     }
 
     /// Advances over the tokens available and returns the next action.
-    mutating func next(in tokens: some DocumentTokens) -> Action {
+    package mutating func next(in tokens: some DocumentTokens) -> Action {
         while true {
             if case .awaitingValue(let kind, let valueIndex) = state {
                 // Nothing changes until the value's end token arrives: its start token then

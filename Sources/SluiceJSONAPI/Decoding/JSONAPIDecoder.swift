@@ -195,6 +195,26 @@ public final class JSONAPIDecoder: TapeDecodingConfigurable {
         return engine.summary
     }
 
+    /// ``forEachResource(in:_:)`` that also calls `primaryStarted` when `data` begins (an array,
+    /// a resource or `null`), for a caller that writes the sections in an order of its own and
+    /// must know whether `included` came first.
+    package func forEachResource(
+        in reader: some ChunkSource,
+        primaryStarted: () throws -> Void,
+        _ body: (StreamedResource) throws -> Void
+    ) throws -> DocumentSummary {
+        let engine = makeEngine(primaryModels: [], holdsIdentifiers: false)
+        func handle(_ event: DocumentEngine.Event) throws {
+            switch event {
+            case .primaryShape, .primaryNull: try primaryStarted()
+            default: try Self.dispatch(event, to: body)
+            }
+        }
+        try reader.forEachChunk { chunk in try engine.feed(chunk, handle) }
+        try engine.finish(handle)
+        return engine.summary
+    }
+
     /// The resources of a document arriving as an asynchronous sequence of byte chunks (an HTTP
     /// body, a file read asynchronously), each delivered as soon as its object closes.
     ///

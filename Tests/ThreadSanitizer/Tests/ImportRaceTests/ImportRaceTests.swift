@@ -5,6 +5,7 @@ import SluiceJSONAPI
 import SluicePostgres
 import SluiceSQLite
 import SluiceTestServer
+import SluiceTools
 import Testing
 
 /// The import pipe's two sides at work, for Thread Sanitizer to watch: the reading thread (and

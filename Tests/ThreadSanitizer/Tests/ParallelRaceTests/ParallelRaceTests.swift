@@ -1,5 +1,6 @@
 import Foundation
 import SluiceJSONAPI
+import SluiceTools
 import Testing
 
 /// The parallel path's threads at work, for Thread Sanitizer to watch: worker threads reading

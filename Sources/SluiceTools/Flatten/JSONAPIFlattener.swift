@@ -1,5 +1,6 @@
 import Foundation
 public import SluiceJSON
+public import SluiceJSONAPI
 
 /// Turns a JSON:API document into NDJSON, one line per resource object: primary data first, then
 /// included, each in document order (the form `sluice flatten` prints).
@@ -26,7 +27,6 @@ public struct JSONAPIFlattener: Sendable {
         decoder.limits = limits
         decoder.parallelism = parallelism
         decoder.rawEncoding = FlattenedLine.encoding
-        let engine = decoder.makeEngine(primaryModels: [], holdsIdentifiers: false)
         var spill: FileHandle?
         var spillURL: URL?
         defer {
@@ -34,21 +34,9 @@ public struct JSONAPIFlattener: Sendable {
             if let spillURL { try? FileManager.default.removeItem(at: spillURL) }
         }
         var dataStarted = false
-        func handle(_ event: DocumentEngine.Event) throws {
-            let resource: AnyResource
-            var isIncluded = false
-            switch event {
-            case .primaryShape, .primaryNull:
-                dataStarted = true
-                return
-            case .primary(.resource(let primary), _):
-                resource = primary
-            case .primary(.identifier, _):
-                return
-            case .included(let included, _):
-                resource = included
-                isIncluded = true
-            }
+        func handle(_ streamed: StreamedResource) throws {
+            let resource = streamed.resource
+            let isIncluded = streamed.section == .included
             guard let line = resource.encoded else { return }
             if isIncluded && !dataStarted {
                 if spill == nil {
@@ -66,14 +54,13 @@ public struct JSONAPIFlattener: Sendable {
                 try write(line)
             }
         }
-        try reader.forEachChunk { chunk in try engine.feed(chunk, handle) }
-        try engine.finish(handle)
+        let summary = try decoder.forEachResource(in: reader, primaryStarted: { dataStarted = true }, handle)
         if let spill {
             try spill.seek(toOffset: 0)
             while let block = try spill.read(upToCount: 64 * 1024), !block.isEmpty {
                 try write(Array(block))
             }
         }
-        return engine.summary
+        return summary
     }
 }

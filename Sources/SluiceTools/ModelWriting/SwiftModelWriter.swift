@@ -4,6 +4,7 @@
 
 import Foundation
 public import SluiceJSON
+import SluiceJSONAPI
 
 /// The Swift a ``ModelSampler`` writes.
 public struct GeneratedModels: Sendable {

@@ -1,4 +1,5 @@
 import SluiceJSON
+public import SluiceJSONAPI
 
 extension RawResource {
     /// The resource as one line of `sluice flatten` output (without the line feed): an object with

@@ -4,6 +4,7 @@
 
 import Foundation
 import SluiceJSON
+import SluiceJSONAPI
 
 /// The values seen at one place of a sample (an attribute, a member of a nested object, the
 /// elements of an array), by kind.

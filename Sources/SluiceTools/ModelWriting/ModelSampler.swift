@@ -3,6 +3,7 @@
 // object member by member), each value turned into counts (`SampledShapes.swift`) and released.
 
 public import SluiceJSON
+public import SluiceJSONAPI
 
 /// Learns the shapes of JSON:API documents, or of plain JSON, from samples, and writes Swift
 /// models that decode them (what `sluice models` prints).
