@@ -318,7 +318,7 @@ struct KeyPathAndCheckTests {
         let notObject = errorDescription { _ = try decode(Place.self, #"{"name": "x", "location": [1]}"#) }
         #expect(
             notObject
-                == #": Step 1 of the key path "location.latitude", "location", is an array at line 1, column 27, not an object"#
+                == #": Step 1 of the key path "location.latitude", "location", is not an object but an array at line 1, column 27"#
         )
     }
 

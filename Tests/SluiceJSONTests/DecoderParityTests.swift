@@ -196,6 +196,43 @@ struct DecoderParityTests {
         }
     }
 
+    struct Dated: Decodable {
+        var id: Int
+        var site: URL
+        var tags: [String]
+    }
+
+    @Test(
+        "a value the model refuses carries the fault as data: kind, message and position underneath",
+        arguments: [
+            (#"{"id": "7", "site": "https://a.example", "tags": []}"#, JSONError.Kind.typeMismatch, 8, "Expected"),
+            (#"{"id": 7, "site": "", "tags": []}"#, .invalidValue, 19, "Invalid URL string \"\""),
+            (#"{"id": 7, "tags": []}"#, .missingValue, 1, "No member \"site\" in the object"),
+            (#"{"id": 7, "site": "https://a.example", "tags": [1]}"#, .typeMismatch, 49, "Expected a string"),
+        ]
+    )
+    func faultsAsData(json: String, kind: JSONError.Kind, column: Int, message: String) throws {
+        do {
+            _ = try StreamingJSONDecoder().decode(Dated.self, from: Data(json.utf8))
+            Issue.record("no error")
+        } catch let error as DecodingError {
+            let context: DecodingError.Context
+            switch error {
+            case .typeMismatch(_, let found), .valueNotFound(_, let found), .keyNotFound(_, let found),
+                .dataCorrupted(let found):
+                context = found
+            @unknown default: throw error
+            }
+            let fault = try #require(context.underlyingError as? JSONError)
+            #expect(fault.kind == kind)
+            #expect(fault.position.line == 1 && fault.position.column == column)
+            #expect(fault.message.hasPrefix(message))
+            #expect(!fault.message.contains("line"))
+            // The description is the same sentence with its place, worded from those fields.
+            #expect(context.debugDescription.hasSuffix("at line 1, column \(column)"))
+        }
+    }
+
     @Test("integers never wrap or truncate: out of range is dataCorrupted naming the number")
     func overflow() throws {
         for (json, expectedShape) in [("[256]", "dataCorrupted at 0"), ("[-1]", "dataCorrupted at 0")] {

@@ -26,3 +26,12 @@ extension DecodingError {
         }
     }
 }
+
+extension DecodingError.Context {
+    /// The context of a decoding fault: the fault itself as the underlying error, so that a
+    /// reader wording its own messages (the JSON:API decoder) takes its fields, and its sentence
+    /// with the place as the description.
+    init(codingPath: [any CodingKey], fault: JSONError) {
+        self.init(codingPath: codingPath, debugDescription: fault.messageWithPlace, underlyingError: fault)
+    }
+}

@@ -152,14 +152,19 @@ final class KeyedLookup {
                 else {
                     let found = lookUp(String(step), in: value)
                     let reason =
-                        found.map { "is \($0.kind.nounPhrase) \($0.locationPhrase), not an object" }
-                        ?? "is missing from the object \(value.locationPhrase)"
+                        found.map { "is not an object but \($0.kind.nounPhrase)" } ?? "is missing from the object"
+                    let step =
+                        "Step \(offset + 1) of the key path \(String(reflecting: name)), "
+                        + String(reflecting: String(step))
                     return DecodingError.keyNotFound(
                         key,
                         DecodingError.Context(
                             codingPath: path,
-                            debugDescription:
-                                "Step \(offset + 1) of the key path \(String(reflecting: name)), \(String(reflecting: String(step))), \(reason)."
+                            fault: JSONError(
+                                kind: found == nil ? .missingValue : .typeMismatch,
+                                message: "\(step), \(reason).",
+                                position: (found ?? value).position
+                            )
                         )
                     )
                 }
@@ -171,8 +176,7 @@ final class KeyedLookup {
             key,
             DecodingError.Context(
                 codingPath: codingPath,
-                debugDescription:
-                    "No member \(String(reflecting: name)) in the object \(decoder.location(of: decoder.value))."
+                fault: decoder.fault(.missingValue, "No member \(String(reflecting: name)) in the object.")
             )
         )
     }
@@ -251,7 +255,7 @@ extension TapeDecodingContext {
                 DecodingError.Context(
                     codingPath: codingPath + [key],
                     debugDescription:
-                        "The member for \(String(reflecting: key.stringValue)) \(value.locationPhrase) was rejected: \(error)",
+                        "The member for \(String(reflecting: key.stringValue)) \(value.position.phrase) was rejected: \(error)",
                     underlyingError: error
                 )
             )

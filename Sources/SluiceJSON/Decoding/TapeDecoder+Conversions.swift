@@ -108,17 +108,14 @@ extension TapeDecoder {
         }
     }
 
-    /// `dataCorrupted` at this value: `message`, then where, then the value's text.
+    /// `dataCorrupted` at this value: `message`, then the value's text.
     private func corrupted(_ message: String) -> DecodingError {
         var excerpt = ""
         if value.kind == .string || value.kind == .number {
             excerpt = " (found \(String(reflecting: value.tape.text(of: value.token))))"
         }
         return DecodingError.dataCorrupted(
-            DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "\(message) \(location(of: value))\(excerpt)."
-            )
+            DecodingError.Context(codingPath: codingPath, fault: fault(.invalidValue, "\(message)\(excerpt)."))
         )
     }
 
@@ -141,7 +138,7 @@ extension TapeDecoder {
                     DecodingError.Context(
                         codingPath: codingPath,
                         debugDescription:
-                            "The converter for \(T.self) rejected the value \(location(of: value)): \(error)",
+                            "The converter for \(T.self) rejected the value \(value.position.phrase): \(error)",
                         underlyingError: error
                     )
                 )

@@ -84,38 +84,23 @@ public struct TapeDecoder: Decoder {
         TapeDecoder(value: value, context: context, parentPath: codingPath, key: key)
     }
 
-    /// The "what, where" sentence ending of every error: `at line 3, column 7`.
-    func location(of value: JSONTape.Value) -> String {
-        value.locationPhrase
+    /// A fault of `kind` at the value this decoder reads.
+    func fault(_ kind: JSONError.Kind, _ message: String) -> JSONError {
+        JSONError(kind: kind, message: message, position: value.position)
     }
 
     func mismatch(expected: String, type: Any.Type) -> DecodingError {
         let found = value.kind.nounPhrase
-        if value.kind == .null {
-            return DecodingError.valueNotFound(
-                type,
-                DecodingError.Context(
-                    codingPath: codingPath,
-                    debugDescription: "Expected \(expected) but found null \(location(of: value))."
-                )
-            )
-        }
-        return DecodingError.typeMismatch(
-            type,
-            DecodingError.Context(
-                codingPath: codingPath,
-                debugDescription: "Expected \(expected) but found \(found) \(location(of: value))."
-            )
+        let context = DecodingError.Context(
+            codingPath: codingPath,
+            fault: fault(.typeMismatch, "Expected \(expected) but found \(found).")
         )
+        return value.kind == .null ? .valueNotFound(type, context) : .typeMismatch(type, context)
     }
 
     /// Wraps a `JSONError` from a scalar conversion as the `DecodingError` Foundation would throw.
     func convert(_ error: JSONError, type: Any.Type) -> DecodingError {
-        let context = DecodingError.Context(
-            codingPath: codingPath,
-            debugDescription: "\(error.message.dropLast()) \(location(of: value)).",
-            underlyingError: error
-        )
+        let context = DecodingError.Context(codingPath: codingPath, fault: error)
         if error.kind == .typeMismatch {
             if value.kind == .null { return .valueNotFound(type, context) }
             return .typeMismatch(type, context)
@@ -194,7 +179,7 @@ public struct TapeDecoder: Decoder {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: codingPath,
-                    debugDescription: "Invalid \(description) \(String(reflecting: text)) \(location(of: value))."
+                    fault: fault(.invalidValue, "Invalid \(description) \(String(reflecting: text)).")
                 )
             )
         }
@@ -253,13 +238,5 @@ extension JSONTape.Value {
     /// Decodes a `Decodable` value from this value within the decode `context` belongs to.
     public func decode<T: Decodable>(_ type: T.Type = T.self, context: TapeDecodingContext) throws -> T {
         try TapeDecoder(value: self, context: context).decodeValue(type)
-    }
-
-    /// `at line 3, column 7`, or `in the replayed value` for values replayed from Foundation
-    /// containers, which have no place in any input.
-    package var locationPhrase: String {
-        let position = self.position
-        guard position.line > 0 else { return "in the replayed value" }
-        return "at line \(position.line), column \(position.column)"
     }
 }

@@ -78,8 +78,7 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
                 type,
                 DecodingError.Context(
                     codingPath: codingPath + [ElementKey(currentIndex)],
-                    debugDescription:
-                        "The array \(decoder.location(of: decoder.value)) has only \(currentIndex) elements."
+                    fault: decoder.fault(.missingValue, "The array has only \(currentIndex) elements.")
                 )
             )
         }

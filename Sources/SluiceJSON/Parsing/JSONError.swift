@@ -33,6 +33,8 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
             case heldBytesLimitExceeded
             case numberOutOfRange
             case typeMismatch
+            case missingValue
+            case invalidValue
         }
 
         private let base: Base
@@ -68,6 +70,12 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let numberOutOfRange = Kind(.numberOutOfRange)
         /// A value is of another JSON type than the one asked for.
         public static let typeMismatch = Kind(.typeMismatch)
+        /// A member or element that a type needs is not there: no member of that name in the
+        /// object, fewer elements in the array than the type reads, a key path that stops short.
+        public static let missingValue = Kind(.missingValue)
+        /// A value of the JSON type asked for that the type still refuses: a string that is no
+        /// URL, date or UUID, Base64 that does not decode, a number a date strategy cannot read.
+        public static let invalidValue = Kind(.invalidValue)
 
         /// The kind's name, such as `syntax` or `depthLimitExceeded`.
         public var description: String { base.rawValue }
@@ -121,6 +129,15 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
     public var line: Int { position.line }
     /// The 1-based column of the fault, in UTF-8 bytes.
     public var column: Int { position.column }
+
+    /// The message with its place worded in before the final period, as a decoder's
+    /// `DecodingError` says it: `Expected a string but found a number at line 3, column 7.`
+    /// A value replayed from Foundation containers has no place in any input (line 0): `in the
+    /// replayed value`. The one place where a fault's fields become that sentence.
+    package var messageWithPlace: String {
+        let sentence = message.hasSuffix(".") ? message.dropLast() : Substring(message)
+        return "\(sentence) \(position.phrase)."
+    }
 
     /// The position and message, then the excerpt with a caret under the fault.
     public var description: String {

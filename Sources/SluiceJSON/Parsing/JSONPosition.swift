@@ -22,4 +22,11 @@ public struct JSONPosition: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "line \(line), column \(column) (byte \(byteOffset))"
     }
+
+    /// The place as a decoder's sentences end: `at line 3, column 14`; `in the replayed value`
+    /// for the positions of values replayed from Foundation containers (line 0), which have no
+    /// place in any input.
+    package var phrase: String {
+        line > 0 ? "at line \(line), column \(column)" : "in the replayed value"
+    }
 }

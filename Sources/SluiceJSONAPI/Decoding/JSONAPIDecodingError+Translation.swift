@@ -40,7 +40,7 @@ extension JSONAPIDecodingError {
                 strategy: keyStrategy
             )
         }
-        var message = Self.sentence(context?.debugDescription ?? "\(error)", without: value)
+        var message = Self.sentence(of: error, context: context, at: value)
         if case .keyNotFound(let key, _) = error, path.count <= 1 {
             message = "The resource has no attribute or relationship \"\(key.stringValue)\"."
             if ["id", "lid", "type"].contains(key.stringValue) {
@@ -87,10 +87,17 @@ extension JSONAPIDecodingError {
         return worded
     }
 
-    /// A decoder message without the position phrase the tape decoder put in it, since the
-    /// error states the position once, first.
-    private static func sentence(_ message: String, without value: JSONTape.Value) -> String {
-        message.replacingOccurrences(of: " " + value.locationPhrase, with: "")
+    /// What the decoder said of the fault: its message alone when the fault is at `value`, whose
+    /// position the error states first; its whole sentence, place included, when it lies
+    /// elsewhere (deeper than the pointer reaches, or for a fault that is no `JSONError`).
+    private static func sentence(
+        of error: DecodingError,
+        context: DecodingError.Context?,
+        at value: JSONTape.Value
+    ) -> String {
+        guard let context else { return "\(error)" }
+        if let fault = context.underlyingError as? JSONError, fault.position == value.position { return fault.message }
+        return context.debugDescription
     }
 
     /// `Post.publishedAt: Date`: the model type, the coding path in Swift's notation, and the type
@@ -165,7 +172,7 @@ extension JSONAPIDecodingError {
             JSONAPIDecodingError(
                 pointer: fullPointer,
                 position: deepest.position,
-                message: Self.sentence(context?.debugDescription ?? "\(error)", without: deepest),
+                message: Self.sentence(of: error, context: context, at: deepest),
                 underlyingError: error,
                 excerpt: excerpt.text,
                 excerptColumn: excerpt.column
