@@ -2,8 +2,8 @@
 
 import Foundation
 
-/// A type whose recorded values carry a tag, so that an encoder built on the tree (the JSON:API
-/// encoder) can tell them apart from other objects: relationships among a resource's fields.
+/// A type whose recorded values carry a tag, so that an encoder built on the tree can tell them
+/// apart from other objects of the same shape (the JSON:API encoder finds relationships so).
 package protocol JSONEncodingTagged {
     static var encodingTag: String { get }
 }

@@ -24,8 +24,8 @@ public final class JSONModelKeys: @unchecked Sendable {
     /// encoder's roles and sparse fieldsets): the coding keys converted by the same word rule the
     /// macro applied, rather than the macro's escaped text decoded again.
     package let writtenNames: [[String]]
-    /// The fields' value types, from the key paths the macro names: what the JSON:API encoder
-    /// needs to tell relationships from attributes.
+    /// The fields' value types, from the key paths the macro names, for encoders that place a
+    /// member by its type (JSON:API's puts relationships apart from attributes).
     package let valueTypes: [Any.Type]
     /// Per key strategy and slash escaping (`strategy * 2 + escapesSlashes`): the key bytes.
     private let blobs: [UnsafeMutablePointer<UInt8>]

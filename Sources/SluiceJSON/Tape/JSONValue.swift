@@ -73,19 +73,6 @@ public enum JSONValue: Sendable, Hashable {
         if case .object(let object) = self { return object }
         return nil
     }
-
-    /// This value decoded as `T`, the way `decoder` would decode it from its JSON text: a typed
-    /// view of a `meta` object, say.
-    ///
-    /// ```swift
-    /// struct Page: Decodable { var total: Int }
-    /// let total = try meta.decode(Page.self).total
-    /// ```
-    public func decode<T: Decodable>(_ type: T.Type, using decoder: StreamingJSONDecoder = .init()) throws -> T {
-        var bytes: [UInt8] = []
-        write(into: &bytes)
-        return try decoder.decode(T.self, from: bytes)
-    }
 }
 
 /// A JSON object: members in input order, looked up by name.
@@ -182,88 +169,5 @@ extension JSONTape.Value {
         case .key, .objectEnd, .arrayEnd:
             preconditionFailure("Internal inconsistency: a JSONTape.Value never starts at a key or an end")
         }
-    }
-}
-
-extension JSONValue: Codable {
-    /// Decodes any JSON value. With Sluice's decoders numbers keep their text; with others they go
-    /// through `Int` or `Double`.
-    public init(from decoder: any Decoder) throws {
-        if let tapeDecoder = decoder as? TapeDecoder {
-            self = try tapeDecoder.value.jsonValue()
-            return
-        }
-        if var array = try? decoder.unkeyedContainer() {
-            var elements: [JSONValue] = []
-            while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
-            self = .array(elements)
-        } else if let object = try? decoder.container(keyedBy: AnyCodingKey.self) {
-            var members: [(String, JSONValue)] = []
-            for key in object.allKeys {
-                members.append((key.stringValue, try object.decode(JSONValue.self, forKey: key)))
-            }
-            self = .object(JSONObject(members))
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                self = .null
-            } else if let value = try? single.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? single.decode(Int.self) {
-                self = .number(String(value))
-            } else if let value = try? single.decode(Double.self) {
-                self = .number(String(value))
-            } else {
-                self = .string(try single.decode(String.self))
-            }
-        }
-    }
-
-    /// Encodes the value; numbers go out as `Double` or `Int` through other encoders.
-    public func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .null:
-            var single = encoder.singleValueContainer()
-            try single.encodeNil()
-        case .bool(let value):
-            var single = encoder.singleValueContainer()
-            try single.encode(value)
-        case .number(let text):
-            var single = encoder.singleValueContainer()
-            if let integer = Int(text) {
-                try single.encode(integer)
-            } else {
-                try single.encode(Double(text) ?? 0)
-            }
-        case .string(let value):
-            var single = encoder.singleValueContainer()
-            try single.encode(value)
-        case .array(let elements):
-            var array = encoder.unkeyedContainer()
-            for element in elements { try array.encode(element) }
-        case .object(let object):
-            var container = encoder.container(keyedBy: AnyCodingKey.self)
-            for (key, value) in object { try container.encode(value, forKey: AnyCodingKey(key)) }
-        }
-    }
-}
-
-/// A coding key for any member name or index.
-public struct AnyCodingKey: CodingKey, Hashable, Sendable {
-    public var stringValue: String
-    public var intValue: Int?
-
-    public init(_ string: String) {
-        stringValue = string
-        intValue = nil
-    }
-
-    public init(stringValue: String) {
-        self.init(stringValue)
-    }
-
-    public init(intValue: Int) {
-        stringValue = String(intValue)
-        self.intValue = intValue
     }
 }
