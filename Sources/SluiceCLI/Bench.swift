@@ -246,7 +246,7 @@ struct Bench: AsyncParsableCommand {
             let speedup = Self.text(Self.ratio(oneThread.seconds, sluice.seconds), decimals: 2)
             let extra = Double(sluice.peakMemoryBytes - oneThread.peakMemoryBytes) / 1_048_576
             text += "\(threads) threads read it \(speedup)x as fast as 1, with "
-            text += "\(Terminal.formatted(extra, decimals: 1)) MiB more peak memory.\n"
+            text += "\(Terminal.formatted(abs(extra), decimals: 1)) MiB \(extra < 0 ? "less" : "more") peak memory.\n"
         }
         return text
     }

@@ -88,14 +88,18 @@ struct Terminal {
     }
 
     /// A fixed-point rendering without Foundation's locale-dependent formatters.
+    /// Negative values keep their sign (`-0.3`), and round to zero without one.
     static func formatted(_ value: Double, decimals: Int) -> String {
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
-        let scaled = Int((value * scale).rounded())
+        // The digits of the magnitude, the sign put back after: `%` of a negative number is
+        // negative, and its minus sign would count as a digit.
+        let scaled = Int((abs(value) * scale).rounded())
         let whole = scaled / Int(scale)
         let fraction = String(scaled % Int(scale))
-        guard decimals > 0 else { return String(whole) }
-        return "\(whole).\(String(repeating: "0", count: decimals - fraction.count))\(fraction)"
+        let sign = value < 0 && scaled != 0 ? "-" : ""
+        guard decimals > 0 else { return sign + String(whole) }
+        return "\(sign)\(whole).\(String(repeating: "0", count: decimals - fraction.count))\(fraction)"
     }
 }
 
