@@ -30,32 +30,14 @@ extension ImportRecord {
     /// makes the record from it. So a record says exactly what the `RawResource` would.
     init?(resourceObject value: JSONTape.Value, context: TapeDecodingContext) {
         let tape = value.tape
-        var type: JSONTape.Value?
-        var id: JSONTape.Value?
-        var lid: JSONTape.Value?
-        var attributes: JSONTape.Value?
-        var relationships: JSONTape.Value?
-        var seen: UInt8 = 0
-        guard let members = try? value.members() else { return nil }
-        for member in members {
-            let name = tape.withUnsafeText(of: member.keyToken) { ResourceMember(name: $0) }
-            let bit: UInt8
-            switch name {
-            case .type: (bit, type) = (1, member.value)
-            case .id: (bit, id) = (2, member.value)
-            case .lid: (bit, lid) = (4, member.value)
-            case .attributes: (bit, attributes) = (8, member.value)
-            case .relationships: (bit, relationships) = (16, member.value)
-            case .meta: bit = 32
-            case .links:
-                bit = 64
-                guard member.value.isNull || Links.decodes(member.value, context: context) else { return nil }
-            case .data, .other: bit = 0
-            }
-            // A member given twice: the general reader's order of overrides decides.
-            guard seen & bit == 0 else { return nil }
-            seen |= bit
-        }
+        guard value.kind == .objectStart else { return nil }
+        // A member given twice: the general reader's order of overrides decides.
+        let members = ResourceMembers(value)
+        guard !members.repeats else { return nil }
+        if members.links >= 0 && !Links.isValidMember(tape, at: members.links, context: context) { return nil }
+        func member(_ index: Int) -> JSONTape.Value? { index < 0 ? nil : try? tape.value(at: index) }
+        let (type, id, lid) = (member(members.type), member(members.id), member(members.lid))
+        let (attributes, relationships) = (member(members.attributes), member(members.relationships))
         guard let type, type.kind == .string else { return nil }
         self.init()
         tape.withUnsafeText(of: type.token) { appendText($0) }
@@ -123,7 +105,7 @@ extension ImportRecord {
             case .meta: (bit, meta) = (2, member.value)
             case .links:
                 bit = 4
-                guard member.value.isNull || Links.decodes(member.value, context: context) else { return false }
+                guard Links.isValidMember(tape, at: member.value.index, context: context) else { return false }
             default: bit = 0
             }
             guard seen & bit == 0 else { return false }

@@ -1,40 +1,25 @@
 import SluiceJSON
 
-/// The members of one resource object on the tape, found in one pass over its keys.
+/// The members of one resource object on the tape, found by the one scan of ``ResourceMembers``.
 ///
 /// It keeps token indices rather than views, so copying it (every keyed container holds one)
 /// retains one tape, not eight; views are made when a member is asked for.
 struct ResourceObjectView {
     let value: JSONTape.Value
-    private(set) var typeIndex = -1
-    private(set) var idIndex = -1
-    private(set) var lidIndex = -1
-    private(set) var attributesIndex = -1
-    private(set) var relationshipsIndex = -1
-    private(set) var metaIndex = -1
-    private(set) var linksIndex = -1
+    let members: ResourceMembers
 
     init(_ value: JSONTape.Value) {
         self.value = value
-        guard value.kind == .objectStart else { return }
-        let tape = value.tape
-        var cursor = value.index + 1
-        let end = value.endIndex - 1
-        while cursor < end {
-            let valueIndex = cursor + 1
-            switch tape.withUnsafeText(of: tape[cursor], { ResourceMember(name: $0) }) {
-            case .type: typeIndex = valueIndex
-            case .id: idIndex = valueIndex
-            case .lid: lidIndex = valueIndex
-            case .attributes: attributesIndex = valueIndex
-            case .relationships: relationshipsIndex = valueIndex
-            case .meta: metaIndex = valueIndex
-            case .links: linksIndex = valueIndex
-            case .data, .other: break
-            }
-            cursor = tape.endOfValue(at: valueIndex) ?? end
-        }
+        members = ResourceMembers(value)
     }
+
+    var typeIndex: Int { members.type }
+    var idIndex: Int { members.id }
+    var lidIndex: Int { members.lid }
+    var attributesIndex: Int { members.attributes }
+    var relationshipsIndex: Int { members.relationships }
+    var metaIndex: Int { members.meta }
+    var linksIndex: Int { members.links }
 
     private func member(_ index: Int) -> JSONTape.Value? {
         index < 0 ? nil : try? value.tape.value(at: index)

@@ -162,15 +162,6 @@ extension ToMany: JSONTapeDecodable {
 }
 
 extension Links: JSONTapeDecodable {
-    /// Whether `value` decodes as links, without building them when every link is a URL or
-    /// `null` (which always decode): a reader that only checks a resource's links (an import's)
-    /// then makes no `String` per link.
-    package static func decodes(_ value: JSONTape.Value, context: TapeDecodingContext) -> Bool {
-        guard value.kind == .objectStart, let members = try? value.members() else { return false }
-        let onlyURLs = members.allSatisfy { $0.value.kind == .string || $0.value.isNull }
-        return onlyURLs || (try? Links(from: value, context: context)) != nil
-    }
-
     public init(from value: JSONTape.Value, context: TapeDecodingContext) throws {
         var names: [String] = []
         var links: [Link] = []

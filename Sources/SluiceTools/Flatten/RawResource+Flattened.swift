@@ -109,34 +109,12 @@ enum FlattenedLine {
     ) -> Bool {
         let tape = value.tape
         guard value.kind == .objectStart else { return false }
-        var type = -1
-        var id = -1
-        var lid = -1
-        var attributes = -1
-        var relationships = -1
-        var seen: UInt8 = 0
-        var cursor = value.index + 1
-        let end = value.endIndex - 1
-        while cursor < end {
-            let valueIndex = cursor + 1
-            let bit: UInt8
-            switch tape.withUnsafeText(of: tape[cursor], { ResourceMember(name: $0) }) {
-            case .type: (bit, type) = (1, valueIndex)
-            case .id: (bit, id) = (2, valueIndex)
-            case .lid: (bit, lid) = (4, valueIndex)
-            case .attributes: (bit, attributes) = (8, valueIndex)
-            case .relationships: (bit, relationships) = (16, valueIndex)
-            case .meta: bit = 32
-            case .links:
-                bit = 64
-                guard linksAreValid(tape, at: valueIndex, context: context) else { return false }
-            case .data, .other: bit = 0
-            }
-            // A member given twice: the general reader's order of overrides decides.
-            guard seen & bit == 0, let next = tape.endOfValue(at: valueIndex) else { return false }
-            seen |= bit
-            cursor = next
-        }
+        // A member given twice: the general reader's order of overrides decides.
+        let members = ResourceMembers(value)
+        guard !members.repeats else { return false }
+        if members.links >= 0 && !Links.isValidMember(tape, at: members.links, context: context) { return false }
+        let (type, id, lid) = (members.type, members.id, members.lid)
+        let (attributes, relationships) = (members.attributes, members.relationships)
         guard type >= 0, tape[type].kind == .string else { return false }
         bytes.append(contentsOf: #"{"type":"#.utf8)
         writeString(tape, at: type, into: &bytes)
@@ -178,23 +156,6 @@ enum FlattenedLine {
         return true
     }
 
-    /// Whether the `links` member at `index` decodes: `null`, an object of strings and `null`s,
-    /// or one that ``Links`` reads.
-    private static func linksAreValid(_ tape: JSONTape, at index: Int, context: TapeDecodingContext) -> Bool {
-        let kind = tape[index].kind
-        if kind == .null { return true }
-        guard kind == .objectStart, let end = tape.endOfValue(at: index) else { return false }
-        var cursor = index + 2
-        while cursor < end - 1 {
-            let linkKind = tape[cursor].kind
-            guard linkKind == .string || linkKind == .null else {
-                return (try? tape.value(at: index)).flatMap { try? Links(from: $0, context: context) } != nil
-            }
-            cursor += 2
-        }
-        return true
-    }
-
     /// Each relationship that has `data`, by name, reduced to its linkage: `"name":linkage,...`.
     private static func writeLinkages(
         _ tape: JSONTape,
@@ -223,7 +184,7 @@ enum FlattenedLine {
                 case .meta: bit = 2
                 case .links:
                     bit = 4
-                    guard linksAreValid(tape, at: member + 1, context: context) else { return false }
+                    guard Links.isValidMember(tape, at: member + 1, context: context) else { return false }
                 default: bit = 0
                 }
                 guard seen & bit == 0, let after = tape.endOfValue(at: member + 1) else { return false }
