@@ -8,93 +8,22 @@ import PostgresNIO
 import SluiceImport
 import SluiceJSON
 
-/// PostgreSQL's type for each kind of column (SluiceImport's inference decides the kind).
-extension ImportColumnType {
-    var sql: String {
-        switch self {
-        case .text: "text"
-        case .integer: "bigint"
-        case .real: "double precision"
-        case .numeric: "numeric"
-        case .json: "jsonb"
-        }
-    }
-}
-
-/// A table as this import writes it: the catalog every destination shares (`ImportTable`), and
-/// this batch's COPY rows.
-///
-/// Only its session's task touches it, one call at a time, so the properties staging reads and
-/// writes for every resource skip the run-time exclusivity check (`@exclusivity(unchecked)`),
-/// which otherwise costs a call and a thread-local lookup per access.
-final class PostgresTable {
-    /// Its name, columns and lookups.
-    let catalog: ImportTable
-    var type: String { catalog.type }
-    var name: String { catalog.name }
-    var quotedName: String { catalog.quotedName }
-    /// The keys staged in this batch: a key met twice makes the batch go in first.
-    @exclusivity(unchecked) var batchKeys: Set<String> = []
-    /// This batch's rows, grouped by the ordinals of the columns they set, in the order the
-    /// groups were first met; and each group's place by its ordinals.
-    @exclusivity(unchecked) private(set) var groups: [StageGroup] = []
-    @exclusivity(unchecked) private var groupIndex: [[Int]: Int] = [:]
-    /// The group the last row went to: a type's resources mostly set the same columns, so a row's
-    /// ordinals are compared with that group's before any array is made or hashed.
-    @exclusivity(unchecked) private var lastGroup = -1
-
-    init(type: String, name: String) {
-        catalog = ImportTable(type: type, name: name)
-    }
-
-    /// Stages a row that sets `row`'s columns, keyed `key`: the key, then each value in the
-    /// text its column's type takes.
-    func stageRow(key: UnsafeRawBufferPointer, _ row: [(ordinal: Int, value: ImportRecord.Value)]) {
-        if lastGroup < 0 || !groups[lastGroup].ordinals.elementsEqual(row.lazy.map(\.ordinal)) {
-            let ordinals = row.map(\.ordinal)
-            if let known = groupIndex[ordinals] {
-                lastGroup = known
-            } else {
-                groups.append(StageGroup(ordinals: ordinals))
-                lastGroup = groups.count - 1
-                groupIndex[ordinals] = lastGroup
-            }
-        }
-        groups[lastGroup].rows.text(key)
-        for (ordinal, value) in row { groups[lastGroup].rows.value(value, for: catalog.columns[ordinal].type) }
-        groups[lastGroup].rows.endRow()
-    }
-
-    /// Forgets the batch's rows, once they are handed over.
-    func removeGroups() {
-        groups.removeAll(keepingCapacity: true)
-        groupIndex.removeAll(keepingCapacity: true)
-        lastGroup = -1
-    }
-}
-
-/// The COPY rows of one table's resources that set the same columns.
-struct StageGroup {
-    var ordinals: [Int]
-    var rows = CopyText()
-}
-
 /// Stages an import's records as COPY rows and hands each batch to its writer.
 ///
 /// Used by one task at a time (the import's), so the properties staging touches for every
 /// resource skip the run-time exclusivity check, as ``PostgresTable``'s do.
 final class PostgresSession: ImportWriter {
-    private unowned let importer: PostgresImporter
+    unowned let importer: PostgresImporter
     private var source = ""
     /// Relationship rows written by earlier runs of a resumed import.
     private var earlierRelationshipRows = 0
     @exclusivity(unchecked) private var tables: [String: PostgresTable] = [:]
     private var tableOrder: [PostgresTable] = []
-    private var takenTableNames: Set<String> = []
+    var takenTableNames: Set<String> = []
     @exclusivity(unchecked) private var lastTable: PostgresTable?
     /// Tables, columns and widenings this session needs that the catalog may not have yet,
     /// settled before the next batch is written (see `applySchemaChanges`).
-    private var pendingSchema: [SchemaChange] = []
+    var pendingSchema: [SchemaChange] = []
     /// The batch's relationship rows, one per identifier of a to-many linkage: source type, id
     /// and relationship name, the identifier's position, target type and id, and the meta.
     @exclusivity(unchecked) private var linkRows = CopyText()
@@ -109,7 +38,7 @@ final class PostgresSession: ImportWriter {
     /// to-one relationships became columns has rows for them, which a to-one linkage replaces.
     private var earlierLinkTypes: Set<String> = []
     /// Writes the batches, each while the next one is staged.
-    private let writer: PostgresBatchWriter
+    let writer: PostgresBatchWriter
     /// Relationship rows handed to the writer so far (committed or not).
     private var relationshipRowsStaged = 0
     /// To-one links with a target in the batch being staged, and in committed batches.
@@ -488,185 +417,6 @@ final class PostgresSession: ImportWriter {
         linkCounts.removeAll()
         emptiedLinks.removeAll()
         return batch
-    }
-
-    // MARK: Schema
-
-    /// A change to the schema this session needs.
-    private enum SchemaChange {
-        /// The type's table.
-        case table(PostgresTable)
-        /// A column for the attribute at this ordinal.
-        case column(PostgresTable, Int)
-        /// The column at this ordinal, widened to hold this session's values.
-        case widen(PostgresTable, Int)
-        /// The linkage column at this ordinal, made by an earlier version of the importer in the
-        /// database's collation, given the keys' (`isLinkageKey`).
-        case collateAsKeys(PostgresTable, Int)
-    }
-
-    /// Makes the tables and columns the batch needs, in a transaction of its own that holds the
-    /// schema lock: each change first reads the catalog again, so that a table or column another
-    /// import made in the meantime is used as it is (widened if this one's values need more),
-    /// and two imports that meet the same new type or attribute both succeed.
-    private func applySchemaChanges() async throws {
-        guard !pendingSchema.isEmpty else { return }
-        try await writer.retryingConflicts {
-            try await importer.execute(sql: "BEGIN")
-            do {
-                try await importer.execute(sql: "SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLock))")
-                for change in pendingSchema { try await apply(change) }
-                try await importer.execute(sql: "COMMIT")
-            } catch {
-                try? await importer.execute(sql: "ROLLBACK")
-                throw error
-            }
-        }
-        pendingSchema.removeAll()
-    }
-
-    private func apply(_ change: SchemaChange) async throws {
-        switch change {
-        case .table(let table):
-            let known = try await importer.query("SELECT table_name FROM sluice_tables WHERE type = \(table.type)")
-            if let row = known.first {
-                table.catalog.rename(try row.decode(String.self))
-                return
-            }
-            var taken: Set<String> = []
-            for row in try await importer.query(
-                """
-                SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()
-                UNION SELECT table_name FROM sluice_tables
-                """
-            ) {
-                taken.insert(try row.decode(String.self).lowercased())
-            }
-            table.catalog.rename(ImportNames.table(for: table.type, avoiding: taken))
-            takenTableNames.insert(table.name.lowercased())
-            try await importer.execute(
-                PostgresQuery(
-                    unsafeSQL: "CREATE TABLE IF NOT EXISTS \(table.quotedName) (id text COLLATE \"C\" PRIMARY KEY)"
-                )
-            )
-            try await importer.execute(
-                "INSERT INTO sluice_tables (type, table_name) VALUES (\(table.type), \(table.name))"
-            )
-        case .column(let table, let ordinal):
-            let attribute = table.catalog.columns[ordinal].attribute
-            if try await settleKnownColumn(ordinal, of: table) { return }
-            var taken: Set<String> = ["id"]
-            for row in try await importer.query("SELECT column_name FROM sluice_columns WHERE type = \(table.type)") {
-                taken.insert(try row.decode(String.self).lowercased())
-            }
-            let column = table.catalog.columns[ordinal]
-            table.catalog.renameColumn(ordinal, to: ImportNames.column(for: attribute, avoiding: taken))
-            let collation = Self.isLinkageKey(attribute) ? " COLLATE \"C\"" : ""
-            try await importer.execute(
-                PostgresQuery(
-                    unsafeSQL:
-                        "ALTER TABLE \(table.quotedName) ADD COLUMN \(table.catalog.columns[ordinal].quoted) \(column.type.sql)\(collation)"
-                )
-            )
-            try await importer.execute(
-                """
-                INSERT INTO sluice_columns (type, attribute, column_name, declared_type)
-                VALUES (\(table.type), \(attribute), \(table.catalog.columns[ordinal].name), \(column.type.rawValue))
-                """
-            )
-        case .widen(let table, let ordinal):
-            _ = try await settleKnownColumn(ordinal, of: table)
-        case .collateAsKeys(let table, let ordinal):
-            try await collateAsKeys(ordinal, of: table)
-        }
-    }
-
-    /// Takes the catalog's column for the attribute at `ordinal`, when there is one: its name, and
-    /// its type joined with this session's (the column widened when this session's values need
-    /// more). `false` when the catalog has no such column.
-    private func settleKnownColumn(_ ordinal: Int, of table: PostgresTable) async throws -> Bool {
-        let attribute = table.catalog.columns[ordinal].attribute
-        let known = try await importer.query(
-            "SELECT column_name, declared_type FROM sluice_columns WHERE type = \(table.type) AND attribute = \(attribute)"
-        )
-        guard let row = known.first else { return false }
-        let (name, declared) = try row.decode((String, String).self)
-        let theirs = ImportColumnType(rawValue: declared) ?? .text
-        table.catalog.renameColumn(ordinal, to: name)
-        let joined = theirs.joined(with: table.catalog.columns[ordinal].type)
-        if joined != theirs {
-            let quoted = table.catalog.columns[ordinal].quoted
-            try await importer.execute(
-                PostgresQuery(
-                    unsafeSQL:
-                        "ALTER TABLE \(table.quotedName) ALTER COLUMN \(quoted) TYPE \(joined.sql) USING \(quoted)::\(joined.sql)"
-                )
-            )
-            // The column's type as it now is, for the next import to start from.
-            try await importer.execute(
-                """
-                UPDATE sluice_columns SET declared_type = \(joined.rawValue)
-                WHERE type = \(table.type) AND attribute = \(attribute)
-                """
-            )
-        }
-        table.catalog.retype(ordinal, to: joined)
-        return true
-    }
-
-    /// Whether the `sluice_columns` key names a to-one relationship's type or id column. Those
-    /// compare as the keys they point at (`COLLATE "C"`, as every table's `id`): a join such as
-    /// `comments.article_id = articles.id` otherwise compares in "C" while the column's index is
-    /// in the database's collation, which the planner cannot use, and scans the table.
-    private static func isLinkageKey(_ key: String) -> Bool {
-        guard let (_, part) = ImportNames.toOnePart(ofKey: key) else { return false }
-        return part != .meta
-    }
-
-    /// Mends a linkage column an earlier version made, if it can: no rewrite of the table, its
-    /// index rebuilt. Only a speed-up of joins, so it never fails the import: a column a view
-    /// uses, a table this role does not own, or a lock not had within two seconds (a long
-    /// reader) leave the column as it was, for a later import to try again. Read again under the
-    /// schema lock first: another import may have mended it.
-    private func collateAsKeys(_ ordinal: Int, of table: PostgresTable) async throws {
-        let column = table.catalog.columns[ordinal]
-        let rows = try await importer.query(
-            """
-            SELECT collation_name FROM information_schema.columns
-            WHERE table_schema = current_schema() AND table_name = \(table.name) AND column_name = \(column.name)
-            """
-        )
-        guard let row = rows.first, try row.decode(String?.self) != "C" else { return }
-        try await importer.execute(sql: "SAVEPOINT sluice_collate")
-        do {
-            try await importer.execute(sql: "SET LOCAL lock_timeout = '2s'")
-            try await importer.execute(
-                PostgresQuery(
-                    unsafeSQL:
-                        "ALTER TABLE \(table.quotedName) ALTER COLUMN \(column.quoted) TYPE text COLLATE \"C\""
-                )
-            )
-            try await importer.execute(sql: "RELEASE SAVEPOINT sluice_collate")
-            // The rest of the schema's changes wait for their locks as before.
-            try await importer.execute(sql: "SET LOCAL lock_timeout = DEFAULT")
-        } catch is PSQLError {
-            try await importer.execute(sql: "ROLLBACK TO SAVEPOINT sluice_collate")
-        }
-    }
-
-    /// The text columns of this schema's tables not in the "C" collation, as [table, column].
-    private static func uncollatedColumns(on importer: PostgresImporter) async throws -> Set<[String]> {
-        var columns: Set<[String]> = []
-        for row in try await importer.query(
-            """
-            SELECT table_name, column_name FROM information_schema.columns
-            WHERE table_schema = current_schema() AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C'
-            """
-        ) {
-            let (table, column) = try row.decode((String, String).self)
-            columns.insert([table, column])
-        }
-        return columns
     }
 
     private var relationshipRows: Int { earlierRelationshipRows + relationshipRowsWritten }

@@ -1,16 +1,7 @@
 // Writes resources into their types' tables and their linkage into `relationships`, growing the
 // schema as types and attributes appear; rows are queued and run several to a statement
 // (SQLiteRowQueue.swift). Lives for one import, inside the importer's database access, so it can
-// hold prepared statements.
-//
-// Key columns (a type table's `id`, a to-one relationship's `NAME_id`, `relationships.source_id`
-// and `target_id`) are INTEGER while every id they hold is a canonical decimal, as most servers'
-// ids are: SQLite then keeps a type's rows in its rowid B-tree in id order, with no second index
-// of text keys, and compares integers where it would compare strings (Benchmarks/SQLiteFloor
-// measures the difference; the performance page has it). The first id that is not one
-// (`"007"`, `"a1"`, a UUID) rebuilds the table with the column as TEXT, every id turned into the text it was read from, in the open batch's
-// transaction. Queries need not care: an INTEGER column compares with a text such as '42' as
-// with 42, and joins between an INTEGER and a TEXT key column compare numerically.
+// hold prepared statements. Key columns and their widening to text: +KeyColumns.
 
 import Foundation
 import GRDB
@@ -18,70 +9,16 @@ import GRDBSQLite
 import SluiceImport
 import SluiceJSON
 
-/// A value bound to a statement parameter. Bound through sqlite3's C API, not GRDB's
-/// `StatementArguments`: building those (an existential per value, a dispatch-queue check per
-/// execution) took as long as SQLite's own work on an import (callgrind and perf).
-enum BoundValue {
-    case null
-    case integer(Int64)
-    case real(Double)
-    /// UTF-8 that outlives the statement's step (a record's bytes, or their copy in a
-    /// `TextArena`).
-    case text(UnsafeRawBufferPointer)
-}
-
-/// SQLite reads a text bound with this destructor where it is, for as long as the binding stays
-/// (a reset keeps it). Safe here because the bytes (a record's, or the arena's copy of a queued
-/// row's) outlive the step, and every parameter is bound again before the statement's next step.
-private let staticText = unsafeBitCast(0, to: sqlite3_destructor_type.self)
-
-/// A non-null address for an empty text: a null pointer would bind NULL, not "".
-private var emptyText: UnsafeRawPointer { UnsafeRawPointer(("" as StaticString).utf8Start) }
-
-extension Statement {
-    /// Binds `values` to parameters 1... and runs the statement to completion.
-    /// (Every use resets the statement after its step, so it is ready for the next.)
-    func run(_ values: some Collection<BoundValue>, on db: Database) throws {
-        let statement = sqliteStatement
-        var index: Int32 = 1
-        for value in values {
-            switch value {
-            case .null: sqlite3_bind_null(statement, index)
-            case .integer(let integer): sqlite3_bind_int64(statement, index, integer)
-            case .real(let real): sqlite3_bind_double(statement, index, real)
-            case .text(let text):
-                let start = text.count == 0 ? emptyText : text.baseAddress ?? emptyText
-                _ = sqlite3_bind_text64(
-                    statement,
-                    index,
-                    start.assumingMemoryBound(to: CChar.self),
-                    UInt64(text.count),
-                    staticText,
-                    UInt8(SQLITE_UTF8)
-                )
-            }
-            index += 1
-        }
-        let code = sqlite3_step(statement)
-        guard code == SQLITE_DONE else {
-            let message = db.lastErrorMessage
-            sqlite3_reset(statement)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
-        }
-        sqlite3_reset(statement)
-    }
-}
-
 /// Its state is used by the import's thread alone, one access at a time: the hot properties
 /// skip the run-time exclusivity check (`@exclusivity(unchecked)`), which was about a tenth of the
 /// writer's own work per resource.
 final class SQLiteResourceWriter {
-    private let db: Database
+    let db: Database
     /// Tables by resource type.
-    private var tables: [String: TypeTable] = [:]
+    var tables: [String: TypeTable] = [:]
     /// Every table and index name in the database, lowercased (SQLite's names ignore ASCII case,
     /// and tables and indexes share one namespace).
-    private var takenTableNames: Set<String>
+    var takenTableNames: Set<String>
     private let deleteRelationship: Statement
     /// Relationship rows: one at a time, and a full queue of them at a time.
     private let insertRelationship: Statement
@@ -89,14 +26,14 @@ final class SQLiteResourceWriter {
     /// Queued relationship rows, and the texts of every queued row (see `RowQueue`).
     @exclusivity(unchecked) private var links = RowQueue()
     /// Whether `relationships.source_id` and `target_id` are INTEGER (see the file's comment).
-    @exclusivity(unchecked) private var integerLinks: Bool
+    @exclusivity(unchecked) var integerLinks: Bool
     private let arena = TextArena()
     /// SQLite's most parameters a statement may have.
     private let variableLimit: Int32
     /// The table of the resource written last.
-    @exclusivity(unchecked) private var lastTable: TypeTable?
+    @exclusivity(unchecked) var lastTable: TypeTable?
     /// The tables this import wrote to, in the order first met.
-    private var tablesWritten: [TypeTable] = []
+    var tablesWritten: [TypeTable] = []
 
     /// Rows this import wrote into each resource table, in the order first met.
     var tableRows: [(table: String, rows: Int)] {
@@ -561,142 +498,6 @@ final class SQLiteResourceWriter {
         return try addColumn(ImportNames.toOneKey(String(decoding: name, as: UTF8.self), part), type, to: table)
     }
 
-    // MARK: Key columns
-
-    /// The value the row of `key` is keyed by in `table`: its integer while the table's keys are,
-    /// else its text (after turning the table's keys into text when this one cannot be an integer).
-    private func keyValue(_ key: UnsafeRawBufferPointer, in table: TypeTable) throws -> BoundValue {
-        guard table.integerKeys == true else { return .text(key) }
-        if let number = Self.integerKey(key) { return .integer(number) }
-        try convertToText(table, columns: [])
-        return .text(key)
-    }
-
-    /// An id as `relationships` stores it (see `keyValue`).
-    private func linkKey(_ key: UnsafeRawBufferPointer) throws -> BoundValue {
-        guard integerLinks else { return .text(key) }
-        if let number = Self.integerKey(key) { return .integer(number) }
-        try flush()
-        try rebuild(
-            table: "relationships",
-            textColumns: ["source_id", "target_id"],
-            primaryKey: ["source_type", "source_id", "name", "position"],
-            withoutRowID: true
-        )
-        integerLinks = false
-        return .text(key)
-    }
-
-    /// Turns `table`'s key (unless it is text already) and the columns at `ordinals` into TEXT.
-    private func convertToText(_ table: TypeTable, columns ordinals: [Int]) throws {
-        try flush()
-        var names = ordinals.map { table.columnName($0) }
-        if table.integerKeys == true { names.append("id") }
-        try rebuild(table: table.name, textColumns: Set(names), primaryKey: ["id"], withoutRowID: false)
-        table.integerKeys = false
-        for ordinal in ordinals {
-            table.catalog.retype(ordinal, to: .text)
-            try db.execute(
-                sql: "UPDATE sluice_columns SET declared_type = 'TEXT' WHERE type = ? AND column_name = ?",
-                arguments: [table.type, table.columnName(ordinal)]
-            )
-        }
-        // Prepared against the old table (SQLite would prepare them again, but once is enough).
-        table.upserts = [:]
-    }
-
-    /// Rebuilds the table `name` with the columns `textColumns` declared TEXT and their values
-    /// turned into text (a canonical decimal's text is the id it was read from), its other
-    /// columns, primary key and indexes as they were. Runs in the open transaction, so the batch
-    /// commits with it or not at all.
-    private func rebuild(table name: String, textColumns: Set<String>, primaryKey: [String], withoutRowID: Bool) throws
-    {
-        let quotedName = ImportNames.quoted(name)
-        let columns = try Row.fetchAll(
-            db,
-            sql: "SELECT name, type, \"notnull\" FROM pragma_table_info(?)",
-            arguments: [name]
-        )
-        let indexes = try String.fetchAll(
-            db,
-            sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
-            arguments: [name]
-        )
-        let temporary = ImportNames.unique("sluice_rebuilding", avoiding: takenTableNames)
-        var definitions: [String] = []
-        var copied: [String] = []
-        var selected: [String] = []
-        for column in columns {
-            let column: (name: String, type: String, notNull: Bool) = (
-                column["name"], column["type"], column["notnull"]
-            )
-            let quoted = ImportNames.quoted(column.name)
-            let toText = textColumns.contains(column.name)
-            definitions.append("\(quoted) \(toText ? "TEXT" : column.type)\(column.notNull ? " NOT NULL" : "")")
-            copied.append(quoted)
-            selected.append(toText ? "CAST(\(quoted) AS TEXT)" : quoted)
-        }
-        definitions.append("PRIMARY KEY (\(primaryKey.map(ImportNames.quoted).joined(separator: ", ")))")
-        let quotedTemporary = ImportNames.quoted(temporary)
-        try db.execute(
-            sql:
-                "CREATE TABLE \(quotedTemporary) (\(definitions.joined(separator: ", ")))\(withoutRowID ? " WITHOUT ROWID" : "")"
-        )
-        try db.execute(
-            sql: """
-                INSERT INTO \(quotedTemporary) (\(copied.joined(separator: ", ")))
-                SELECT \(selected.joined(separator: ", ")) FROM \(quotedName)
-                """
-        )
-        try db.execute(sql: "DROP TABLE \(quotedName)")
-        try db.execute(sql: "ALTER TABLE \(quotedTemporary) RENAME TO \(quotedName)")
-        for index in indexes { try db.execute(sql: index) }
-    }
-
-    /// The declared type of `column` in `table`, uppercased; `nil` when there is no such column.
-    private static func declaredType(of column: String, in table: String, _ db: Database) throws -> String? {
-        try String.fetchOne(
-            db,
-            sql: "SELECT upper(type) FROM pragma_table_info(?) WHERE name = ?",
-            arguments: [table, column]
-        )
-    }
-
-    /// The indexes on the to-one id columns of the tables this import wrote: joins from a
-    /// related resource back to those that link to it (made at the end of an import, which is
-    /// cheaper than growing them row by row on the first).
-    func createToOneIndexes() throws {
-        // An index's name is fixed, so a later import finds it made; only a table or view that
-        // took the name first makes it another.
-        let tableNames = Set(
-            try String.fetchAll(db, sql: "SELECT lower(name) FROM sqlite_master WHERE type IN ('table', 'view')")
-        )
-        for table in tablesWritten {
-            for column in table.toOneIDColumns {
-                let name = ImportNames.unique(
-                    ImportNames.index(table: table.name, column: table.columnName(column.ordinal)),
-                    avoiding: tableNames
-                )
-                let index = ImportNames.quoted(name)
-                let quoted = table.quotedColumnName(column.ordinal)
-                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table.quotedName) (\(quoted))")
-            }
-        }
-    }
-
-    private func hasEarlierLinks(_ table: TypeTable) throws -> Bool {
-        if let known = table.hasEarlierLinks { return known }
-        let found =
-            try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM relationships WHERE source_type = ?)",
-                arguments: [table.type]
-            )
-            ?? false
-        table.hasEarlierLinks = found
-        return found
-    }
-
     /// The value stored for `value` in `column`, counting a kind the column was not declared for.
     private func boundValue(_ value: ImportRecord.Value, for column: Column) -> BoundValue {
         switch value {
@@ -727,76 +528,5 @@ final class SQLiteResourceWriter {
             if column.type != .text { typeMismatches += 1 }
             return .text(text)
         }
-    }
-
-    /// The table of the type spelled `bytes`: the last one when it is the same type again.
-    /// `firstKey` decides the key column of a table made now.
-    private func table(for bytes: UnsafeRawBufferPointer, firstKey: UnsafeRawBufferPointer) throws -> TypeTable {
-        if let lastTable, lastTable.catalog.typeBytes.withUnsafeBytes({ $0.hasSameBytes(as: bytes) }) {
-            return lastTable
-        }
-        let table = try table(for: String(decoding: bytes, as: UTF8.self), firstKey: firstKey)
-        if table.integerKeys == nil {
-            // A table an earlier import made: its key column says.
-            table.integerKeys = try Self.declaredType(of: "id", in: table.name, db) == "INTEGER"
-        }
-        lastTable = table
-        if !tablesWritten.contains(where: { $0 === table }) { tablesWritten.append(table) }
-        return table
-    }
-
-    /// The table of `type`, created on first sight: keyed by INTEGER when `firstKey` is a
-    /// canonical decimal.
-    private func table(for type: String, firstKey: UnsafeRawBufferPointer) throws -> TypeTable {
-        if let known = tables[type] { return known }
-        let name = ImportNames.table(for: type, avoiding: takenTableNames)
-        let table = TypeTable(type: type, name: name)
-        let integerKeys = Self.integerKey(firstKey) != nil
-        try db.execute(
-            sql: "CREATE TABLE IF NOT EXISTS \(table.quotedName) (id \(integerKeys ? "INTEGER" : "TEXT") PRIMARY KEY)"
-        )
-        table.integerKeys = integerKeys
-        try db.execute(sql: "INSERT INTO sluice_tables (type, table_name) VALUES (?, ?)", arguments: [type, name])
-        takenTableNames.insert(name.lowercased())
-        tables[type] = table
-        return table
-    }
-
-    /// Adds and records the column of `attribute` (or of a to-one column's key).
-    private func addColumn(_ attribute: String, _ type: DeclaredType, to table: TypeTable) throws -> Column {
-        let name = ImportNames.column(for: attribute, avoiding: table.catalog.takenColumns)
-        try db.execute(
-            sql: "ALTER TABLE \(table.quotedName) ADD COLUMN \(ImportNames.quoted(name)) \(type.rawValue)"
-        )
-        try db.execute(
-            sql: "INSERT INTO sluice_columns (type, attribute, column_name, declared_type) VALUES (?, ?, ?, ?)",
-            arguments: [table.type, attribute, name, type.rawValue]
-        )
-        return table.add(attribute, name: name, type: type)
-    }
-
-    /// `INSERT ... ON CONFLICT (id) DO UPDATE` of `rows` rows for a set of columns, prepared once
-    /// per column set and number of rows. SQLite upserts the rows of one statement in order, as if
-    /// one by one.
-    private func upsertStatement(for table: TypeTable, columns: [Int], rows: Int) throws -> Statement {
-        let shape = UpsertShape(columns: columns, rows: rows)
-        if let known = table.upserts[shape] { return known }
-        let quoted = columns.map { table.quotedColumnName($0) }
-        let names = (["id"] + quoted).joined(separator: ", ")
-        let row = "(" + Array(repeating: "?", count: quoted.count + 1).joined(separator: ", ") + ")"
-        let values = Array(repeating: row, count: rows).joined(separator: ", ")
-        let updates = quoted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let conflict = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates)"
-        let statement = try db.makeStatement(
-            sql: "INSERT INTO \(table.quotedName) (\(names)) VALUES \(values) ON CONFLICT (id) \(conflict)"
-        )
-        table.upserts[shape] = statement
-        return statement
-    }
-
-    /// What an upsert statement is prepared for: the columns its rows set, and how many rows.
-    struct UpsertShape: Hashable {
-        let columns: [Int]
-        let rows: Int
     }
 }

@@ -11,7 +11,8 @@
 /// Why a reader of its own rather than a mode of the tokenizer or of yajl: both stay strict JSON
 /// for every other reader, and their inner loops pay nothing for JSON5. Documents in JSON5 are
 /// configuration and fixtures, read whole; this reader keeps the whole input at hand, so its
-/// errors show the text on both sides of the fault.
+/// errors show the text on both sides of the fault. One file of some 700 lines: it is one
+/// recursive-descent reader whose grammar, number forms and messages read best side by side.
 ///
 /// The tape's numbers are written in JSON's form (`+.5` as `0.5`, `0x1F` as `31`), each token
 /// placed where its text starts in the input; `Infinity` and `NaN` keep their names, with the
