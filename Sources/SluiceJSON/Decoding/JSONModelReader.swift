@@ -496,8 +496,8 @@ public struct JSONModelReader: ~Copyable {
     /// Ends the object: hands `model` to the values decoded inside it that asked for their parent.
     ///
     /// Inlinable, with the model touched only when a child waits: called out of line, the generic
-    /// function took the model indirectly from every initializer, 0.3 M instructions more per
-    /// decode of the benchmark's 2 000-article document.
+    /// function would take the model indirectly from every initializer, copied whether or not a
+    /// child waits.
     @inlinable
     public func finish<T>(_ model: T) {
         if endObject() { attachWaitingChildren(to: model) }
