@@ -97,6 +97,8 @@ public struct JSONModelReader: ~Copyable {
             of: buffer,
             from: objectIndex,
             to: objectEnd,
+            base: objectIndex,
+            skipping: (-1, -1, -1),
             into: slots,
             members: members,
             mode: context.generatedKeyMode ?? .exact
@@ -107,9 +109,11 @@ public struct JSONModelReader: ~Copyable {
     }
 
     /// Files each member of the object at tokens `start..<end` under its property: `slots[field]`
-    /// becomes the member value's offset from `start`. False when the object needs the general
-    /// path: a key repeats, a name could stand for two properties, or the object is too long for
-    /// 32-bit offsets.
+    /// becomes the member value's offset from `base` (the object the reader reads, which is
+    /// `start` itself or, for a JSON:API resource, holds the object). Properties in `skipping`
+    /// are left unfiled. False when the object needs the general path: a property is met twice
+    /// (or was filed before), a name could stand for two properties, or the object is too long
+    /// for 32-bit offsets.
     ///
     /// Why raw pointers: this runs for every member of every object read, and going through
     /// `JSONTape` (its subscript, `withUnsafeText`, `endOfValue`) cost a closure call, a counted
@@ -121,17 +125,20 @@ public struct JSONModelReader: ~Copyable {
         of buffer: UnsafeMutablePointer<TapeBuffer>,
         from start: Int,
         to end: Int,
+        base: Int,
+        skipping skipped: (Int, Int, Int),
         into slots: UnsafeMutablePointer<Int32>,
         members: JSONModelMembers,
         mode: GeneratedKeyMode
     ) -> Bool {
         let first = start - buffer.pointee.firstIndex
         precondition(
-            first >= 0 && end - buffer.pointee.firstIndex <= buffer.pointee.tokenCount,
+            first >= 0 && start >= base && end - buffer.pointee.firstIndex <= buffer.pointee.tokenCount,
             "JSONTape index out of range"
         )
         let count = end - start
-        guard count <= Int(Int32.max) else { return false }
+        let offset = start - base
+        guard count + offset <= Int(Int32.max) else { return false }
         let tokens = UnsafePointer(buffer.pointee.tokens + first)
         let bytes = UnsafePointer(buffer.pointee.bytes)
         let arenaBase = buffer.pointee.arenaBase
@@ -145,9 +152,11 @@ public struct JSONModelReader: ~Copyable {
             let valuePosition = position + 1
             if field >= 0 {
                 guess = field + 1
-                // A repeated key: the general path decides which copy each property gets.
-                guard slots[field] < 0 else { return false }
-                slots[field] = Int32(truncatingIfNeeded: valuePosition)
+                if field != skipped.0 && field != skipped.1 && field != skipped.2 {
+                    // A repeated key: the general path decides which copy each property gets.
+                    guard slots[field] < 0 else { return false }
+                    slots[field] = Int32(truncatingIfNeeded: valuePosition + offset)
+                }
             } else if field == JSONModelMembers.ambiguousMember {
                 return false
             }
@@ -230,6 +239,36 @@ public struct JSONModelReader: ~Copyable {
     /// none, `JSONModelMembers/ambiguousMember` for a name the general path must place.
     package func field(named name: UnsafeRawBufferPointer) -> Int {
         members.index(of: name, mode: context.generatedKeyMode ?? .exact)
+    }
+
+    /// Files the members of the object at tape index `index`, which lies inside the object this
+    /// reader reads (a JSON:API resource's `attributes` or `relationships`), as the plain
+    /// initializer files its own: on raw token pointers, the property after the last one tried
+    /// first. Members standing for a property in `skipping` are left out (a resource's own `type`,
+    /// `id` and `lid`, which its general path never looks for there); a value at `index` that is
+    /// no object files nothing. False, with the object sent to the general path, when a property
+    /// is met twice (here or filed before) or a name could stand for two.
+    package mutating func fileMembers(ofObjectAt index: Int, skipping: (Int, Int, Int)) -> Bool {
+        let first = index - buffer.pointee.firstIndex
+        precondition(first >= 0 && first < buffer.pointee.tokenCount, "JSONTape index out of range")
+        let token = buffer.pointee.tokens[first]
+        guard token.kind == .objectStart else { return true }
+        guard token.payload >= 0,
+            Self.fileMembers(
+                of: buffer,
+                from: index,
+                to: token.payload + 1,
+                base: objectIndex,
+                skipping: skipping,
+                into: slots,
+                members: members,
+                mode: context.generatedKeyMode ?? .exact
+            )
+        else {
+            needGeneralPath()
+            return false
+        }
+        return true
     }
 
     /// Whether property `field` has a member filed.

@@ -32,9 +32,6 @@ final class ResourceObjectReader {
     private var encodedSizeHint = 256
     /// Reused for every resource a model decodes (see `ResourceFields`).
     private let fields = ResourceFields()
-    /// Per registered type, the member names its last resource had (see `FieldOrder`); made when
-    /// the type's first resource is read, so that a decode pays only for the types it meets.
-    private var fieldOrders: [FieldOrder?]
 
     init(
         registry: ResourceRegistry,
@@ -44,7 +41,6 @@ final class ResourceObjectReader {
         rawEncoding: RawResourceEncoding?
     ) {
         self.registry = registry
-        fieldOrders = Array(repeating: nil, count: registry.count)
         self.context = TapeDecodingContext(options: options)
         self.specContext = context.withDefaultKeys
         self.rejectsUnknownTypes = rejectsUnknownTypes
@@ -149,7 +145,7 @@ final class ResourceObjectReader {
         }
         try requireString(view.id, named: "id", pointer: place)
         try requireString(view.lid, named: "lid", pointer: place)
-        if let (modelType, generated, fixed, typeName, storage, index) = registry.model(
+        if let (modelType, generated, fixed, typeName, storage) = registry.model(
             forTypeToken: typeValue.token,
             on: tape
         ) {
@@ -161,8 +157,7 @@ final class ResourceObjectReader {
                     case let reader = filedReader(
                         for: view,
                         members: generated.jsonModelMembers,
-                        fixed: fixed,
-                        order: fieldOrder(forType: index)
+                        fixed: fixed
                     ),
                     !reader.needsGeneralPath
                 {
@@ -230,8 +225,7 @@ final class ResourceObjectReader {
     private func filedReader(
         for view: ResourceObjectView,
         members: JSONModelMembers,
-        fixed: ResourceFieldIndices,
-        order: FieldOrder
+        fixed: ResourceFieldIndices
     ) -> JSONModelReader {
         var reader = JSONModelReader(
             filing: view.value,
@@ -243,41 +237,13 @@ final class ResourceObjectReader {
         if fixed.type >= 0 && view.typeIndex >= 0 { reader.file(fixed.type, at: view.typeIndex) }
         if fixed.id >= 0 && view.idIndex >= 0 { reader.file(fixed.id, at: view.idIndex) }
         if fixed.lid >= 0 && view.lidIndex >= 0 { reader.file(fixed.lid, at: view.lidIndex) }
-        // Members of `attributes`, then of `relationships`, in one loop over both objects' keys
-        // (a closure per member, as `forEachField` has, copied the view and cost a third more).
-        let tape = view.value.tape
-        var position = 0
-        // Two indices, not an array of them: the optimizer does not always keep a literal's
-        // storage off the heap.
-        for which in 0..<2 {
-            let objectIndex = which == 0 ? view.attributesIndex : view.relationshipsIndex
-            guard objectIndex >= 0, tape[objectIndex].kind == .objectStart,
-                let objectEnd = tape.endOfValue(at: objectIndex)
-            else { continue }
-            var cursor = objectIndex + 1
-            while cursor < objectEnd - 1 {
-                let valueIndex = cursor + 1
-                let field = tape.withUnsafeText(of: tape[cursor]) { name in
-                    order.field(at: position, named: name) { reader.field(named: $0) }
-                }
-                position += 1
-                cursor = tape.endOfValue(at: valueIndex) ?? objectEnd - 1
-                guard field >= 0 else {
-                    if field == JSONModelMembers.ambiguousMember {
-                        reader.needGeneralPath()
-                        return reader
-                    }
-                    continue
-                }
-                // The general path never looks among the fields for these.
-                if field == fixed.id || field == fixed.lid || field == fixed.type { continue }
-                if reader.hasMember(field) {
-                    reader.needGeneralPath()  // given twice
-                    return reader
-                }
-                reader.file(field, at: valueIndex)
-            }
-        }
+        // Members of `attributes`, then of `relationships`, filed on the tape's tokens.
+        // Two calls, not a loop over an array literal, whose storage the optimizer does not
+        // always keep off the heap.
+        let skipping = (fixed.type, fixed.id, fixed.lid)
+        let (attributes, relationships) = (view.attributesIndex, view.relationshipsIndex)
+        if attributes >= 0 && !reader.fileMembers(ofObjectAt: attributes, skipping: skipping) { return reader }
+        if relationships >= 0 && !reader.fileMembers(ofObjectAt: relationships, skipping: skipping) { return reader }
         // A field of the same name wins over the resource's own meta and links.
         if fixed.meta >= 0 && view.metaIndex >= 0 && !reader.hasMember(fixed.meta) {
             reader.file(fixed.meta, at: view.metaIndex)
@@ -286,14 +252,6 @@ final class ResourceObjectReader {
             reader.file(fixed.links, at: view.linksIndex)
         }
         return reader
-    }
-
-    /// The member order of the registered type at `index`.
-    private func fieldOrder(forType index: Int) -> FieldOrder {
-        if let order = fieldOrders[index] { return order }
-        let order = FieldOrder()
-        fieldOrders[index] = order
-        return order
     }
 
     /// Checks that `id` or `lid`, when present, is a string.
@@ -316,60 +274,4 @@ struct ResourcePlace {
     let position: Int?
 
     var pointer: String { position.map { "\(section)/\($0)" } ?? section }
-}
-
-/// The member names of the last resource of one type, position by position, with the property
-/// each stood for.
-///
-/// Why: a document writes every resource of a type with the same members in the same order, so
-/// the name at a position is almost always the one there last time; comparing it with that name
-/// costs a length check and a short `memcmp`, where matching it under the key strategy (tables by
-/// length and first byte, then the strategy's other spellings) cost over a hundred instructions a
-/// member. A name seen at its position maps to the property it mapped to then: the mapping
-/// depends only on the name, the model and the key strategy, which a reader keeps for its life.
-/// One per type per `ResourceObjectReader`, so per thread.
-final class FieldOrder {
-    /// Positions remembered; members past them are matched the long way.
-    static let positions = 32
-    /// The longest name remembered.
-    static let nameBytes = 32
-
-    private let names: UnsafeMutablePointer<UInt8>
-    /// Each position's name length, or -1 for none remembered.
-    private let lengths: UnsafeMutablePointer<Int32>
-    private let fields: UnsafeMutablePointer<Int32>
-
-    init() {
-        names = .allocate(capacity: Self.positions * Self.nameBytes)
-        lengths = .allocate(capacity: Self.positions)
-        lengths.initialize(repeating: -1, count: Self.positions)
-        fields = .allocate(capacity: Self.positions)
-        fields.initialize(repeating: -1, count: Self.positions)
-    }
-
-    deinit {
-        names.deallocate()
-        lengths.deallocate()
-        fields.deallocate()
-    }
-
-    /// The property the member `name` at `position` stands for: the remembered one when the name
-    /// is the one remembered there, else `lookup`'s answer, remembered for next time.
-    @inline(__always)
-    func field(at position: Int, named name: UnsafeRawBufferPointer, lookup: (UnsafeRawBufferPointer) -> Int) -> Int {
-        guard position < Self.positions else { return lookup(name) }
-        let slot = names + position * Self.nameBytes
-        if Int(lengths[position]) == name.count, name.isEmpty || memcmp(slot, name.baseAddress!, name.count) == 0 {
-            return Int(fields[position])
-        }
-        let field = lookup(name)
-        if name.count <= Self.nameBytes, let base = name.baseAddress {
-            slot.update(from: base.assumingMemoryBound(to: UInt8.self), count: name.count)
-            lengths[position] = Int32(name.count)
-            fields[position] = Int32(field)
-        } else {
-            lengths[position] = -1
-        }
-        return field
-    }
 }

@@ -45,27 +45,23 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
     /// The model registered for the type named by `token`'s text, compared as bytes: the type,
     /// the same type as a `@JSONModel` resource when it is one with its fixed members' indices,
     /// the type's name as registered (so that a resource of a registered type makes no `String`
-    /// for its type), its storage class, and its place among the registered types.
+    /// for its type), and its storage class.
     func model(
         forTypeToken token: JSONToken,
         on tape: JSONTape
     ) -> (
         type: any Resource.Type, generated: (any GeneratedResource.Type)?, fields: ResourceFieldIndices, name: String,
-        storage: ResourceStorage.Type, index: Int
+        storage: ResourceStorage.Type
     )? {
         tape.withUnsafeText(of: token) { name in
             guard
-                let index = entries.firstIndex(where: { entry in
+                let entry = entries.first(where: { entry in
                     entry.name.withUnsafeBytes { $0.hasSameBytes(as: name) }
                 })
             else { return nil }
-            let entry = entries[index]
-            return (entry.type, entry.generated, entry.fields, entry.text, entry.storage, index)
+            return (entry.type, entry.generated, entry.fields, entry.text, entry.storage)
         }
     }
-
-    /// How many types are registered: the indices ``model(forTypeToken:on:)`` gives are below it.
-    var count: Int { entries.count }
 }
 
 /// The properties of a `@JSONModel` resource named exactly `id`, `lid`, `type`, `meta` and
