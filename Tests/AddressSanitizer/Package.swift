@@ -27,7 +27,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SluiceJSONAPITests",
-            dependencies: [.product(name: "SluiceJSONAPI", package: sluice.lastPathComponent)],
+            dependencies: [
+                .product(name: "SluiceJSONAPI", package: sluice.lastPathComponent),
+                .product(name: "SluiceTools", package: sluice.lastPathComponent),
+            ],
             // It sets the batch size through `package` API, which another package cannot reach;
             // the parallel path runs under Thread Sanitizer (test-tsan) instead.
             exclude: ["Resources", "ParallelDocumentTests.swift"]
