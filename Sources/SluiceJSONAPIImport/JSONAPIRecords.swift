@@ -30,11 +30,7 @@ extension ImportRecord {
     /// makes the record from it. So a record says exactly what the `RawResource` would.
     init?(resourceObject value: JSONTape.Value, context: TapeDecodingContext) {
         let tape = value.tape
-        guard value.kind == .objectStart else { return nil }
-        // A member given twice: the general reader's order of overrides decides.
-        let members = ResourceMembers(value)
-        guard !members.repeats else { return nil }
-        if members.links >= 0 && !Links.isValidMember(tape, at: members.links, context: context) { return nil }
+        guard let members = ResourceMembers.writable(value, context: context) else { return nil }
         func member(_ index: Int) -> JSONTape.Value? { index < 0 ? nil : try? tape.value(at: index) }
         let (type, id, lid) = (member(members.type), member(members.id), member(members.lid))
         let (attributes, relationships) = (member(members.attributes), member(members.relationships))

@@ -45,6 +45,19 @@ package struct ResourceMembers {
             cursor = tape.endOfValue(at: valueIndex) ?? end
         }
     }
+
+    /// The scan of `value` when a reader that writes straight from the tape may take it: an
+    /// object, no member given twice, `links` that read as links. `nil` otherwise: the general
+    /// reader then decodes a `RawResource`, which words the fault or decides which copy of a
+    /// member counts.
+    @inline(__always)
+    package static func writable(_ value: borrowing JSONTape.Value, context: TapeDecodingContext) -> ResourceMembers? {
+        guard value.kind == .objectStart else { return nil }
+        let members = ResourceMembers(value)
+        guard !members.repeats else { return nil }
+        if members.links >= 0 && !Links.isValidMember(value.tape, at: members.links, context: context) { return nil }
+        return members
+    }
 }
 
 extension Links {

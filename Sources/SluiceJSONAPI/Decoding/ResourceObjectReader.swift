@@ -234,22 +234,22 @@ final class ResourceObjectReader {
             missingMember: { name, resource in ResourceDecoder.missing(AnyCodingKey(name), in: resource) }
         )
         if reader.needsGeneralPath { return reader }
-        if fixed.type >= 0 && view.typeIndex >= 0 { reader.file(fixed.type, at: view.typeIndex) }
-        if fixed.id >= 0 && view.idIndex >= 0 { reader.file(fixed.id, at: view.idIndex) }
-        if fixed.lid >= 0 && view.lidIndex >= 0 { reader.file(fixed.lid, at: view.lidIndex) }
+        if fixed.type >= 0 && view.members.type >= 0 { reader.file(fixed.type, at: view.members.type) }
+        if fixed.id >= 0 && view.members.id >= 0 { reader.file(fixed.id, at: view.members.id) }
+        if fixed.lid >= 0 && view.members.lid >= 0 { reader.file(fixed.lid, at: view.members.lid) }
         // Members of `attributes`, then of `relationships`, filed on the tape's tokens.
         // Two calls, not a loop over an array literal, whose storage the optimizer does not
         // always keep off the heap.
         let skipping = (fixed.type, fixed.id, fixed.lid)
-        let (attributes, relationships) = (view.attributesIndex, view.relationshipsIndex)
+        let (attributes, relationships) = (view.members.attributes, view.members.relationships)
         if attributes >= 0 && !reader.fileMembers(ofObjectAt: attributes, skipping: skipping) { return reader }
         if relationships >= 0 && !reader.fileMembers(ofObjectAt: relationships, skipping: skipping) { return reader }
         // A field of the same name wins over the resource's own meta and links.
-        if fixed.meta >= 0 && view.metaIndex >= 0 && !reader.hasMember(fixed.meta) {
-            reader.file(fixed.meta, at: view.metaIndex)
+        if fixed.meta >= 0 && view.members.meta >= 0 && !reader.hasMember(fixed.meta) {
+            reader.file(fixed.meta, at: view.members.meta)
         }
-        if fixed.links >= 0 && view.linksIndex >= 0 && !reader.hasMember(fixed.links) {
-            reader.file(fixed.links, at: view.linksIndex)
+        if fixed.links >= 0 && view.members.links >= 0 && !reader.hasMember(fixed.links) {
+            reader.file(fixed.links, at: view.members.links)
         }
         return reader
     }

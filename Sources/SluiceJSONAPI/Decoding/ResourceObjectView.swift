@@ -13,25 +13,17 @@ struct ResourceObjectView {
         members = ResourceMembers(value)
     }
 
-    var typeIndex: Int { members.type }
-    var idIndex: Int { members.id }
-    var lidIndex: Int { members.lid }
-    var attributesIndex: Int { members.attributes }
-    var relationshipsIndex: Int { members.relationships }
-    var metaIndex: Int { members.meta }
-    var linksIndex: Int { members.links }
-
     private func member(_ index: Int) -> JSONTape.Value? {
         index < 0 ? nil : try? value.tape.value(at: index)
     }
 
-    var type: JSONTape.Value? { member(typeIndex) }
-    var id: JSONTape.Value? { member(idIndex) }
-    var lid: JSONTape.Value? { member(lidIndex) }
-    var attributes: JSONTape.Value? { member(attributesIndex) }
-    var relationships: JSONTape.Value? { member(relationshipsIndex) }
-    var meta: JSONTape.Value? { member(metaIndex) }
-    var links: JSONTape.Value? { member(linksIndex) }
+    var type: JSONTape.Value? { member(members.type) }
+    var id: JSONTape.Value? { member(members.id) }
+    var lid: JSONTape.Value? { member(members.lid) }
+    var attributes: JSONTape.Value? { member(members.attributes) }
+    var relationships: JSONTape.Value? { member(members.relationships) }
+    var meta: JSONTape.Value? { member(members.meta) }
+    var links: JSONTape.Value? { member(members.links) }
 
     /// The identity by `id`, else by `lid`, for the resource's `type` already read as `type`.
     func identity(type: String) -> ResourceIdentity? {
@@ -53,8 +45,8 @@ struct ResourceObjectView {
                 cursor = valueEnd
             }
         }
-        walk(attributesIndex, isRelationship: false)
-        walk(relationshipsIndex, isRelationship: true)
+        walk(members.attributes, isRelationship: false)
+        walk(members.relationships, isRelationship: true)
     }
 
     /// The member of `attributes` or `relationships` named `name` under `strategy`.

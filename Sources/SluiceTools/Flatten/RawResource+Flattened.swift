@@ -9,15 +9,7 @@ extension RawResource {
     /// `relationshipMeta` with each such relationship's `meta` by name (so lines without it keep
     /// the four members, and no relationship's meta is lost).
     public func writeFlattened(into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"type":"#.utf8)
-        JSONValue.writeString(type, into: &bytes)
-        if let id {
-            bytes.append(contentsOf: #","id":"#.utf8)
-            JSONValue.writeString(id, into: &bytes)
-        } else if let lid {
-            bytes.append(contentsOf: #","lid":"#.utf8)
-            JSONValue.writeString(lid, into: &bytes)
-        }
+        Self.writeIdentity(type: type, id: id, lid: lid, into: &bytes)
         bytes.append(contentsOf: #","attributes":"#.utf8)
         JSONValue.object(attributes).write(into: &bytes)
         bytes.append(contentsOf: #","relationships":{"#.utf8)
@@ -108,11 +100,7 @@ enum FlattenedLine {
         into bytes: inout [UInt8]
     ) -> Bool {
         let tape = value.tape
-        guard value.kind == .objectStart else { return false }
-        // A member given twice: the general reader's order of overrides decides.
-        let members = ResourceMembers(value)
-        guard !members.repeats else { return false }
-        if members.links >= 0 && !Links.isValidMember(tape, at: members.links, context: context) { return false }
+        guard let members = ResourceMembers.writable(value, context: context) else { return false }
         let (type, id, lid) = (members.type, members.id, members.lid)
         let (attributes, relationships) = (members.attributes, members.relationships)
         guard type >= 0, tape[type].kind == .string else { return false }
