@@ -144,11 +144,7 @@ final class ValueStreamer<Value: Decodable> {
     }
 
     private func decode(_ value: JSONTape.Value, at: JSONSequenceIndex) throws -> Value {
-        let decoder = TapeDecoder(value: value, context: context, parentPath: [], key: ElementKey(at.index))
-        let decoded = try decoder.decodeValue(Value.self)
-        // Parent links a value left waiting would pile up across values.
-        context.state.pendingChildren.removeAll(keepingCapacity: true)
-        return decoded
+        try TapeDecoder.decodeStreamed(Value.self, from: value, at: at.index, parentPath: [], context: context)
     }
 }
 

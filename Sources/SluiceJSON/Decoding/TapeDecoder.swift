@@ -84,6 +84,23 @@ public struct TapeDecoder: Decoder {
         TapeDecoder(value: value, context: context, parentPath: codingPath, key: key)
     }
 
+    /// Decodes `value` as the value at `index` of a stream (an element of a streamed array, a
+    /// value of JSON Lines) under `context`, which the whole stream shares: parent links the
+    /// value left waiting are dropped, since its parent is not streamed and they would pile up
+    /// value after value.
+    static func decodeStreamed<T: Decodable>(
+        _ type: T.Type,
+        from value: JSONTape.Value,
+        at index: Int,
+        parentPath: [any CodingKey],
+        context: TapeDecodingContext
+    ) throws -> T {
+        let decoded = try TapeDecoder(value: value, context: context, parentPath: parentPath, key: ElementKey(index))
+            .decodeValue(T.self)
+        context.state.pendingChildren.removeAll(keepingCapacity: true)
+        return decoded
+    }
+
     /// A fault of `kind` at the value this decoder reads.
     func fault(_ kind: JSONError.Kind, _ message: String) -> JSONError {
         JSONError(kind: kind, message: message, position: value.position)

@@ -244,11 +244,7 @@ final class ElementStreamer<Element: Decodable>: SplitDocumentReader {
         context: TapeDecodingContext,
         pathKeys: [any CodingKey]
     ) throws -> Element {
-        let decoder = TapeDecoder(value: value, context: context, parentPath: pathKeys, key: ElementKey(index))
-        let element = try decoder.decodeValue(Element.self)
-        // Parent links an element left waiting (its parent is not streamed) would pile up.
-        context.state.pendingChildren.removeAll(keepingCapacity: true)
-        return element
+        try TapeDecoder.decodeStreamed(Element.self, from: value, at: index, parentPath: pathKeys, context: context)
     }
 }
 
