@@ -235,12 +235,6 @@ public struct JSONModelReader: ~Copyable {
         stateReference._withUnsafeGuaranteedRef { $0.closeSlots() }
     }
 
-    /// The property index of the member named `name` under the decode's key strategy: -1 for
-    /// none, `JSONModelMembers/ambiguousMember` for a name the general path must place.
-    package func field(named name: UnsafeRawBufferPointer) -> Int {
-        members.index(of: name, mode: context.generatedKeyMode ?? .exact)
-    }
-
     /// Files the members of the object at tape index `index`, which lies inside the object this
     /// reader reads (a JSON:API resource's `attributes` or `relationships`), as the plain
     /// initializer files its own: on raw token pointers, the property after the last one tried

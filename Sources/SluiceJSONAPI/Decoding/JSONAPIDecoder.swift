@@ -189,10 +189,7 @@ public final class JSONAPIDecoder: TapeDecodingConfigurable {
         in reader: some ChunkSource,
         _ body: (StreamedResource) throws -> Void
     ) throws -> DocumentSummary {
-        let engine = makeEngine(primaryModels: [], holdsIdentifiers: false)
-        try reader.forEachChunk { chunk in try engine.feed(chunk) { try Self.dispatch($0, to: body) } }
-        try engine.finish { try Self.dispatch($0, to: body) }
-        return engine.summary
+        try forEachResource(in: reader, primaryStarted: {}, body)
     }
 
     /// ``forEachResource(in:_:)`` that also calls `primaryStarted` when `data` begins (an array,

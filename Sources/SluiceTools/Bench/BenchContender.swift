@@ -43,10 +43,8 @@ package enum BenchContender: String, CaseIterable, Sendable {
         case .sluice: checksum = try Self.sluice(path: path, parallelism: parallelism)
         case .foundation: checksum = try Self.foundation(path: path)
         }
-        let elapsed = clock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return BenchMeasurement(
-            seconds: seconds,
+            seconds: (clock.now - start) / .seconds(1),
             cpuSeconds: Self.cpuSeconds() - cpuBefore,
             peakMemoryBytes: Self.peakResidentBytes(),
             checksum: checksum
