@@ -486,9 +486,12 @@ value: {
     } else if (byte == '-' || is_digit(byte)) {
         // A number that reaches the chunk's end may go on in the next one: yajl takes it.
         sluice_number_digits digits;
-        const intptr_t next = read_number(base, at - base, limit - base, &digits);
-        if (next < 0 || next == limit - base) goto stop;
-        const intptr_t length = next - (at - base);
+        intptr_t length = read_usual_number(at, limit, &digits);
+        if (length == 0) {
+            const intptr_t next = read_number_general(base, at - base, limit - base, &digits);
+            if (next < 0 || next == limit - base) goto stop;
+            length = next - (at - base);
+        }
         if (length > max_token_bytes) goto stop;
         SLUICE_CHECK_ROOM(at + length, length + SLUICE_NUMBER_TRAILER_SIZE);
         copy_text(text, at, (size_t)length);

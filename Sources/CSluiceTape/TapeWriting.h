@@ -246,17 +246,15 @@ static inline __attribute__((always_inline)) uint64_t digit_run_value(const uint
 }
 #endif
 
-/// `sluice_decimal_to_double`, inline for `read_number`.
-static inline double decimal_to_double(uint64_t significand, int32_t scale) {
-    static const double exact_powers_of_ten[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-                                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-    if (significand == 0 || scale < -342) return 0;
-    if (significand <= (UINT64_C(1) << 53) && scale >= -22 && scale <= 22) {
-        // Clinger: an exact mantissa and an exact power of ten round once.
-        const double mantissa = (double)significand;
-        return scale >= 0 ? mantissa * exact_powers_of_ten[scale] : mantissa / exact_powers_of_ten[-scale];
-    }
-    if (scale > 308) return __builtin_inf();
+/// The product step of Daniel Lemire's and Michael Eisel's conversion: `significand` (not zero)
+/// times 10^`scale` (-342...308) as the top bits of a 128-bit product, one bit more than a
+/// double's mantissa holds (for rounding), and the biased binary exponent they stand at.
+typedef struct lemire_parts {
+    uint64_t mantissa;
+    int64_t power2;
+} lemire_parts;
+
+static inline __attribute__((always_inline)) lemire_parts lemire_product(uint64_t significand, int32_t scale) {
     const int leading_zeros = __builtin_clzll(significand);
     const uint64_t w = significand << leading_zeros;
     const int index = 2 * (scale + 342);
@@ -273,46 +271,123 @@ static inline double decimal_to_double(uint64_t significand, int32_t scale) {
     }
     const int upper_bit = (int)(high >> 63);
     const int shift = upper_bit + 64 - 52 - 3;
-    uint64_t mantissa = high >> shift;
+    lemire_parts parts;
+    parts.mantissa = high >> shift;
     // floor(log2(10^scale)) + 63, from log2(10) = 217706 / 2^16 (exact for |scale| <= 1 300).
-    int64_t power2 = (((int64_t)(152170 + 65536) * scale) >> 16) + 63 + upper_bit - leading_zeros + 1023;
+    parts.power2 = (((int64_t)(152170 + 65536) * scale) >> 16) + 63 + upper_bit - leading_zeros + 1023;
+    // Exactly halfway between two doubles (possible only for small powers, so never for a
+    // subnormal result): round to even.
+    if (low <= 1 && scale >= -4 && scale <= 23 && (parts.mantissa & 3) == 1 && (parts.mantissa << shift) == high) {
+        parts.mantissa &= ~UINT64_C(1);
+    }
+    return parts;
+}
+
+/// The bits of the normal double (or infinity) that `parts` rounds to, `parts.power2` above 0.
+static inline __attribute__((always_inline)) uint64_t lemire_normal_bits(lemire_parts parts) {
+    uint64_t mantissa = parts.mantissa;
+    int64_t power2 = parts.power2;
+    mantissa += mantissa & 1;
+    mantissa >>= 1;
+    if (mantissa >= (UINT64_C(2) << 52)) {
+        mantissa = UINT64_C(1) << 52;
+        power2 += 1;
+    }
+    mantissa &= ~(UINT64_C(1) << 52);
+    if (power2 >= 0x7FF) return UINT64_C(0x7FF) << 52;
+    return (uint64_t)power2 << 52 | mantissa;
+}
+
+/// `sluice_decimal_to_double`, inline for `read_number`.
+static inline double decimal_to_double(uint64_t significand, int32_t scale) {
+    static const double exact_powers_of_ten[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (significand == 0 || scale < -342) return 0;
+    if (significand <= (UINT64_C(1) << 53) && scale >= -22 && scale <= 22) {
+        // Clinger: an exact mantissa and an exact power of ten round once.
+        const double mantissa = (double)significand;
+        return scale >= 0 ? mantissa * exact_powers_of_ten[scale] : mantissa / exact_powers_of_ten[-scale];
+    }
+    if (scale > 308) return __builtin_inf();
+    const lemire_parts parts = lemire_product(significand, scale);
     uint64_t bits;
-    if (power2 <= 0) {
+    if (parts.power2 <= 0) {
         // Subnormal (or zero): shift the mantissa into place, rounding half up, then to even by
         // the bit below.
-        if (-power2 + 1 >= 64) return 0;
-        mantissa >>= (-power2 + 1);
+        if (-parts.power2 + 1 >= 64) return 0;
+        uint64_t mantissa = parts.mantissa >> (-parts.power2 + 1);
         mantissa += mantissa & 1;
         mantissa >>= 1;
-        power2 = mantissa < (UINT64_C(1) << 52) ? 0 : 1;
-        bits = (uint64_t)power2 << 52 | (mantissa & ((UINT64_C(1) << 52) - 1));
+        const uint64_t power2 = mantissa < (UINT64_C(1) << 52) ? 0 : 1;
+        bits = power2 << 52 | (mantissa & ((UINT64_C(1) << 52) - 1));
     } else {
-        // Exactly halfway between two doubles (possible only for small powers): round to even.
-        if (low <= 1 && scale >= -4 && scale <= 23 && (mantissa & 3) == 1 && (mantissa << shift) == high) {
-            mantissa &= ~UINT64_C(1);
-        }
-        mantissa += mantissa & 1;
-        mantissa >>= 1;
-        if (mantissa >= (UINT64_C(2) << 52)) {
-            mantissa = UINT64_C(1) << 52;
-            power2 += 1;
-        }
-        mantissa &= ~(UINT64_C(1) << 52);
-        if (power2 >= 0x7FF) return __builtin_inf();
-        bits = (uint64_t)power2 << 52 | mantissa;
+        bits = lemire_normal_bits(parts);
     }
     double value;
     memcpy(&value, &bits, 8);
     return value;
 }
 
-/// Reads the JSON number at `base[index]` (before `end`): returns the index just past it, or -1
-/// when what is there is not a number's start, or stops being one before it ends; `*digits`
-/// gets its trailer (`sluice_number_digits`). A return of `end` means the number reached `end`,
-/// where more digits might follow in input not yet read: only a caller that knows the text is
-/// whole may take it. One pass both checks the grammar and reads the digits, for the tokenizer
-/// and, over a number's whole text, for every other tape writer.
-static inline intptr_t read_number(const uint8_t *base, intptr_t index, intptr_t end, sluice_number_digits *digits) {
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/// The usual number, read where the tokenizer stands: an integer of 1 to 15 digits or a decimal
+/// of 1 to 15 digits, a point and 1 to 15 more (at most 19 in all), no exponent, not starting
+/// with 0. Returns its length and fills `*digits` exactly as `read_number` does, or returns 0
+/// for `read_number` to read it. It declines unless 33 bytes follow the first digit before
+/// `limit`, and reads nothing past them.
+///
+/// Why a second reader: `read_number` takes every form and range, and canada.json's 111 000
+/// coordinates paid for that generality (a call, the checks of exponents, ranges and zeros, the
+/// general conversion) at some 230 instructions each. Here a decimal of 16 to 19 digits is
+/// converted with the product step only (its scale, -15 to -1, keeps it far from the ends of
+/// double's range), a shorter one by one exact division.
+static inline __attribute__((always_inline)) intptr_t read_usual_number(const uint8_t *start, const uint8_t *limit, sluice_number_digits *digits) {
+    static const uint64_t scales[16] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+        10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull, 100000000000000ull, 1000000000000000ull};
+    static const double powers[16] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    const bool negative = *start == '-';
+    const uint8_t *const at = start + negative;
+    if (limit - at < 33 || (uint8_t)(*at - '1') > 8) return 0;
+    const unsigned whole = __builtin_ctz(~digit_mask16(at));
+    if (whole >= 16) return 0;
+    const uint8_t after = at[whole];
+    const uint8_t sign = negative ? SLUICE_NUMBER_NEGATIVE : 0;
+    if (after != '.') {
+        if ((after | 0x20) == 'e') return 0;
+        digits->significand = digit_run_value(at, whole);
+        digits->scale = 0;
+        digits->flags = SLUICE_NUMBER_EXACT | SLUICE_NUMBER_INTEGER | sign;
+        digits->reserved = 0;
+        return (at + whole) - start;
+    }
+    const uint8_t *const fraction = at + whole + 1;
+    const unsigned places = __builtin_ctz(~digit_mask16(fraction));
+    if (places - 1 >= 15 || whole + places > 19 || (fraction[places] | 0x20) == 'e') return 0;
+    const uint64_t significand = digit_run_value(at, whole) * scales[places] + digit_run_value(fraction, places);
+    double value;
+    if (significand <= (UINT64_C(1) << 53)) {
+        value = (double)significand / powers[places];
+    } else {
+        const uint64_t bits = lemire_normal_bits(lemire_product(significand, -(int32_t)places));
+        memcpy(&value, &bits, 8);
+    }
+    memcpy(&digits->significand, &value, 8);
+    digits->scale = (int16_t)-(int16_t)places;
+    digits->flags = SLUICE_NUMBER_EXACT | SLUICE_NUMBER_CONVERTED | sign;
+    digits->reserved = 0;
+    return (fraction + places) - start;
+}
+#else
+static inline intptr_t read_usual_number(const uint8_t *start, const uint8_t *limit, sluice_number_digits *digits) {
+    (void)start;
+    (void)limit;
+    (void)digits;
+    return 0;
+}
+#endif
+
+/// `read_number` for every number, a byte at a time but for runs of digits (the tokenizer calls
+/// it when `read_usual_number` declines).
+static inline intptr_t read_number_general(const uint8_t *base, intptr_t index, intptr_t end, sluice_number_digits *digits) {
     intptr_t at = index;
     uint8_t flags = SLUICE_NUMBER_INTEGER;
     if (base[at] == '-') {
@@ -323,40 +398,6 @@ static inline intptr_t read_number(const uint8_t *base, intptr_t index, intptr_t
     intptr_t count = 0;
     intptr_t fraction = 0;
     int64_t exponent = 0;
-#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    // The usual number (a decimal point or none, no exponent, at most 19 digits, not starting
-    // with 0) read from two sixteen-byte digit masks: the run lengths come from one compare each,
-    // and the digits from one or two eight-byte conversions per run. Anything else is read by
-    // the general path below, from the start.
-    if (end - at >= 33 && base[at] != '0') {
-        const intptr_t whole = __builtin_ctz(~digit_mask16(base + at));
-        if (whole >= 1 && whole < 16) {
-            const intptr_t next = at + whole;
-            const uint8_t after = base[next];
-            if (after == '.') {
-                const intptr_t places = __builtin_ctz(~digit_mask16(base + next + 1));
-                const uint8_t last = base[next + 1 + places];
-                if (places >= 1 && places < 16 && whole + places <= 19 && last != 'e' && last != 'E') {
-                    static const uint64_t scales[17] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                        100000000, 1000000000, 10000000000ull, 100000000000ull, 1000000000000ull,
-                        10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull};
-                    significand = digit_run_value(base + at, whole) * scales[places] +
-                                  digit_run_value(base + next + 1, places);
-                    count = whole + places;
-                    fraction = places;
-                    flags &= ~SLUICE_NUMBER_INTEGER;
-                    at = next + 1 + places;
-                    goto digits_read;
-                }
-            } else if (after != 'e' && after != 'E') {
-                significand = digit_run_value(base + at, whole);
-                count = whole;
-                at = next;
-                goto digits_read;
-            }
-        }
-    }
-#endif
     // JSON allows one leading zero, before a fraction or nothing: it is not a significant digit.
     if (base[at] == '0') {
         at += 1;
@@ -387,9 +428,6 @@ static inline intptr_t read_number(const uint8_t *base, intptr_t index, intptr_t
         if (at == first) return -1;
         if (negative) exponent = -exponent;
     }
-#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-digits_read:
-#endif
     digits->significand = 0;
     digits->scale = 0;
     digits->reserved = 0;
@@ -414,6 +452,17 @@ digits_read:
     }
     digits->flags = flags;
     return at;
+}
+
+/// Reads the JSON number at `base[index]` (before `end`): returns the index just past it, or -1
+/// when what is there is not a number's start, or stops being one before it ends; `*digits`
+/// gets its trailer (`sluice_number_digits`). A return of `end` means the number reached `end`,
+/// where more digits might follow in input not yet read: only a caller that knows the text is
+/// whole may take it. One pass both checks the grammar and reads the digits, for the tokenizer
+/// and, over a number's whole text, for every other tape writer.
+static inline intptr_t read_number(const uint8_t *base, intptr_t index, intptr_t end, sluice_number_digits *digits) {
+    const intptr_t length = read_usual_number(base + index, base + end, digits);
+    return length > 0 ? index + length : read_number_general(base, index, end, digits);
 }
 
 /// Copies a number's text to the arena with its trailer after it; returns the text's offset.

@@ -92,6 +92,34 @@ struct DoubleConversionTests {
         Self.expectSameOnTape(texts)
     }
 
+    @Test("decimals as coordinates are written: 1 to 15 digits, a point, 1 to 15 more, 19 at most")
+    func usualDecimals() {
+        var generator = Generator(state: 11)
+        var texts: [String] = []
+        for whole in 1...15 {
+            for places in 1...min(15, 19 - whole) {
+                for pattern in 0..<40 {
+                    var text = String(Int.random(in: 1...9, using: &generator))
+                    for _ in 1..<whole { text += String(Int.random(in: 0...9, using: &generator)) }
+                    text += "."
+                    // Random digits, and the endings a conversion is likeliest to round wrongly.
+                    for place in 0..<places {
+                        let last = place == places - 1
+                        switch pattern % 4 {
+                        case 1: text += last ? "5" : "0"
+                        case 2: text += "9"
+                        case 3: text += last ? "1" : "0"
+                        default: text += String(Int.random(in: 0...9, using: &generator))
+                        }
+                    }
+                    texts += [text, "-" + text]
+                }
+            }
+        }
+        for text in texts { Self.expectSame(text) }
+        Self.expectSameOnTape(texts)
+    }
+
     @Test("random significands of 1 to 19 digits times every power of ten from 1e-360 to 1e330")
     func randomDecimals() {
         var generator = Generator(state: 7)

@@ -18,18 +18,164 @@
 /// values. Not for use by hand.
 @_documentation(visibility: internal)
 public protocol TapePlainValue {
-    /// The value `value` holds in plain form, or `nil` for the general path to read.
-    static func plainValue(_ value: JSONTape.Value) -> Self?
+    /// Reads the value that starts at `cursor` and moves the cursor past it; `nil` for the
+    /// general path to read (the cursor is then left anywhere).
+    static func plainValue(from cursor: inout TapePlainCursor) -> Self?
+}
+
+/// Where a plain read stands on a tape: its tokens and arena by address, so that a read of a
+/// nested array steps from token to token with one bound check each. Valid only for the length
+/// of one property's read, while the tape it was made from is alive and unchanged (the reader's
+/// tape is both). Not for use by hand.
+///
+/// Why: read through `JSONTape.Value`, each element made a value (the tape's reference and two
+/// indices), checked its index against the tape, found its end and looked the buffer up again:
+/// about 140 instructions per coordinate of canada.json, where the number was converted already.
+@_documentation(visibility: internal)
+public struct TapePlainCursor {
+    @usableFromInline let tokens: UnsafePointer<JSONToken>
+    @usableFromInline let tokenCount: Int
+    /// The arena's first byte, and the absolute offset it stands for.
+    @usableFromInline let bytes: UnsafePointer<UInt8>
+    @usableFromInline let arenaBase: Int
+    /// The absolute index of `tokens[0]`, for reads that need a `JSONTape.Value`.
+    @usableFromInline let firstIndex: Int
+    @usableFromInline let storage: Unmanaged<TapeStorage>
+    /// The next token to read, counted from `tokens`.
+    @usableFromInline var position: Int
+
+    @inlinable
+    init(storage: Unmanaged<TapeStorage>, buffer: UnsafeMutablePointer<TapeBuffer>, index: Int) {
+        self.storage = storage
+        tokens = UnsafePointer(buffer.pointee.tokens)
+        tokenCount = buffer.pointee.tokenCount
+        bytes = UnsafePointer(buffer.pointee.bytes)
+        arenaBase = buffer.pointee.arenaBase
+        firstIndex = buffer.pointee.firstIndex
+        position = index - buffer.pointee.firstIndex
+    }
+
+    /// The token at the cursor, the cursor moved past it; `nil` past the tape's end (which a
+    /// complete value never reaches: the bound is what makes the addresses safe to read).
+    @inlinable @inline(__always)
+    mutating func next() -> JSONToken? {
+        guard position >= 0, position < tokenCount else { return nil }
+        defer { position += 1 }
+        return tokens[position]
+    }
+
+    /// The token at the cursor, without moving it.
+    @inlinable @inline(__always)
+    func peek() -> JSONToken? {
+        guard position >= 0, position < tokenCount else { return nil }
+        return tokens[position]
+    }
+
+    /// The text of a key, string or number token.
+    @inlinable @inline(__always)
+    func text(of token: JSONToken) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: bytes + (token.payload - arenaBase), count: Int(token.length))
+    }
+
+    /// The next token as a `Double`, as the scalar reader converts it. A number with a point or
+    /// an exponent is converted already (its trailer holds the bits); others out of line.
+    @inlinable @inline(__always)
+    mutating func double() -> Double? {
+        guard let token = next(), token.kind == .number else { return nil }
+        let text = text(of: token)
+        // The trailer after the text: `sluice_number_digits`, whose flags stand at byte 10.
+        let trailer = text.baseAddress.unsafelyUnwrapped + text.count
+        let flags = trailer.load(fromByteOffset: 10, as: UInt8.self)
+        if flags & Self.convertedFlag != 0 {
+            let magnitude = Double(bitPattern: trailer.loadUnaligned(as: UInt64.self))
+            return flags & Self.negativeFlag != 0 ? -magnitude : magnitude
+        }
+        return Self.unconvertedDouble(text)
+    }
+
+    /// The next token as an integer of type `T`, as the scalar reader converts it: in line for
+    /// the usual integer (at most 19 digits, no fraction or exponent), else out of line.
+    @inlinable @inline(__always)
+    mutating func integer<T: FixedWidthInteger>(as type: T.Type) -> T? {
+        guard let token = next(), token.kind == .number else { return nil }
+        let text = text(of: token)
+        let trailer = text.baseAddress.unsafelyUnwrapped + text.count
+        let flags = trailer.load(fromByteOffset: 10, as: UInt8.self)
+        if flags & (Self.exactFlag | Self.integerFlag | Self.negativeFlag) == Self.exactFlag | Self.integerFlag {
+            if let value = T(exactly: trailer.loadUnaligned(as: UInt64.self)) { return value }
+        }
+        return Self.integer(text, as: T.self)
+    }
+
+    /// The next token as a `String`, when it is a string.
+    @inlinable
+    mutating func string() -> String? {
+        guard let token = next(), token.kind == .string else { return nil }
+        return Self.string(text(of: token), isASCII: token.isASCII)
+    }
+
+    /// The next value as a `JSONTape.Value` (for reads that need one), the cursor moved past it.
+    @inlinable
+    mutating func value() -> JSONTape.Value? {
+        guard let token = peek() else { return nil }
+        let index = firstIndex + position
+        let end: Int
+        switch token.kind {
+        case .objectStart, .arrayStart:
+            guard token.payload >= 0 else { return nil }
+            end = token.payload + 1
+        case .key, .objectEnd, .arrayEnd: return nil
+        default: end = index + 1
+        }
+        position = end - firstIndex
+        return JSONTape.Value(JSONTape(storage: storage.takeUnretainedValue()), from: index, to: end)
+    }
+
+    // The trailer's flags (CSluiceTape's SLUICE_NUMBER_*, which ParserState checks these
+    // against), spelled here because inlinable code cannot see that module.
+    @inlinable static var exactFlag: UInt8 { 1 }
+    @inlinable static var negativeFlag: UInt8 { 2 }
+    @inlinable static var integerFlag: UInt8 { 4 }
+    @inlinable static var convertedFlag: UInt8 { 8 }
+
+    @usableFromInline
+    static func unconvertedDouble(_ text: UnsafeRawBufferPointer) -> Double? {
+        try? JSONNumberText.double(tokenText: text)
+    }
+
+    @usableFromInline
+    static func integer<T: FixedWidthInteger>(_ text: UnsafeRawBufferPointer, as type: T.Type) -> T? {
+        try? JSONNumberText.integer(tokenText: text, as: T.self)
+    }
+
+    @usableFromInline
+    static func float(_ text: UnsafeRawBufferPointer) -> Float? {
+        try? JSONNumberText.float(tokenText: text)
+    }
+
+    @usableFromInline
+    static func string(_ text: UnsafeRawBufferPointer, isASCII: Bool) -> String {
+        UTF8Validation.string(ofChecked: text, isASCII: isASCII)
+    }
 }
 
 extension JSONModelReader {
+    /// A cursor at the member value `member` of this reader's tape.
+    @inlinable
+    func plainCursor(at member: JSONTape.Value) -> TapePlainCursor {
+        TapePlainCursor(storage: tapeStorage, buffer: buffer, index: member.index)
+    }
+
     /// Reads the required property `field`, a nested array, vector or map of scalars: straight
     /// from the tape when the member is plain (see `TapePlainValue`), else as the general path
     /// reads it. Inlinable, so that each initializer gets the read specialized for its type.
     @inlinable
     public func decode<T: TapePlainValue & Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
         guard let member = member(field) else { throw missing(field) }
-        if !hasTypeHooks, let plain = T.plainValue(member) { return plain }
+        if !hasTypeHooks {
+            var cursor = plainCursor(at: member)
+            if let plain = T.plainValue(from: &cursor) { return plain }
+        }
         return try read(type, from: member, field: field)
     }
 
@@ -38,7 +184,10 @@ extension JSONModelReader {
     @inlinable
     public func decodeIfPresent<T: TapePlainValue & Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
         guard let member = member(field), !member.isNull else { return nil }
-        if !hasTypeHooks, let plain = T.plainValue(member) { return plain }
+        if !hasTypeHooks {
+            var cursor = plainCursor(at: member)
+            if let plain = T.plainValue(from: &cursor) { return plain }
+        }
         return try read(type, from: member, field: field)
     }
 }
@@ -111,47 +260,46 @@ func tapeMap<Value>(_ object: JSONTape.Value, _ read: (JSONTape.Value) -> Value?
 
 extension Double: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> Double? { TapePlainScalars.double(value) }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> Double? { cursor.double() }
 }
 
 extension Float: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> Float? { TapePlainScalars.float(value) }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> Float? {
+        guard let token = cursor.next(), token.kind == .number else { return nil }
+        return TapePlainCursor.float(cursor.text(of: token))
+    }
 }
 
 extension Int: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> Int? { TapePlainScalars.integer(value, as: Int.self) }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> Int? { cursor.integer(as: Int.self) }
 }
 
 extension Int64: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> Int64? { TapePlainScalars.integer(value, as: Int64.self) }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> Int64? { cursor.integer(as: Int64.self) }
 }
 
 extension Int32: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> Int32? { TapePlainScalars.integer(value, as: Int32.self) }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> Int32? { cursor.integer(as: Int32.self) }
 }
 
 extension UInt64: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> UInt64? {
-        TapePlainScalars.integer(value, as: UInt64.self)
-    }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> UInt64? { cursor.integer(as: UInt64.self) }
 }
 
 extension String: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> String? {
-        value.kind == .string ? value.tape.text(of: value.token) : nil
-    }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> String? { cursor.string() }
 }
 
 extension Bool: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> Bool? {
-        switch value.kind {
+    public static func plainValue(from cursor: inout TapePlainCursor) -> Bool? {
+        switch cursor.next()?.kind {
         case .true: return true
         case .false: return false
         default: return nil
@@ -162,29 +310,8 @@ extension Bool: TapePlainValue {
 extension JSONValue: TapePlainValue {
     /// The value as `JSONValue(from:context:)` reads it for the general path.
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> JSONValue? { try? value.jsonValue() }
-}
-
-/// The number conversions of the plain reads, out of line: the same functions the scalar readers
-/// call, with any failure (not a number, out of range, a fraction for an integer) a give-up.
-@usableFromInline
-enum TapePlainScalars {
-    @usableFromInline
-    static func double(_ value: JSONTape.Value) -> Double? {
-        value.tape.plainDouble(at: value.index)
-    }
-
-    @usableFromInline
-    static func float(_ value: JSONTape.Value) -> Float? {
-        guard value.kind == .number else { return nil }
-        return try? TapeDecoder.decodeFloat(value)
-    }
-
-    @usableFromInline
-    static func integer<T: FixedWidthInteger>(_ value: JSONTape.Value, as type: T.Type) -> T? {
-        let token = value.token
-        guard token.kind == .number else { return nil }
-        return value.tape.withUnsafeText(of: token) { text in try? JSONNumberText.integer(tokenText: text, as: T.self) }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> JSONValue? {
+        try? cursor.value()?.jsonValue()
     }
 }
 
@@ -192,102 +319,96 @@ enum TapePlainScalars {
 
 extension Optional: TapePlainValue where Wrapped: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> Wrapped?? {
-        if value.isNull { return .some(nil) }
-        return Wrapped.plainValue(value).map { .some($0) }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> Wrapped?? {
+        if cursor.peek()?.kind == .null {
+            cursor.position += 1
+            return .some(nil)
+        }
+        return Wrapped.plainValue(from: &cursor).map { .some($0) }
     }
 }
 
 extension Array: TapePlainValue where Element: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> [Element]? {
-        let start = value.token
-        guard start.kind == .arrayStart else { return nil }
-        let tape = value.tape
+    public static func plainValue(from cursor: inout TapePlainCursor) -> [Element]? {
+        guard let start = cursor.next(), start.kind == .arrayStart else { return nil }
         let count = Int(start.length)
-        var elements: [Element] = []
-        elements.reserveCapacity(count)
-        var cursor = value.index + 1
-        // As in `tapeVectorElements`: doubles without a value made per element.
-        if Element.self == Double.self {
-            while elements.count < count {
-                guard let element = tape.plainDouble(at: cursor) else { return nil }
-                elements.append(unsafeBitCast(element, to: Element.self))
-                cursor += 1
+        var complete = true
+        // Filled in place: the count is on the start token, so no capacity check per element.
+        let elements = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            while initialized < count {
+                guard let element = Element.plainValue(from: &cursor) else {
+                    complete = false
+                    return
+                }
+                (buffer.baseAddress.unsafelyUnwrapped + initialized).initialize(to: element)
+                initialized += 1
             }
-            return elements
         }
-        while elements.count < count {
-            guard let end = tape.endOfValue(at: cursor) else { return nil }
-            guard let element = Element.plainValue(JSONTape.Value(tape, from: cursor, to: end)) else { return nil }
-            elements.append(element)
-            cursor = end
-        }
+        // The end token follows the last element.
+        guard complete, cursor.next()?.kind == .arrayEnd else { return nil }
         return elements
     }
 }
 
 extension Dictionary: TapePlainValue where Key == String, Value: TapePlainValue {
-    /// The members with their keys as written; a key given twice gives up (see `tapeMap`).
+    /// The members with their keys as written (no key strategy applies to a dictionary's keys, as
+    /// in Foundation); a key given twice gives up, for the general path to decide.
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> [String: Value]? {
-        tapeMap(value, Value.plainValue)
+    public static func plainValue(from cursor: inout TapePlainCursor) -> [String: Value]? {
+        guard let start = cursor.next(), start.kind == .objectStart else { return nil }
+        let count = Int(start.length)
+        var result: [String: Value] = [:]
+        result.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let key = cursor.next(), key.kind == .key,
+                let value = Value.plainValue(from: &cursor),
+                result.updateValue(value, forKey: TapePlainCursor.string(cursor.text(of: key), isASCII: key.isASCII))
+                    == nil
+            else { return nil }
+        }
+        guard cursor.next()?.kind == .objectEnd else { return nil }
+        return result
     }
 }
 
-/// The elements of a vector of `count` scalars, or `nil` unless `value` is an array of exactly
-/// that many plain scalars.
-@inlinable
+/// Reads a vector of exactly `count` scalars at `cursor`, each handed to `body` with its index;
+/// `false` unless the value there is an array of exactly that many plain scalars.
+@inlinable @inline(__always)
 func tapeVectorElements<Scalar: TapePlainValue>(
-    _ value: JSONTape.Value,
+    _ cursor: inout TapePlainCursor,
     count: Int,
     as type: Scalar.Type,
     _ body: (Int, Scalar) -> Void
 ) -> Bool {
-    let start = value.token
-    guard start.kind == .arrayStart, Int(start.length) == count else { return false }
-    let tape = value.tape
-    var cursor = value.index + 1
-    // Doubles (coordinates, the common case) one token each, without a value made per element:
-    // the type test is resolved when this is specialized.
-    if Scalar.self == Double.self {
-        for index in 0..<count {
-            guard let scalar = tape.plainDouble(at: cursor) else { return false }
-            body(index, unsafeBitCast(scalar, to: Scalar.self))
-            cursor += 1
-        }
-        return true
-    }
+    guard let start = cursor.next(), start.kind == .arrayStart, Int(start.length) == count else { return false }
     for index in 0..<count {
-        guard let end = tape.endOfValue(at: cursor),
-            let scalar = Scalar.plainValue(JSONTape.Value(tape, from: cursor, to: end))
-        else { return false }
+        guard let scalar = Scalar.plainValue(from: &cursor) else { return false }
         body(index, scalar)
-        cursor = end
     }
-    return true
+    return cursor.next()?.kind == .arrayEnd
 }
 
 extension SIMD2: TapePlainValue where Scalar: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> SIMD2<Scalar>? {
+    public static func plainValue(from cursor: inout TapePlainCursor) -> SIMD2<Scalar>? {
         var vector = SIMD2<Scalar>()
-        return tapeVectorElements(value, count: 2, as: Scalar.self) { vector[$0] = $1 } ? vector : nil
+        return tapeVectorElements(&cursor, count: 2, as: Scalar.self) { vector[$0] = $1 } ? vector : nil
     }
 }
 
 extension SIMD3: TapePlainValue where Scalar: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> SIMD3<Scalar>? {
+    public static func plainValue(from cursor: inout TapePlainCursor) -> SIMD3<Scalar>? {
         var vector = SIMD3<Scalar>()
-        return tapeVectorElements(value, count: 3, as: Scalar.self) { vector[$0] = $1 } ? vector : nil
+        return tapeVectorElements(&cursor, count: 3, as: Scalar.self) { vector[$0] = $1 } ? vector : nil
     }
 }
 
 extension SIMD4: TapePlainValue where Scalar: TapePlainValue {
     @inlinable
-    public static func plainValue(_ value: JSONTape.Value) -> SIMD4<Scalar>? {
+    public static func plainValue(from cursor: inout TapePlainCursor) -> SIMD4<Scalar>? {
         var vector = SIMD4<Scalar>()
-        return tapeVectorElements(value, count: 4, as: Scalar.self) { vector[$0] = $1 } ? vector : nil
+        return tapeVectorElements(&cursor, count: 4, as: Scalar.self) { vector[$0] = $1 } ? vector : nil
     }
 }

@@ -170,9 +170,9 @@ struct ParserState {
         hot.deallocate()
     }
 
-    /// Whether `JSONToken` is laid out as the C fast path writes tokens (`sluice_token`). Swift
-    /// lays a struct's stored properties out in order, but does not promise to: checked, not
-    /// assumed.
+    /// Whether `JSONToken` is laid out as the C fast path writes tokens (`sluice_token`), and the
+    /// plain reads' number flags are the C trailer's. Swift lays a struct's stored properties out
+    /// in order, but does not promise to: checked, not assumed.
     static let tokenLayoutMatches: Bool = {
         MemoryLayout<JSONToken>.size == MemoryLayout<sluice_token>.size
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.kind) == MemoryLayout<sluice_token>.offset(of: \.kind)
@@ -188,6 +188,9 @@ struct ParserState {
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.byteOffset)
                 == MemoryLayout<sluice_token>.offset(of: \.byte_offset)
             && JSONToken.Kind.key.rawValue == 4 && JSONToken.Kind.null.rawValue == 9
+            && TapePlainCursor.exactFlag == SLUICE_NUMBER_EXACT && TapePlainCursor.negativeFlag == SLUICE_NUMBER_NEGATIVE
+            && TapePlainCursor.integerFlag == SLUICE_NUMBER_INTEGER
+            && TapePlainCursor.convertedFlag == SLUICE_NUMBER_CONVERTED
     }()
 
     /// Points the C fast path at the tape's buffer, whose address changes when the tape's storage

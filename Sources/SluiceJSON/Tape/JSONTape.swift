@@ -281,26 +281,6 @@ extension JSONTape: RandomAccessCollection {
 }
 
 extension JSONTape {
-    /// The number token at `index` as the nearest `Double`; `nil` for any other token and for a
-    /// number beyond `Double`'s range. The plain readers' one step per number, so it reads the
-    /// token and its trailer with one check of the index (a live token's text is always in the
-    /// arena: releasing keeps the text of every token after the first kept one).
-    @usableFromInline
-    func plainDouble(at index: Int) -> Double? {
-        let buffer = storage.buffer
-        let position = index - buffer.pointee.firstIndex
-        precondition(position >= 0 && position < buffer.pointee.tokenCount, "JSONTape index out of range")
-        let token = buffer.pointee.tokens[position]
-        guard token.kind == .number else { return nil }
-        return withExtendedLifetime(storage) {
-            let text = UnsafeRawBufferPointer(
-                start: buffer.pointee.bytes + (token.payload - buffer.pointee.arenaBase),
-                count: Int(token.length)
-            )
-            return try? JSONNumberText.double(tokenText: text)
-        }
-    }
-
     /// Calls `body` with the text of a key, string or number token: unescaped UTF-8 for keys and
     /// strings, the input's exact text for numbers. The buffer is valid only inside `body`.
     ///
