@@ -188,7 +188,8 @@ struct ParserState {
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.byteOffset)
                 == MemoryLayout<sluice_token>.offset(of: \.byte_offset)
             && JSONToken.Kind.key.rawValue == 4 && JSONToken.Kind.null.rawValue == 9
-            && TapePlainCursor.exactFlag == SLUICE_NUMBER_EXACT && TapePlainCursor.negativeFlag == SLUICE_NUMBER_NEGATIVE
+            && TapePlainCursor.exactFlag == SLUICE_NUMBER_EXACT
+            && TapePlainCursor.negativeFlag == SLUICE_NUMBER_NEGATIVE
             && TapePlainCursor.integerFlag == SLUICE_NUMBER_INTEGER
             && TapePlainCursor.convertedFlag == SLUICE_NUMBER_CONVERTED
     }()
