@@ -359,6 +359,11 @@ struct PlainContainerDifferentialTests {
         return valid.replacingOccurrences(of: original, with: replacement)
     }
 
+    /// Twenty elements, 3 to 22, each written by `element`.
+    static func longList(_ element: (Int) -> String) -> String {
+        (3...22).map(element).joined(separator: ", ")
+    }
+
     static let cases: [String] = [
         valid,
         broken("[3e2, 4]", "[3e2, 4, 5]"),  // a vector too long
@@ -380,6 +385,11 @@ struct PlainContainerDifferentialTests {
         broken("[9007199254740993, -1]", "[9223372036854775808]"),  // beyond Int64
         broken(#""box": [0, 1.5, 2, 3.25]"#, #""box": null"#),
         broken(#""names": {"7": "seven", "a\u00e9": "accent"}"#, #""names": []"#),
+        // Arrays of 16 elements and more are filled in place: whole, and given up part way.
+        broken("[[1, 2], [], [3]]", "[[1, 2], [], [\(longList { "\($0)" })]]"),
+        broken("[[1, 2], [], [3]]", "[[1, 2], [], [\(longList { $0 == 12 ? #""12""# : "\($0)" })]]"),
+        broken(#""tags": null"#, #""tags": ["# + longList { #""t\#($0)""# } + "]"),
+        broken(#""tags": null"#, #""tags": ["# + longList { $0 == 17 ? "17" : #""t\#($0)""# } + "]"),
     ]
 
     @Test("the same value or the same error on both paths", arguments: cases.indices)

@@ -333,20 +333,36 @@ extension Array: TapePlainValue where Element: TapePlainValue {
     public static func plainValue(from cursor: inout TapePlainCursor) -> [Element]? {
         guard let start = cursor.next(), start.kind == .arrayStart else { return nil }
         let count = Int(start.length)
-        var complete = true
-        // Filled in place: the count is on the start token, so no capacity check per element.
-        let elements = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-            while initialized < count {
-                guard let element = Element.plainValue(from: &cursor) else {
-                    complete = false
-                    return
-                }
-                (buffer.baseAddress.unsafelyUnwrapped + initialized).initialize(to: element)
-                initialized += 1
+        let elements: [Element]
+        if count < 16 {
+            // Short arrays (a point's coordinates) appended to: filling in place allocates through
+            // an unspecialized entry that looks the storage type's metadata up on every call,
+            // which cost a third more per point of a `[[[Double]]]`.
+            var appended: [Element] = []
+            appended.reserveCapacity(count)
+            for _ in 0..<count {
+                guard let element = Element.plainValue(from: &cursor) else { return nil }
+                appended.append(element)
             }
+            elements = appended
+        } else {
+            // Long ones filled in place at the count the start token records: no capacity
+            // check per element.
+            var complete = true
+            elements = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+                while initialized < count {
+                    guard let element = Element.plainValue(from: &cursor) else {
+                        complete = false
+                        return
+                    }
+                    (buffer.baseAddress.unsafelyUnwrapped + initialized).initialize(to: element)
+                    initialized += 1
+                }
+            }
+            guard complete else { return nil }
         }
         // The end token follows the last element.
-        guard complete, cursor.next()?.kind == .arrayEnd else { return nil }
+        guard cursor.next()?.kind == .arrayEnd else { return nil }
         return elements
     }
 }
