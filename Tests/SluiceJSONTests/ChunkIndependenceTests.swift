@@ -24,6 +24,11 @@ struct ChunkIndependenceTests {
         "[[[[[[",
         "{\"a\": \"unterminated",
         "",
+        // Indentation of every width around the 32 bytes the tokenizer's line-feed path looks at,
+        // tabs and carriage returns after it, and a fault whose line and column count them.
+        "{\n" + String(repeating: " ", count: 31) + "\"a\": [\n" + String(repeating: " ", count: 40) + "1,\n"
+            + String(repeating: " ", count: 16) + "\t2,\n\r\n" + String(repeating: " ", count: 30) + "3\n]}\n"
+            + String(repeating: " ", count: 20) + "x",
     ]
 
     static var splits: [ChunkingVerifier.Split] {
