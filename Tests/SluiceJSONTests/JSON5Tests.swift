@@ -90,15 +90,21 @@ struct JSON5Tests {
         let decoder = Self.sluice()
         // Foundation's decoder stops the process (a failed precondition) for a hexadecimal number
         // that does not fit the integer type asked for; Sluice's refuses it.
+        // Foundation is given the number with a line feed after it: at the very end of its
+        // buffer, its decoder hands the text to strtod, which reads past the end (valgrind shows
+        // it), and what lies there decides whether the process traps.
+        let foundationText = text + "\n"
         func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type) -> T? {
-            guard let hex = text.lowercased().range(of: "0x") else { return Self.foundationValue(T.self, text) }
+            guard let hex = text.lowercased().range(of: "0x") else {
+                return Self.foundationValue(T.self, foundationText)
+            }
             let magnitude = Int128(text[hex.upperBound...], radix: 16) ?? 0
             return T(exactly: text.hasPrefix("-") ? -magnitude : magnitude)
         }
         #expect((try? decoder.decode(Int.self, from: data)) == integer(Int.self))
         #expect((try? decoder.decode(UInt64.self, from: data)) == integer(UInt64.self))
-        #expect((try? decoder.decode(Double.self, from: data)) == Self.foundationValue(Double.self, text))
-        #expect((try? decoder.decode(Float.self, from: data)) == Self.foundationValue(Float.self, text))
+        #expect((try? decoder.decode(Double.self, from: data)) == Self.foundationValue(Double.self, foundationText))
+        #expect((try? decoder.decode(Float.self, from: data)) == Self.foundationValue(Float.self, foundationText))
     }
 
     @Test("Infinity and NaN are numbers: Double and Float read them, integers and strings do not")
