@@ -218,9 +218,7 @@ static size_t decode_string(const uint8_t *content, intptr_t length, uint8_t *ta
 /// tokenizer its registers and its 128-bit product cost every string and key spills (a
 /// percent of a JSON:API decode), and a call per number costs canada.json less than that.
 __attribute__((noinline)) static intptr_t tokenize_number(const uint8_t *at, const uint8_t *limit, sluice_number_digits *digits) {
-    const intptr_t length = read_usual_number(at, limit, digits);
-    if (length > 0) return length;
-    const intptr_t next = read_number_general(at, 0, limit - at, digits);
+    const intptr_t next = read_number(at, 0, limit - at, digits);
     return next < 0 || next == limit - at ? 0 : next;
 }
 
@@ -296,15 +294,16 @@ __attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, co
     // takes every other gap). Two loads and one mask find the token, in a function small enough
     // to save no registers; the general loop cost some 80 instructions a line (citm_catalog.json
     // has 50 000 lines).
-    if (at < limit && *at == '\n' && limit - at > 32) {
+    if (limit - at > 32 && *at == '\n') {
         const __m128i spaces = _mm_set1_epi8(' ');
         const uint32_t low = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 1)), spaces));
         const uint32_t high = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 17)), spaces));
         const uint32_t others = ~(low | high << 16);
-        const uint8_t *const next = at + 1 + (others != 0 ? __builtin_ctz(others) : 32);
-        if (others != 0 && *next > ' ') {
+        // The first byte after the spaces, if it is within the 32 looked at and no other
+        // whitespace (that, or more spaces, is the general loop's).
+        if (others != 0 && at[1 + __builtin_ctz(others)] > ' ') {
             count_line_feed(lines, at, origin, last_end);
-            return next;
+            return at + 1 + __builtin_ctz(others);
         }
     }
 #endif

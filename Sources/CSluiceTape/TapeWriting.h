@@ -333,7 +333,14 @@ static inline double decimal_to_double(uint64_t significand, int32_t scale) {
 /// load that spans several smaller stores cannot take its bytes from them while they are in
 /// flight; it waits for them to reach the cache (a sixth of canada.json's tokenizing time).
 static inline __attribute__((always_inline)) void store_trailer(sluice_number_digits *digits, uint64_t significand, int16_t scale, uint8_t flags) {
-    const uint32_t rest = (uint32_t)(uint16_t)scale | (uint32_t)flags << 16;
+    // The last four bytes laid out as the struct lays them out, then moved as one word.
+    const struct {
+        int16_t scale;
+        uint8_t flags;
+        uint8_t reserved;
+    } tail = {scale, flags, 0};
+    uint32_t rest;
+    memcpy(&rest, &tail, 4);
     memcpy(digits, &significand, 8);
     memcpy((uint8_t *)digits + 8, &rest, 4);
 }
@@ -341,9 +348,9 @@ static inline __attribute__((always_inline)) void store_trailer(sluice_number_di
 #if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /// The usual number, read where the tokenizer stands: an integer of 1 to 15 digits or a decimal
 /// of 1 to 15 digits, a point and 1 to 15 more (at most 19 in all), no exponent, not starting
-/// with 0. Returns its length and fills `*digits` exactly as `read_number` does, or returns 0
-/// for `read_number` to read it. It declines unless 33 bytes follow the first digit before
-/// `limit`, and reads nothing past them.
+/// with 0. Returns its length and fills `*digits` exactly as `read_number_general` would, or
+/// returns 0 for `read_number_general` to read it. It declines unless 33 bytes follow the first
+/// digit before `limit`, and reads nothing past them.
 ///
 /// Why a second reader: `read_number` takes every form and range, and canada.json's 111 000
 /// coordinates paid for that generality (a call, the checks of exponents, ranges and zeros, the
@@ -389,8 +396,8 @@ static inline intptr_t read_usual_number(const uint8_t *start, const uint8_t *li
 }
 #endif
 
-/// `read_number` for every number, a byte at a time but for runs of digits (the tokenizer calls
-/// it when `read_usual_number` declines).
+/// `read_number` for every number, a byte at a time but for runs of digits (what
+/// `read_usual_number` declines).
 static inline intptr_t read_number_general(const uint8_t *base, intptr_t index, intptr_t end, sluice_number_digits *digits) {
     intptr_t at = index;
     uint8_t flags = SLUICE_NUMBER_INTEGER;
@@ -432,16 +439,15 @@ static inline intptr_t read_number_general(const uint8_t *base, intptr_t index, 
         if (at == first) return -1;
         if (negative) exponent = -exponent;
     }
-    digits->significand = 0;
-    digits->scale = 0;
-    digits->reserved = 0;
+    uint64_t trailer_significand = 0;
+    int16_t trailer_scale = 0;
     if (count <= 19) {
         flags |= SLUICE_NUMBER_EXACT;
-        digits->significand = significand;
+        trailer_significand = significand;
         int64_t scale = exponent - fraction;
         if (scale > 30000) scale = 30000;
         if (scale < -30000) scale = -30000;
-        digits->scale = (int16_t)scale;
+        trailer_scale = (int16_t)scale;
         // Why convert here: the digits are in registers now, and read back from the trailer
         // later each conversion cost as much again in loads and calls.
         if (!(flags & SLUICE_NUMBER_INTEGER)) {
@@ -449,12 +455,12 @@ static inline intptr_t read_number_general(const uint8_t *base, intptr_t index, 
             // Not past the range either way: infinity, or zero from digits that are not all zero
             // (the Swift side refuses both, as Foundation's decoder does).
             if (value != __builtin_inf() && (value != 0 || significand == 0)) {
-                memcpy(&digits->significand, &value, 8);
+                memcpy(&trailer_significand, &value, 8);
                 flags |= SLUICE_NUMBER_CONVERTED;
             }
         }
     }
-    digits->flags = flags;
+    store_trailer(digits, trailer_significand, trailer_scale, flags);
     return at;
 }
 
