@@ -55,70 +55,59 @@ public struct TapePlainCursor {
         position = index - buffer.pointee.firstIndex
     }
 
-    /// The token at the cursor, the cursor moved past it; `nil` past the tape's end (which a
-    /// complete value never reaches: the bound is what makes the addresses safe to read).
-    @inlinable @inline(__always)
-    mutating func next() -> JSONToken? {
-        guard position >= 0, position < tokenCount else { return nil }
-        defer { position += 1 }
-        return tokens[position]
-    }
-
-    /// The token at the cursor, without moving it.
+    /// The token at the cursor, without moving it; `nil` past the tape's end (which a complete
+    /// value never reaches: the bound is what makes the addresses safe to read).
     @inlinable @inline(__always)
     func peek() -> JSONToken? {
         guard position >= 0, position < tokenCount else { return nil }
         return tokens[position]
     }
 
-    /// The text of a key, string or number token.
+    /// The token at the cursor, the cursor moved past it.
     @inlinable @inline(__always)
-    func text(of token: JSONToken) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: bytes + (token.payload - arenaBase), count: Int(token.length))
+    mutating func next() -> JSONToken? {
+        defer { position += 1 }
+        return peek()
     }
 
-    /// The next token as a `Double`, as the scalar reader converts it. A number with a point or
-    /// an exponent is converted already (its trailer holds the bits); others out of line.
+    /// The next token's text, when it is a token of `kind` (a key, string or number).
+    @inlinable @inline(__always)
+    mutating func text(ifNextIs kind: JSONToken.Kind) -> (text: UnsafeRawBufferPointer, isASCII: Bool)? {
+        guard let token = next(), token.kind == kind else { return nil }
+        return (
+            UnsafeRawBufferPointer(start: bytes + (token.payload - arenaBase), count: Int(token.length)), token.isASCII
+        )
+    }
+
+    /// The next token as a `Double`, converted as the scalar readers convert it.
     @inlinable @inline(__always)
     mutating func double() -> Double? {
-        guard let token = next(), token.kind == .number else { return nil }
-        let text = text(of: token)
-        // The trailer after the text: `sluice_number_digits`, whose flags stand at byte 10.
-        let trailer = text.baseAddress.unsafelyUnwrapped + text.count
-        let flags = trailer.load(fromByteOffset: 10, as: UInt8.self)
-        if flags & Self.convertedFlag != 0 {
-            let magnitude = Double(bitPattern: trailer.loadUnaligned(as: UInt64.self))
-            return flags & Self.negativeFlag != 0 ? -magnitude : magnitude
-        }
-        return Self.unconvertedDouble(text)
+        text(ifNextIs: .number).flatMap { try? JSONNumberText.double(tokenText: $0.text) }
     }
 
-    /// The next token as an integer of type `T`, as the scalar reader converts it: in line for
-    /// the usual integer (at most 19 digits, no fraction or exponent), else out of line.
+    /// The next token as an integer of type `T`, converted as the scalar readers convert it.
     @inlinable @inline(__always)
     mutating func integer<T: FixedWidthInteger>(as type: T.Type) -> T? {
-        guard let token = next(), token.kind == .number else { return nil }
-        let text = text(of: token)
-        let trailer = text.baseAddress.unsafelyUnwrapped + text.count
-        let flags = trailer.load(fromByteOffset: 10, as: UInt8.self)
-        if flags & (Self.exactFlag | Self.integerFlag | Self.negativeFlag) == Self.exactFlag | Self.integerFlag {
-            if let value = T(exactly: trailer.loadUnaligned(as: UInt64.self)) { return value }
-        }
-        return Self.integer(text, as: T.self)
-    }
-
-    /// The next token as a `String`, when it is a string.
-    @inlinable
-    mutating func string() -> String? {
-        guard let token = next(), token.kind == .string else { return nil }
-        return Self.string(text(of: token), isASCII: token.isASCII)
+        text(ifNextIs: .number).flatMap { try? JSONNumberText.integer(tokenText: $0.text, as: T.self) }
     }
 
     /// The next value as a `JSONTape.Value` (for reads that need one), the cursor moved past it.
     @inlinable
     mutating func value() -> JSONTape.Value? {
+        value(in: JSONTape(storage: storage.takeUnretainedValue()))
+    }
+
+    /// The next value as a `JSONTape.Value` of `tape`, the tape this cursor was made from.
+    ///
+    /// Why: a caller reading many values holds the tape once for all of them, where each
+    /// `value()` makes (and retains) a tape of its own.
+    @inlinable
+    mutating func value(in tape: JSONTape) -> JSONTape.Value? {
         guard let token = peek() else { return nil }
         let index = firstIndex + position
+        // Its end from the token itself, as `JSONTape.endOfValue(at:)` finds it: asked of a
+        // tape made here, that call kept the tape alive past the value's making, a retain and
+        // release more per element.
         let end: Int
         switch token.kind {
         case .objectStart, .arrayStart:
@@ -128,42 +117,36 @@ public struct TapePlainCursor {
         default: end = index + 1
         }
         position = end - firstIndex
-        return JSONTape.Value(JSONTape(storage: storage.takeUnretainedValue()), from: index, to: end)
+        return JSONTape.Value(tape, from: index, to: end)
     }
 
-    // The trailer's flags (CSluiceTape's SLUICE_NUMBER_*, which ParserState checks these
-    // against), spelled here because inlinable code cannot see that module.
-    @inlinable static var exactFlag: UInt8 { 1 }
-    @inlinable static var negativeFlag: UInt8 { 2 }
-    @inlinable static var integerFlag: UInt8 { 4 }
-    @inlinable static var convertedFlag: UInt8 { 8 }
-
-    @usableFromInline
-    static func unconvertedDouble(_ text: UnsafeRawBufferPointer) -> Double? {
-        try? JSONNumberText.double(tokenText: text)
-    }
-
-    @usableFromInline
-    static func integer<T: FixedWidthInteger>(_ text: UnsafeRawBufferPointer, as type: T.Type) -> T? {
-        try? JSONNumberText.integer(tokenText: text, as: T.self)
-    }
-
-    @usableFromInline
-    static func float(_ text: UnsafeRawBufferPointer) -> Float? {
-        try? JSONNumberText.float(tokenText: text)
-    }
-
-    @usableFromInline
-    static func string(_ text: UnsafeRawBufferPointer, isASCII: Bool) -> String {
-        UTF8Validation.string(ofChecked: text, isASCII: isASCII)
+    /// The next value as a map of `read`'s values keyed as written (no key strategy applies to a
+    /// dictionary's keys, as in Foundation); `nil` unless it is an object, every `read` gives a
+    /// value and no key repeats, for the general path to decide then.
+    @inlinable @inline(__always)
+    mutating func map<Value>(_ read: (inout TapePlainCursor) -> Value?) -> [String: Value]? {
+        guard let start = next(), start.kind == .objectStart else { return nil }
+        let count = Int(start.length)
+        var result: [String: Value] = [:]
+        result.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let key = text(ifNextIs: .key) else { return nil }
+            let name = UTF8Validation.string(ofChecked: key.text, isASCII: key.isASCII)
+            guard let value = read(&self), result.updateValue(value, forKey: name) == nil else { return nil }
+        }
+        guard next()?.kind == .objectEnd else { return nil }
+        return result
     }
 }
 
 extension JSONModelReader {
-    /// A cursor at the member value `member` of this reader's tape.
-    @inlinable
-    func plainCursor(at member: JSONTape.Value) -> TapePlainCursor {
-        TapePlainCursor(storage: tapeStorage, buffer: buffer, index: member.index)
+    /// The member `member` read plainly as `T`, or `nil` for the general path: converters or
+    /// uniquing are in force, or the member is not plain.
+    @inlinable @inline(__always)
+    func plainValue<T: TapePlainValue>(_ type: T.Type, of member: JSONTape.Value) -> T? {
+        guard !hasTypeHooks else { return nil }
+        var cursor = TapePlainCursor(storage: tapeStorage, buffer: buffer, index: member.index)
+        return T.plainValue(from: &cursor)
     }
 
     /// Reads the required property `field`, a nested array, vector or map of scalars: straight
@@ -172,10 +155,7 @@ extension JSONModelReader {
     @inlinable
     public func decode<T: TapePlainValue & Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T {
         guard let member = member(field) else { throw missing(field) }
-        if !hasTypeHooks {
-            var cursor = plainCursor(at: member)
-            if let plain = T.plainValue(from: &cursor) { return plain }
-        }
+        if let plain = plainValue(T.self, of: member) { return plain }
         return try read(type, from: member, field: field)
     }
 
@@ -184,10 +164,7 @@ extension JSONModelReader {
     @inlinable
     public func decodeIfPresent<T: TapePlainValue & Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
         guard let member = member(field), !member.isNull else { return nil }
-        if !hasTypeHooks {
-            var cursor = plainCursor(at: member)
-            if let plain = T.plainValue(from: &cursor) { return plain }
-        }
+        if let plain = plainValue(T.self, of: member) { return plain }
         return try read(type, from: member, field: field)
     }
 }
@@ -221,39 +198,19 @@ extension JSONModelReader {
         from member: JSONTape.Value,
         field: Int
     ) throws -> [String: T] {
-        let unmanagedContext = contextReference
-        if !hasTypeHooks,
-            let map = tapeMap(
-                member,
-                { element in unmanagedContext._withUnsafeGuaranteedRef { try? T(from: element, context: $0) } }
-            )
-        {
-            return map
+        if !hasTypeHooks {
+            let unmanagedContext = contextReference
+            let tape = member.tape
+            var cursor = TapePlainCursor(storage: tapeStorage, buffer: buffer, index: member.index)
+            let map = cursor.map { cursor in
+                cursor.value(in: tape).flatMap { element in
+                    unmanagedContext._withUnsafeGuaranteedRef { try? T(from: element, context: $0) }
+                }
+            }
+            if let map { return map }
         }
         return try read([String: T].self, from: member, field: field)
     }
-}
-
-/// The members of `object` as a dictionary keyed as written (no key strategy applies to a
-/// dictionary's keys, as in Foundation), each value read by `read`; `nil` unless `object` is an
-/// object, every `read` gives a value and no key repeats, for the general path to decide then.
-@inlinable
-func tapeMap<Value>(_ object: JSONTape.Value, _ read: (JSONTape.Value) -> Value?) -> [String: Value]? {
-    guard object.kind == .objectStart else { return nil }
-    let tape = object.tape
-    var result: [String: Value] = [:]
-    result.reserveCapacity(object.count)
-    var cursor = object.index + 1
-    let end = object.endIndex - 1
-    while cursor < end {
-        let key = tape.text(of: tape[cursor])
-        guard let valueEnd = tape.endOfValue(at: cursor + 1),
-            let value = read(JSONTape.Value(tape, from: cursor + 1, to: valueEnd)),
-            result.updateValue(value, forKey: key) == nil
-        else { return nil }
-        cursor = valueEnd
-    }
-    return result
 }
 
 // MARK: Scalars: each converts its token as the scalar readers do, or gives up.
@@ -266,8 +223,7 @@ extension Double: TapePlainValue {
 extension Float: TapePlainValue {
     @inlinable
     public static func plainValue(from cursor: inout TapePlainCursor) -> Float? {
-        guard let token = cursor.next(), token.kind == .number else { return nil }
-        return TapePlainCursor.float(cursor.text(of: token))
+        cursor.text(ifNextIs: .number).flatMap { try? JSONNumberText.float(tokenText: $0.text) }
     }
 }
 
@@ -293,7 +249,9 @@ extension UInt64: TapePlainValue {
 
 extension String: TapePlainValue {
     @inlinable
-    public static func plainValue(from cursor: inout TapePlainCursor) -> String? { cursor.string() }
+    public static func plainValue(from cursor: inout TapePlainCursor) -> String? {
+        cursor.text(ifNextIs: .string).map { UTF8Validation.string(ofChecked: $0.text, isASCII: $0.isASCII) }
+    }
 }
 
 extension Bool: TapePlainValue {
@@ -368,23 +326,11 @@ extension Array: TapePlainValue where Element: TapePlainValue {
 }
 
 extension Dictionary: TapePlainValue where Key == String, Value: TapePlainValue {
-    /// The members with their keys as written (no key strategy applies to a dictionary's keys, as
-    /// in Foundation); a key given twice gives up, for the general path to decide.
+    /// The members with their keys as written; a key given twice gives up (see
+    /// `TapePlainCursor.map(_:)`).
     @inlinable
     public static func plainValue(from cursor: inout TapePlainCursor) -> [String: Value]? {
-        guard let start = cursor.next(), start.kind == .objectStart else { return nil }
-        let count = Int(start.length)
-        var result: [String: Value] = [:]
-        result.reserveCapacity(count)
-        for _ in 0..<count {
-            guard let key = cursor.next(), key.kind == .key,
-                let value = Value.plainValue(from: &cursor),
-                result.updateValue(value, forKey: TapePlainCursor.string(cursor.text(of: key), isASCII: key.isASCII))
-                    == nil
-            else { return nil }
-        }
-        guard cursor.next()?.kind == .objectEnd else { return nil }
-        return result
+        cursor.map(Value.plainValue)
     }
 }
 

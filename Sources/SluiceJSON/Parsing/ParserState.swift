@@ -171,7 +171,7 @@ struct ParserState {
     }
 
     /// Whether `JSONToken` is laid out as the C fast path writes tokens (`sluice_token`), and the
-    /// plain reads' number flags are the C trailer's. Swift lays a struct's stored properties out
+    /// number trailer's flags are the C trailer's. Swift lays a struct's stored properties out
     /// in order, but does not promise to: checked, not assumed.
     static let tokenLayoutMatches: Bool = {
         MemoryLayout<JSONToken>.size == MemoryLayout<sluice_token>.size
@@ -188,10 +188,11 @@ struct ParserState {
             && MemoryLayout<JSONToken>.offset(of: \JSONToken.byteOffset)
                 == MemoryLayout<sluice_token>.offset(of: \.byte_offset)
             && JSONToken.Kind.key.rawValue == 4 && JSONToken.Kind.null.rawValue == 9
-            && TapePlainCursor.exactFlag == SLUICE_NUMBER_EXACT
-            && TapePlainCursor.negativeFlag == SLUICE_NUMBER_NEGATIVE
-            && TapePlainCursor.integerFlag == SLUICE_NUMBER_INTEGER
-            && TapePlainCursor.convertedFlag == SLUICE_NUMBER_CONVERTED
+            && JSONNumberText.Digits.exactFlag == SLUICE_NUMBER_EXACT
+            && JSONNumberText.Digits.negativeFlag == SLUICE_NUMBER_NEGATIVE
+            && JSONNumberText.Digits.integerFlag == SLUICE_NUMBER_INTEGER
+            && JSONNumberText.Digits.convertedFlag == SLUICE_NUMBER_CONVERTED
+            && JSONNumberText.Digits.hexadecimalFlag == SLUICE_NUMBER_HEXADECIMAL
     }()
 
     /// Points the C fast path at the tape's buffer, whose address changes when the tape's storage

@@ -7,6 +7,7 @@ internal import CSluiceTape
 /// unpaired `\uD800` escape into `?` without a word. Passing those on would either corrupt data
 /// silently or let Swift's `String` repair it silently, so Sluice checks the raw bytes again here,
 /// to the letter of Unicode's table of well-formed UTF-8 (Unicode 15, table 3-7).
+@usableFromInline
 enum UTF8Validation {
     /// The index of the first byte of the first ill-formed UTF-8 sequence in `bytes`, or `nil`
     /// when every byte belongs to a well-formed sequence.
@@ -38,6 +39,7 @@ enum UTF8Validation {
     /// A `String` of bytes the parser has checked (every key and string on a tape): made without
     /// the check and repair that `String(decoding:as:)` runs, which would be a second pass over
     /// bytes already known to be well formed.
+    @usableFromInline
     static func string(ofChecked bytes: UnsafeRawBufferPointer, isASCII: Bool) -> String {
         if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
             return unsafe String(

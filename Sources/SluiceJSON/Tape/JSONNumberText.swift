@@ -16,9 +16,15 @@ internal import Darwin
 /// nothing for it, and a number too large for 64 bits stays available as text or `Decimal` instead
 /// of being rounded or wrapped on the way in. Every conversion is exact or fails: integers never
 /// wrap, never truncate a fraction, and never round to another integer.
+///
+/// The conversions of a tape token's text (`double(tokenText:)`, `integer(tokenText:as:)`) are
+/// inlinable: the generated readers' plain reads convert every element of a nested array through
+/// them, in line where the trailer says the work is done.
+@usableFromInline
 enum JSONNumberText {
     /// Why a number could not be converted; turned into a sentence by the caller, which knows the
     /// type asked for and where the number stands.
+    @usableFromInline
     enum Failure: Error, Equatable {
         /// Outside the range of the requested type.
         case outOfRange
@@ -141,6 +147,7 @@ enum JSONNumberText {
     }
 
     /// The number as an integer of type `T`, exactly. `1e2` and `10.0` are integers; `1.5` is not.
+    @usableFromInline
     static func integer<T: FixedWidthInteger>(_ text: UnsafeRawBufferPointer, as type: T.Type) throws(Failure) -> T {
         // The common case in one pass: a minus at most and up to 18 digits, nothing else (ids,
         // counts, timestamps). Below 10^18 no step can overflow an Int64, and the tape holds only
@@ -294,27 +301,36 @@ enum JSONNumberText {
 
     /// What a tape's writer read of a number token's digits: the trailer after its text in the
     /// arena (CSluiceTape's `sluice_number_digits`, see `TapeBuffer.appendNumber`).
+    @usableFromInline
     struct Digits {
         /// The significant digits as an integer; meaningful only when `isExact`.
-        let significand: UInt64
+        @usableFromInline let significand: UInt64
         /// The power of ten that scales `significand`; meaningful only when `isExact`.
-        let scale: Int
-        let flags: UInt8
+        @usableFromInline let scale: Int
+        @usableFromInline let flags: UInt8
+
+        // The trailer's flags: CSluiceTape's SLUICE_NUMBER_*, spelled here for inlinable code,
+        // which cannot see that module (`ParserState.tokenLayoutMatches` checks them against it).
+        @inlinable static var exactFlag: UInt8 { 1 }
+        @inlinable static var negativeFlag: UInt8 { 2 }
+        @inlinable static var integerFlag: UInt8 { 4 }
+        @inlinable static var convertedFlag: UInt8 { 8 }
+        @inlinable static var hexadecimalFlag: UInt8 { 16 }
 
         /// `significand` × 10^`scale` is the number's magnitude (it has at most 19 digits).
-        var isExact: Bool { flags & UInt8(SLUICE_NUMBER_EXACT) != 0 }
-        var isNegative: Bool { flags & UInt8(SLUICE_NUMBER_NEGATIVE) != 0 }
+        @inlinable var isExact: Bool { flags & Self.exactFlag != 0 }
+        @inlinable var isNegative: Bool { flags & Self.negativeFlag != 0 }
         /// No fraction and no exponent were written.
-        var isInteger: Bool { flags & UInt8(SLUICE_NUMBER_INTEGER) != 0 }
+        @inlinable var isInteger: Bool { flags & Self.integerFlag != 0 }
         /// `significand` holds the bits of the magnitude as the nearest `Double`.
-        var isConverted: Bool { flags & UInt8(SLUICE_NUMBER_CONVERTED) != 0 }
+        @inlinable var isConverted: Bool { flags & Self.convertedFlag != 0 }
         /// Written in hexadecimal: floating point only exactly.
-        var isHexadecimal: Bool { flags & UInt8(SLUICE_NUMBER_HEXADECIMAL) != 0 }
+        @inlinable var isHexadecimal: Bool { flags & Self.hexadecimalFlag != 0 }
 
         /// The trailer of the number token whose text is `text`.
         ///
         /// - Precondition: `text` is a number token's text in a tape's arena.
-        @inline(__always)
+        @inlinable @inline(__always)
         init(after text: UnsafeRawBufferPointer) {
             // Safe because every number token's text in a tape is followed by its trailer.
             let trailer = UnsafeRawPointer(text.baseAddress.unsafelyUnwrapped) + text.count
@@ -326,7 +342,7 @@ enum JSONNumberText {
 
     /// `double(_:)` for the text of a tape's number token: from the digits its writer read, so
     /// the text is read again only for numbers of more than 19 digits.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func double(tokenText text: UnsafeRawBufferPointer) throws(Failure) -> Double {
         let digits = Digits(after: text)
         if digits.isConverted {
@@ -337,7 +353,8 @@ enum JSONNumberText {
     }
 
     /// `double(tokenText:)` for integers and numbers of more than 19 digits, out of line.
-    private static func unconvertedDouble(
+    @usableFromInline
+    static func unconvertedDouble(
         tokenText text: UnsafeRawBufferPointer,
         _ digits: Digits
     ) throws(Failure) -> Double {
@@ -351,6 +368,7 @@ enum JSONNumberText {
 
     /// `double(tokenText:)` as a `Float`, refused beyond `Float`'s range as beyond `Double`'s, and
     /// not rounded at all for a number written in hexadecimal.
+    @usableFromInline
     static func float(tokenText text: UnsafeRawBufferPointer) throws(Failure) -> Float {
         let double = try double(tokenText: text)
         let float = Float(double)
@@ -364,6 +382,7 @@ enum JSONNumberText {
     /// `integer(_:as:)` for the text of a tape's number token: an integer written without a
     /// fraction or exponent, in range, from the digits its writer read; anything else (and every
     /// failure, so that its reason is the same) from the text.
+    @inlinable
     static func integer<T: FixedWidthInteger>(
         tokenText text: UnsafeRawBufferPointer,
         as type: T.Type
