@@ -277,7 +277,8 @@ static inline __attribute__((always_inline)) lemire_parts lemire_product(uint64_
     parts.power2 = (((int64_t)(152170 + 65536) * scale) >> 16) + 63 + upper_bit - leading_zeros + 1023;
     // Exactly halfway between two doubles (possible only for small powers, so never for a
     // subnormal result): round to even.
-    if (low <= 1 && scale >= -4 && scale <= 23 && (parts.mantissa & 3) == 1 && (parts.mantissa << shift) == high) {
+    // A branch, not a chain of conditional moves: `low` is almost never 0 or 1.
+    if (__builtin_expect(low <= 1, 0) && scale >= -4 && scale <= 23 && (parts.mantissa & 3) == 1 && (parts.mantissa << shift) == high) {
         parts.mantissa &= ~UINT64_C(1);
     }
     return parts;
@@ -285,17 +286,12 @@ static inline __attribute__((always_inline)) lemire_parts lemire_product(uint64_
 
 /// The bits of the normal double (or infinity) that `parts` rounds to, `parts.power2` above 0.
 static inline __attribute__((always_inline)) uint64_t lemire_normal_bits(lemire_parts parts) {
-    uint64_t mantissa = parts.mantissa;
-    int64_t power2 = parts.power2;
-    mantissa += mantissa & 1;
-    mantissa >>= 1;
-    if (mantissa >= (UINT64_C(2) << 52)) {
-        mantissa = UINT64_C(1) << 52;
-        power2 += 1;
-    }
-    mantissa &= ~(UINT64_C(1) << 52);
-    if (power2 >= 0x7FF) return UINT64_C(0x7FF) << 52;
-    return (uint64_t)power2 << 52 | mantissa;
+    // Rounded, the mantissa lies in [2^52, 2^53] with its leading bit set. Added to the exponent
+    // less one, that bit restores it, and a mantissa rounded up to 2^53 carries into it: the
+    // same bits as masking the leading bit and bumping the exponent, without the branch.
+    const uint64_t mantissa = (parts.mantissa + (parts.mantissa & 1)) >> 1;
+    const uint64_t bits = ((uint64_t)(parts.power2 - 1) << 52) + mantissa;
+    return bits >= UINT64_C(0x7FF) << 52 ? UINT64_C(0x7FF) << 52 : bits;
 }
 
 /// `sluice_decimal_to_double`, inline for `read_number`.
