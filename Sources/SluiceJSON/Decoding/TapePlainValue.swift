@@ -308,14 +308,19 @@ extension Array: TapePlainValue where Element: TapePlainValue {
             // check per element.
             var complete = true
             elements = [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+                // A copy of the cursor, stored back once: stepped through the caller's (which
+                // the closure holds by reference), each token's step was a store to memory and
+                // each bound a load from it, 25 instructions more a point of canada.json.
+                var local = cursor
                 while initialized < count {
-                    guard let element = Element.plainValue(from: &cursor) else {
+                    guard let element = Element.plainValue(from: &local) else {
                         complete = false
                         return
                     }
                     (buffer.baseAddress.unsafelyUnwrapped + initialized).initialize(to: element)
                     initialized += 1
                 }
+                cursor = local
             }
             guard complete else { return nil }
         }
