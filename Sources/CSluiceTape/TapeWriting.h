@@ -348,7 +348,7 @@ static inline __attribute__((always_inline)) void store_trailer(sluice_number_di
 /// returns 0 for `read_number_general` to read it. It declines unless 33 bytes follow the first
 /// digit before `limit`, and reads nothing past them.
 ///
-/// Why a second reader: `read_number` takes every form and range, and canada.json's 111 000
+/// Why a second reader: `read_number_general` takes every form and range, and canada.json's 111 000
 /// coordinates paid for that generality (a call, the checks of exponents, ranges and zeros, the
 /// general conversion) at some 230 instructions each. Here a decimal of 16 to 19 digits is
 /// converted with the product step only (its scale, -15 to -1, keeps it far from the ends of

@@ -88,12 +88,12 @@ struct JSON5Tests {
     func numbers(text: String) throws {
         let data = Data(text.utf8)
         let decoder = Self.sluice()
-        // Foundation's decoder stops the process (a failed precondition) for a hexadecimal number
-        // that does not fit the integer type asked for; Sluice's refuses it.
         // Foundation is given the number with a line feed after it: at the very end of its
         // buffer, its decoder hands the text to strtod, which reads past the end (valgrind shows
         // it), and what lies there decides whether the process traps.
         let foundationText = text + "\n"
+        // Foundation's decoder stops the process (a failed precondition) for a hexadecimal number
+        // that does not fit the integer type asked for; Sluice's refuses it.
         func integer<T: FixedWidthInteger & Decodable>(_ type: T.Type) -> T? {
             guard let hex = text.lowercased().range(of: "0x") else {
                 return Self.foundationValue(T.self, foundationText)

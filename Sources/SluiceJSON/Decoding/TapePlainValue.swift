@@ -105,9 +105,8 @@ public struct TapePlainCursor {
     mutating func value(in tape: JSONTape) -> JSONTape.Value? {
         guard let token = peek() else { return nil }
         let index = firstIndex + position
-        // Its end from the token itself, as `JSONTape.endOfValue(at:)` finds it: asked of a
-        // tape made here, that call kept the tape alive past the value's making, a retain and
-        // release more per element.
+        // Its end from the token itself, as `JSONTape.endOfValue(at:)` finds it: that call
+        // kept the tape alive past the value's making, a retain and release more per element.
         let end: Int
         switch token.kind {
         case .objectStart, .arrayStart:
@@ -140,12 +139,18 @@ public struct TapePlainCursor {
 }
 
 extension JSONModelReader {
+    /// A cursor at the member value `member` of this reader's tape.
+    @inlinable @inline(__always)
+    func plainCursor(at member: JSONTape.Value) -> TapePlainCursor {
+        TapePlainCursor(storage: tapeStorage, buffer: buffer, index: member.index)
+    }
+
     /// The member `member` read plainly as `T`, or `nil` for the general path: converters or
     /// uniquing are in force, or the member is not plain.
     @inlinable @inline(__always)
     func plainValue<T: TapePlainValue>(_ type: T.Type, of member: JSONTape.Value) -> T? {
         guard !hasTypeHooks else { return nil }
-        var cursor = TapePlainCursor(storage: tapeStorage, buffer: buffer, index: member.index)
+        var cursor = plainCursor(at: member)
         return T.plainValue(from: &cursor)
     }
 
@@ -201,7 +206,7 @@ extension JSONModelReader {
         if !hasTypeHooks {
             let unmanagedContext = contextReference
             let tape = member.tape
-            var cursor = TapePlainCursor(storage: tapeStorage, buffer: buffer, index: member.index)
+            var cursor = plainCursor(at: member)
             let map = cursor.map { cursor in
                 cursor.value(in: tape).flatMap { element in
                     unmanagedContext._withUnsafeGuaranteedRef { try? T(from: element, context: $0) }
