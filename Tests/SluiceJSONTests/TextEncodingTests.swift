@@ -109,3 +109,46 @@ struct TextEncodingTests {
         #expect(throws: (any Error).self) { try JSONDecoder().decode([String].self, from: Data(bytes)) }
     }
 }
+
+/// Strings of up to fifteen bytes are made straight as the standard library lays them out
+/// (`UTF8Validation.smallString`): every length, ASCII or not, escaped or not, must come out as
+/// the string Foundation reads, equal, hashed and counted alike.
+@Suite("Short strings")
+struct ShortStringTests {
+    static let samples: [String] = {
+        var samples: [String] = []
+        let pieces = ["a", "é", "日", "😀", "\\n", "e\u{301}", "~"]
+        for piece in pieces {
+            for length in 0...17 { samples.append(String(repeating: piece, count: length)) }
+        }
+        samples += [
+            "0123456789abcde", "0123456789abcdef", "ab\\\"c", "\\u00e9t\\u00e9", "x\\ud83d\\ude00y",
+            "caf\\u0065\\u0301",
+        ]
+        // Once each: they are an object's keys too.
+        var seen: Set<String> = []
+        return samples.filter { seen.insert($0).inserted }
+    }()
+
+    @Test("the layout check holds here, so the short path is the one tested")
+    func layoutMatches() {
+        #expect(UTF8Validation.smallStringsMatch)
+    }
+
+    @Test("every short string reads as Foundation reads it, as a value and as a key")
+    func sameAsFoundation() throws {
+        let array = "[" + Self.samples.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        let object = "{" + Self.samples.enumerated().map { "\"\($1)\": \($0)" }.joined(separator: ",") + "}"
+        let values = try StreamingJSONDecoder().decode([String].self, from: Data(array.utf8))
+        let expected = try JSONDecoder().decode([String].self, from: Data(array.utf8))
+        #expect(values == expected)
+        for (value, known) in zip(values, expected) {
+            #expect(value.hashValue == known.hashValue, "\(known)")
+            #expect(value.count == known.count, "\(known)")
+            #expect(Array(value.utf8) == Array(known.utf8), "\(known)")
+            #expect(value + "!" == known + "!", "\(known)")
+        }
+        let keyed = try StreamingJSONDecoder().decode([String: Int].self, from: Data(object.utf8))
+        #expect(keyed == (try JSONDecoder().decode([String: Int].self, from: Data(object.utf8))))
+    }
+}

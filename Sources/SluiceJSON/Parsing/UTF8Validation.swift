@@ -41,6 +41,9 @@ enum UTF8Validation {
     /// bytes already known to be well formed.
     @usableFromInline
     static func string(ofChecked bytes: UnsafeRawBufferPointer, isASCII: Bool) -> String {
+        if bytes.count <= 15, smallStringsMatch, let base = bytes.baseAddress {
+            return smallString(base, count: bytes.count, isASCII: isASCII)
+        }
         if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
             return unsafe String(
                 copying: UTF8Span(unchecked: bytes.assumingMemoryBound(to: UInt8.self).span, isKnownASCII: isASCII)
@@ -48,4 +51,76 @@ enum UTF8Validation {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// A string of at most 15 checked bytes, made as the two words the standard library keeps
+    /// such a string in (the bytes in order, then the count and whether they are ASCII in the
+    /// last byte; unused bytes zero).
+    ///
+    /// Why: `String(copying:)` builds a small string a byte at a time, some 150 instructions for
+    /// one that is two loads here, and the short strings of a document (ids, names, codes) are
+    /// most of its strings. The layout is the standard library's own, not public API, so
+    /// ``smallStringsMatch`` checks it against strings the library makes before this is used.
+    @inline(__always)
+    static func smallString(_ base: UnsafeRawPointer, count: Int, isASCII: Bool) -> String {
+        var leading: UInt64 = 0
+        var trailing: UInt64 = 0
+        // Loads that stay within the `count` bytes: two overlapping words for 9 to 15, two
+        // overlapping halves for 4 to 7, bytes for 1 to 3.
+        if count >= 8 {
+            leading = UInt64(littleEndian: base.loadUnaligned(as: UInt64.self))
+            if count > 8 {
+                let last = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+                trailing = last >> UInt64(truncatingIfNeeded: (16 - count) &* 8)
+            }
+        } else if count >= 4 {
+            let low = UInt64(UInt32(littleEndian: base.loadUnaligned(as: UInt32.self)))
+            let high = UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)))
+            leading = low | high << UInt64(truncatingIfNeeded: (count - 4) &* 8)
+        } else if count > 0 {
+            leading = UInt64(base.load(as: UInt8.self))
+            if count > 1 { leading |= UInt64(base.load(fromByteOffset: 1, as: UInt8.self)) << 8 }
+            if count > 2 { leading |= UInt64(base.load(fromByteOffset: 2, as: UInt8.self)) << 16 }
+        }
+        // The top byte: immortal, small, and ASCII when it is (0xE0 or 0xA0), then the count.
+        let discriminator = UInt64(truncatingIfNeeded: (isASCII ? 0xE0 : 0xA0) | count) << 56
+        // Written over an empty string the function owns: a bit cast would be a borrowed value,
+        // and owning it would cost a call to retain it (which does nothing for a small string).
+        var string = ""
+        withUnsafeMutableBytes(of: &string) { words in
+            words.storeBytes(of: leading, as: UInt64.self)
+            words.storeBytes(of: trailing | discriminator, toByteOffset: 8, as: UInt64.self)
+        }
+        return string
+    }
+
+    /// Whether ``smallString(_:count:isASCII:)`` makes the strings the standard library makes:
+    /// checked once, on strings of every small length, ASCII and not, by equality, hash, UTF-8
+    /// view and character count. False on a platform with another layout (big-endian or 32-bit
+    /// ones, or a future library), where every string takes `String(copying:)`.
+    @usableFromInline
+    static let smallStringsMatch: Bool = {
+        #if _endian(little) && _pointerBitWidth(_64)
+        guard MemoryLayout<String>.size == 16 else { return false }
+        let samples = [
+            "", "a", "ab", "abc", "abcd", "ab\u{e9}", "0123456", "01234567", "012345678",
+            "0123456789abcde", "\u{1F600}", "\u{65E5}\u{672C}\u{8A9E}", "caf\u{e9}-ol\u{e9}", "e\u{301}",
+        ]
+        for sample in samples {
+            let bytes = Array(sample.utf8)
+            let made = bytes.withUnsafeBytes { buffer in
+                smallString(
+                    buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
+                    count: buffer.count,
+                    isASCII: bytes.allSatisfy { $0 < 0x80 }
+                )
+            }
+            guard made == sample, made.hashValue == sample.hashValue, Array(made.utf8) == bytes,
+                made.count == sample.count, made + "x" == sample + "x"
+            else { return false }
+        }
+        return true
+        #else
+        return false
+        #endif
+    }()
 }
