@@ -366,17 +366,25 @@ struct MacroExpansionTests {
 
     @Test("a guessed property answers only for its own name, whatever the name's length")
     func guessedMembers() {
-        // Names that share a length (and, in the word comparison of 8 to 16 bytes, a first or a
-        // last word) with another: a wrong guess must fall through to the table.
+        // Names that share a length (and, in the word comparisons of 8 to 32 bytes, a first or a
+        // last word, or the first or last sixteen bytes) with another: a wrong guess must fall
+        // through to the table.
         let names = [
             "id", "abcdefgh", "abcdefgx", "xbcdefgh", "created_at_0001", "created_at_0002",
             "updated_at_0001", "profile_link_color", "profile_text_color", "", "télé",
+            "in_reply_to_status_id_str", "in_reply_to_status_id_stx", "xn_reply_to_status_id_str",
+            "in_reply_to_statxs_id_str", "abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz01234x",
         ]
         let members = JSONModelMembers(names)
-        for name in names + ["abcdefg", "abcdefghi", "created_at_0003", "zz", "profile_link_colour"] {
+        let others = [
+            "abcdefg", "abcdefghi", "created_at_0003", "zz", "profile_link_colour", "in_reply_to_status_id_s",
+        ]
+        for name in names + others {
             let expected = Array(name.utf8).withUnsafeBytes { members.index(of: $0) }
             for guess in 0...names.count {
-                let found = Array(name.utf8).withUnsafeBytes { members.index(of: $0, mode: .exact, guess: guess) }
+                let found = Array(name.utf8).withUnsafeBytes {
+                    members.index(of: $0, mode: .exact, guess: guess, guessesSeparated: false)
+                }
                 #expect(found == expected, "\(name) guessing \(guess)")
             }
         }

@@ -127,19 +127,40 @@ public final class JSONModelMembers: Sendable {
     /// (`ambiguous`): then a member spelled either way stands for that property alone, as the
     /// table search would find. Without it every member of a snake_case document (twitter.json)
     /// missed the exact table and searched two tables.
+    ///
+    /// `guessesSeparated` is ``guessesSeparated(under:)`` for `mode`, asked once per object by a
+    /// caller that files many members.
     @inline(__always)
-    package func index(of name: UnsafeRawBufferPointer, mode: GeneratedKeyMode, guess: Int) -> Int {
+    package func index(
+        of name: UnsafeRawBufferPointer,
+        mode: GeneratedKeyMode,
+        guess: Int,
+        guessesSeparated: Bool
+    )
+        -> Int
+    {
         switch mode {
         case .exact:
             if exact.isSpelling(of: guess, name) { return guess }
         case .snake:
-            if !ambiguous[1], snake.isSpelling(of: guess, name) || exact.isSpelling(of: guess, name) { return guess }
+            if guessesSeparated, snake.isSpelling(of: guess, name) || exact.isSpelling(of: guess, name) { return guess }
         case .kebab:
-            if !ambiguous[2], kebab.isSpelling(of: guess, name) || exact.isSpelling(of: guess, name) { return guess }
+            if guessesSeparated, kebab.isSpelling(of: guess, name) || exact.isSpelling(of: guess, name) { return guess }
         case .loose:
             break
         }
         return index(of: name, mode: mode)
+    }
+
+    /// Whether a guess is checked against the separated spelling under `mode` (snake or kebab):
+    /// when no spelling that mode accepts belongs to two properties.
+    @inline(__always)
+    package func guessesSeparated(under mode: GeneratedKeyMode) -> Bool {
+        switch mode {
+        case .snake: !ambiguous[1]
+        case .kebab: !ambiguous[2]
+        case .exact, .loose: false
+        }
     }
 
     /// What ``index(of:mode:)`` answers for a member that stands for more than one property.
@@ -277,11 +298,15 @@ private final class SpellingTable: @unchecked Sendable {
         guard let base = name.baseAddress, name.count > 0 else { return true }
         let count = name.count
         let known = UnsafeRawPointer(bytes + Int(spelling.offset))
-        // Names up to 16 bytes (nearly all of them) as two loads that meet or overlap, without a
+        // Names up to 32 bytes (nearly all of them) as loads that meet or overlap, without a
         // call: the guess is right for nearly every member, so this comparison is the filing.
         // Every load stays inside both names.
         switch count {
         case 8...16: return Self.sameEnds(known, base, count, as: UInt64.self)
+        // Up to 32 (twitter's `in_reply_to_status_id_str`) as the first and the last sixteen.
+        case 17...32:
+            return Self.sameEnds(known, base, 16, as: UInt64.self)
+                && Self.sameEnds(known + (count - 16), base + (count - 16), 16, as: UInt64.self)
         case 4..<8: return Self.sameEnds(known, base, count, as: UInt32.self)
         case 2..<4: return Self.sameEnds(known, base, count, as: UInt16.self)
         case 1: return known.load(as: UInt8.self) == base.load(as: UInt8.self)

@@ -131,6 +131,8 @@ public struct JSONModelReader: ~Copyable {
         members: JSONModelMembers,
         mode: GeneratedKeyMode
     ) -> Bool {
+        // Asked once per object rather than for every member's guess.
+        let guessing = members.guessesSeparated(under: mode)
         let first = start - buffer.pointee.firstIndex
         precondition(
             first >= 0 && start >= base && end - buffer.pointee.firstIndex <= buffer.pointee.tokenCount,
@@ -148,7 +150,7 @@ public struct JSONModelReader: ~Copyable {
         while position < last {
             let key = tokens[position]
             let name = UnsafeRawBufferPointer(start: bytes + (key.payload - arenaBase), count: Int(key.length))
-            let field = members.index(of: name, mode: mode, guess: guess)
+            let field = members.index(of: name, mode: mode, guess: guess, guessesSeparated: guessing)
             let valuePosition = position + 1
             if field >= 0 {
                 guess = field + 1
