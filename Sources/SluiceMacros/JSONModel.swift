@@ -57,6 +57,7 @@
     conformances: JSONModelDecodable,
     JSONModelEncodable,
     names: named(init(jsonModelReader:)),
+    named(readJSONModel(_:)),
     named(jsonModelMembers),
     named(jsonModelKeys),
     named(writeJSONModelField(_:to:))

@@ -17,7 +17,12 @@ extension Model {
     /// The initializer that reads the properties from a reader whose members are filed: the
     /// protocol's `init(from:context:)` makes the reader (or takes the general path) and calls it,
     /// and so can a JSON:API decoder, which files a resource's members itself.
+    ///
+    /// For a struct whose memberwise initializer it can call (``Model/buildsWhole``) it writes
+    /// `readJSONModel(_:)` instead, which builds the model in that one call, and an initializer
+    /// that assigns what it returns.
     func initializer() -> String {
+        if buildsWhole { return wholeReader() }
         var lines: [String] = []
         lines.append(
             "    \(access)init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {"
@@ -39,6 +44,39 @@ extension Model {
             lines.append("        )")
         }
         lines.append("        jsonModelReader.finish(self)")
+        lines.append("    }")
+        return lines.joined(separator: "\n")
+    }
+
+    /// `readJSONModel(_:)` for a struct with a usable memberwise initializer: every property
+    /// read as that initializer's argument, in declaration order, the model built by the one
+    /// call. Why: Swift 6.3 returns a struct whose initializer assigned its properties one at a
+    /// time by copying it whole out of the initializer and destroying the original (a retain and
+    /// a release of every reference it holds, for a model of more than four); a value the
+    /// memberwise initializer built is returned as it is.
+    func wholeReader() -> String {
+        var lines = [
+            "    \(access)static func readJSONModel(_ jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws -> Self {"
+        ]
+        if properties.isEmpty {
+            lines.append("        let model = Self()")
+        } else {
+            lines.append("        let model = try Self(")
+            for (index, property) in properties.enumerated() {
+                let read = property.isOptional ? "decodeIfPresent" : "decode"
+                let separator = index == properties.count - 1 ? "" : ","
+                lines.append(
+                    "            \(Self.escaped(property.name)): jsonModelReader.\(read)(at: \(index))\(separator)"
+                )
+            }
+            lines.append("        )")
+        }
+        lines.append("        jsonModelReader.finish(model)")
+        lines.append("        return model")
+        lines.append("    }")
+        lines.append("")
+        lines.append("    \(access)init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {")
+        lines.append("        self = try Self.readJSONModel(jsonModelReader)")
         lines.append("    }")
         return lines.joined(separator: "\n")
     }

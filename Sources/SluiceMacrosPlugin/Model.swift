@@ -32,6 +32,11 @@ struct Model {
     /// conformance is public too.
     var access: String
     var properties: [Property]
+    /// Whether the model is a struct whose memberwise initializer the generated reader can call
+    /// with the decoded properties alone: it declares no initializer of its own, and every
+    /// stored property is a plain one the initializer takes (no attribute such as a property
+    /// wrapper, nothing private, nothing lazy), decoded or else given a default value.
+    var buildsWhole: Bool
 
     /// Reads `declaration`; `nil` (after a diagnostic, when `reportsProblems`) when the macro
     /// cannot serve it. Both roles read the declaration; only one reports, so that each problem is
@@ -78,11 +83,15 @@ struct Model {
         var codingKeys: [String: String]?
         var keyOrder: [String] = []
         var stored: [(name: String, type: TypeSyntax?, node: Syntax)] = []
+        // Stored properties the memberwise initializer may be called without.
+        var defaulted: Set<String> = []
+        var buildsWhole = !isClass
         // Stored properties Codable writes (a `let` with its value included), by name.
         var storedForWriting: [(name: String, type: TypeSyntax?)] = []
         var encodesItself = false
         for member in declaration.memberBlock.members {
             let decl = member.decl
+            if decl.is(InitializerDeclSyntax.self) { buildsWhole = false }
             if let initializer = decl.as(InitializerDeclSyntax.self), Self.isDecodingInitializer(initializer) {
                 return problem(
                     initializer,
@@ -129,11 +138,16 @@ struct Model {
             }
             guard let variable = decl.as(VariableDeclSyntax.self) else { continue }
             let skipped: Set<Keyword> = [.static, .class, .lazy]
-            if variable.modifiers.contains(where: { modifier in
-                if case .keyword(let keyword) = modifier.name.tokenKind { return skipped.contains(keyword) }
-                return false
-            }) {
+            let keywords = variable.modifiers.compactMap { modifier -> Keyword? in
+                if case .keyword(let keyword) = modifier.name.tokenKind { return keyword }
+                return nil
+            }
+            if keywords.contains(where: skipped.contains) {
+                if keywords.contains(.lazy) { buildsWhole = false }
                 continue
+            }
+            if !variable.attributes.isEmpty || keywords.contains(.private) || keywords.contains(.fileprivate) {
+                buildsWhole = false
             }
             let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
             for binding in variable.bindings {
@@ -145,6 +159,8 @@ struct Model {
                 storedForWriting.append((name, binding.typeAnnotation?.type))
                 // Codable does not decode a constant that already has its value.
                 if isLet && binding.initializer != nil { continue }
+                if binding.accessorBlock != nil { buildsWhole = false }
+                if !isLet && binding.initializer != nil { defaulted.insert(name) }
                 // Without an annotation the type is the initial value's, never optional (an
                 // optional needs an annotation to start as nil): the read infers it either way.
                 stored.append((name, binding.typeAnnotation?.type, Syntax(binding)))
@@ -174,6 +190,9 @@ struct Model {
                 )
             )
         }
+        // Every stored property the memberwise initializer takes without a default must be read.
+        let read = Set(properties.map(\.name))
+        if stored.contains(where: { !read.contains($0.name) && !defaulted.contains($0.name) }) { buildsWhole = false }
         var written: [Property] = []
         if let codingKeys {
             let byName = Dictionary(
@@ -200,7 +219,8 @@ struct Model {
             writes: declaresEncodable == true && !encodesItself,
             written: written,
             access: access,
-            properties: properties
+            properties: properties,
+            buildsWhole: buildsWhole
         )
     }
 }

@@ -33,7 +33,9 @@ struct MacroExpansionTests {
         )
     }
 
-    @Test("a struct: a table of member names and one read per decoded property, in declaration order")
+    @Test(
+        "a struct: a table of member names and one read per decoded property, in declaration order, as the memberwise initializer's arguments"
+    )
     func structure() {
         Self.expect(
             """
@@ -58,12 +60,17 @@ struct MacroExpansionTests {
                 extension Status: SluiceJSON.JSONModelDecodable {
                     public static let jsonModelMembers = SluiceJSON.JSONModelMembers(["id", "text"])
 
-                    public init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
-                        (self.id, self.text) = (
-                            try jsonModelReader.decode(at: 0),
-                            try jsonModelReader.decodeIfPresent(at: 1)
+                    public static func readJSONModel(_ jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws -> Self {
+                        let model = try Self(
+                            id: jsonModelReader.decode(at: 0),
+                            text: jsonModelReader.decodeIfPresent(at: 1)
                         )
-                        jsonModelReader.finish(self)
+                        jsonModelReader.finish(model)
+                        return model
+                    }
+
+                    public init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
+                        self = try Self.readJSONModel(jsonModelReader)
                     }
                 }
 
@@ -174,13 +181,18 @@ struct MacroExpansionTests {
                 extension Link: SluiceJSON.JSONModelDecodable {
                     static let jsonModelMembers = SluiceJSON.JSONModelMembers(["userID", "a\\"b\\\\c", "zeta"])
 
-                    init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
-                        (self.userID, self.quoted, self.zeta) = (
-                            try jsonModelReader.decode(at: 0),
-                            try jsonModelReader.decode(at: 1),
-                            try jsonModelReader.decode(at: 2)
+                    static func readJSONModel(_ jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws -> Self {
+                        let model = try Self(
+                            userID: jsonModelReader.decode(at: 0),
+                            quoted: jsonModelReader.decode(at: 1),
+                            zeta: jsonModelReader.decode(at: 2)
                         )
-                        jsonModelReader.finish(self)
+                        jsonModelReader.finish(model)
+                        return model
+                    }
+
+                    init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
+                        self = try Self.readJSONModel(jsonModelReader)
                     }
                 }
 
@@ -216,6 +228,40 @@ struct MacroExpansionTests {
         }
     }
 
+    @Test(
+        "a struct whose memberwise initializer cannot take the decoded properties alone assigns them",
+        arguments: [
+            // Its own initializer (the memberwise one is not made).
+            "struct S: Decodable {\n    var x: Int\n    init(x: Int) { self.x = x }\n}",
+            // A private property (the memberwise initializer is private too).
+            "struct S: Decodable {\n    private var x: Int\n}",
+            // An attribute, as a property wrapper is.
+            "struct S: Decodable {\n    @Wrapped var x: Int\n}",
+            // A lazy property.
+            "struct S: Decodable {\n    var x: Int\n    lazy var y = 1\n}",
+            // A property CodingKeys leaves out, without a default value.
+            "struct S: Decodable {\n    var x: Int\n    var y: Int?\n    enum CodingKeys: String, CodingKey { case x }\n}",
+            // An observed property.
+            "struct S: Decodable {\n    var x: Int { didSet {} }\n}",
+        ]
+    )
+    func assignsProperties(source: String) {
+        let expanded = Self.expansionText("@JSONModel\n" + source)
+        #expect(!expanded.contains("readJSONModel"), "\(expanded)")
+        #expect(expanded.contains("self.x = try jsonModelReader.decode(at: 0)"), "\(expanded)")
+    }
+
+    @Test("a property CodingKeys leaves out, with a default value, is left to the memberwise initializer")
+    func defaultedProperty() {
+        let expanded = Self.expansionText(
+            "@JSONModel\nstruct S: Decodable {\n    var x: Int\n    var y = 2\n    enum CodingKeys: String, CodingKey { case x }\n}"
+        )
+        #expect(
+            expanded.contains("let model = try Self(\n            x: jsonModelReader.decode(at: 0)\n        )"),
+            "\(expanded)"
+        )
+    }
+
     @Test("a generic struct gets a computed table (generic types have no stored statics)")
     func generic() {
         Self.expect(
@@ -235,9 +281,16 @@ struct MacroExpansionTests {
                         SluiceJSON.JSONModelMembers.shared(by: Self.self, names: ["items"])
                     }
 
+                    static func readJSONModel(_ jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws -> Self {
+                        let model = try Self(
+                            items: jsonModelReader.decode(at: 0)
+                        )
+                        jsonModelReader.finish(model)
+                        return model
+                    }
+
                     init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {
-                        self.items = try jsonModelReader.decode(at: 0)
-                        jsonModelReader.finish(self)
+                        self = try Self.readJSONModel(jsonModelReader)
                     }
                 }
                 """

@@ -9,9 +9,21 @@ public protocol JSONModelDecodable: JSONTapeDecodable {
     static var jsonModelMembers: JSONModelMembers { get }
     /// Reads every property from the members `reader` has filed: one line per property.
     init(jsonModelReader reader: borrowing JSONModelReader) throws
+    /// The same read, returning the model: what the decoders call. For a struct it can, the
+    /// macro writes it to build the model with the memberwise initializer in one call, which
+    /// Swift returns without a copy (see `Model.wholeReader` in SluiceMacrosPlugin); else it is
+    /// the initializer.
+    static func readJSONModel(_ reader: borrowing JSONModelReader) throws -> Self
 }
 
 extension JSONModelDecodable {
+    /// Calls ``init(jsonModelReader:)``: for a final class, and a struct whose memberwise
+    /// initializer the macro cannot call.
+    @inlinable
+    public static func readJSONModel(_ reader: borrowing JSONModelReader) throws -> Self {
+        try Self(jsonModelReader: reader)
+    }
+
     /// Files the object's members and reads the properties, or hands the object to the general
     /// path when an option or the object needs it.
     ///
@@ -38,7 +50,7 @@ extension JSONModelDecodable {
         return try withExtendedLifetime(members) {
             let reader = try JSONModelReader(value, context: context, members: members)
             if reader.needsGeneralPath { return try reader.decodeGenerally(Self.self) }
-            return try Self(jsonModelReader: reader)
+            return try Self.readJSONModel(reader)
         }
     }
 }

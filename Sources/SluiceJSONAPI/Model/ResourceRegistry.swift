@@ -107,7 +107,7 @@ func makeResource<Model: GeneratedResource>(
     type name: String,
     identity: ResourceIdentity?
 ) throws -> AnyResource {
-    AnyResource(model: try Model(jsonModelReader: reader), storage: storage, type: name, identity: identity)
+    AnyResource(model: try Model.readJSONModel(reader), storage: storage, type: name, identity: identity)
 }
 
 /// A resource read by `Model`'s own `init(from:)`, the model held inline.
