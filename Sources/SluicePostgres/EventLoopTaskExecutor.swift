@@ -20,9 +20,9 @@ final class EventLoopTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// The task of a COPY, for the caller's cancellation to reach it: set once it is made, which may
-/// be after the caller was cancelled.
-final class CopyTaskHandle: @unchecked Sendable {
+/// The task of an operation on the connection, for the caller's cancellation to reach it: set
+/// once it is made, which may be after the caller was cancelled.
+final class OperationTaskHandle: @unchecked Sendable {
     // @unchecked: its state is guarded by `lock`.
     private let lock = NSLock()
     private var task: Task<Void, Never>?
@@ -42,5 +42,25 @@ final class CopyTaskHandle: @unchecked Sendable {
         let task = self.task
         lock.unlock()
         task?.cancel()
+    }
+}
+
+/// The continuation of an operation that can end more than one way (an answer, the connection's
+/// close): the first outcome resumes it, later ones are dropped.
+final class FirstOutcome<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: its state is guarded by `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Value, any Error>?
+
+    init(_ continuation: CheckedContinuation<Value, any Error>) {
+        self.continuation = continuation
+    }
+
+    func resume(with outcome: Result<Value, any Error>) {
+        lock.lock()
+        let continuation = self.continuation
+        self.continuation = nil
+        lock.unlock()
+        continuation?.resume(with: outcome)
     }
 }

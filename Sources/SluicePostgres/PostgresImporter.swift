@@ -180,25 +180,56 @@ public final class PostgresImporter {
 
     /// Runs SQL text as it is (identifiers already quoted; no values in it).
     func execute(sql: String) async throws {
-        try checkOpen()
-        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        try await execute(PostgresQuery(unsafeSQL: sql))
     }
 
     func execute(_ query: PostgresQuery) async throws {
-        try checkOpen()
-        try await connection.query(query, logger: logger)
+        let (connection, logger) = (connection, logger)
+        try await untilClosed { _ = try await connection.query(query, logger: logger) }
     }
 
     func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try checkOpen()
-        return try await connection.query(query, logger: logger).collect()
+        let (connection, logger) = (connection, logger)
+        return try await untilClosed { try await connection.query(query, logger: logger).collect() }
     }
 
-    /// Throws when the connection has closed (the server ended it, or the network failed). Why:
-    /// postgres-nio 1.33 leaves a query sent on a connection the server has just ended waiting
-    /// forever, where it should fail.
+    /// Throws when the connection has closed (the server ended it, or the network failed).
     private func checkOpen() throws {
         if connection.isClosed { throw ConnectionClosed() }
+    }
+
+    /// Runs `operation` on the connection and returns its answer, or throws ``ConnectionClosed``
+    /// as soon as the connection closes, whichever comes first; the caller's cancellation reaches
+    /// the operation.
+    ///
+    /// Why: postgres-nio 1.33 leaves an operation waiting for good when the server ends the
+    /// connection as it is sent (a look at `isClosed` first narrows that window but cannot shut
+    /// it), and the import, waiting with it, never ended. The close itself is now an answer. An
+    /// operation left waiting is abandoned: its task stays suspended, holding the closed
+    /// connection.
+    private func untilClosed<Value: Sendable>(
+        _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try checkOpen()
+        let closed = connection.closeFuture
+        let handle = OperationTaskHandle()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                let outcome = FirstOutcome(continuation)
+                closed.whenComplete { _ in outcome.resume(with: .failure(ConnectionClosed())) }
+                handle.set(
+                    Task {
+                        do {
+                            outcome.resume(with: .success(try await operation()))
+                        } catch {
+                            outcome.resume(with: .failure(error))
+                        }
+                    }
+                )
+            }
+        } onCancel: {
+            handle.cancel()
+        }
     }
 
     /// The connection closed under the import.
@@ -246,23 +277,28 @@ public final class PostgresImporter {
     /// while it is active, the closure returns and `CopyDone` follows on the same thread before
     /// any other event; once it is not, the closure reports the loss and never returns, leaving
     /// that one COPY suspended for good instead of the process stopped.
+    ///
+    /// The connection's close ends the wait too (see ``untilClosed(_:)``): a COPY begun as the
+    /// server ended the connection may never reach its writing closure.
     func copy(_ rows: [UInt8], into table: String, columns: [String]) async throws {
         try checkOpen()
         let connection = connection
         let logger = logger
         let executor = EventLoopTaskExecutor(connection.eventLoop)
-        let handle = CopyTaskHandle()
+        let handle = OperationTaskHandle()
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (outcome: CheckedContinuation<Void, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = FirstOutcome(continuation)
+                connection.closeFuture.whenComplete { _ in outcome.resume(with: .failure(ConnectionClosed())) }
                 handle.set(
                     Task(executorPreference: executor) {
                         do {
                             try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
                                 try await Self.writeWhileOpen(rows, with: writer, on: connection, outcome: outcome)
                             }
-                            outcome.resume()
+                            outcome.resume(with: .success(()))
                         } catch {
-                            outcome.resume(throwing: error)
+                            outcome.resume(with: .failure(error))
                         }
                     }
                 )
@@ -279,7 +315,7 @@ public final class PostgresImporter {
         _ rows: [UInt8],
         with writer: PostgresCopyFromWriter,
         on connection: PostgresConnection,
-        outcome: CheckedContinuation<Void, any Error>
+        outcome: FirstOutcome<Void>
     ) async throws {
         if connection.isClosed { await abandonCopy(outcome) }
         do {
@@ -292,8 +328,8 @@ public final class PostgresImporter {
     }
 
     /// Reports the lost connection through `outcome` and suspends the COPY for good.
-    private static func abandonCopy(_ outcome: CheckedContinuation<Void, any Error>) async -> Never {
-        outcome.resume(throwing: ConnectionClosed())
+    private static func abandonCopy(_ outcome: FirstOutcome<Void>) async -> Never {
+        outcome.resume(with: .failure(ConnectionClosed()))
         // Never resumed: an unsafe continuation, which has no leak check to complain of it.
         await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
         preconditionFailure("an abandoned COPY was resumed")
