@@ -436,7 +436,7 @@ struct MacroExpansionTests {
             let expected = Array(name.utf8).withUnsafeBytes { members.index(of: $0) }
             for guess in 0...names.count {
                 let found = Array(name.utf8).withUnsafeBytes {
-                    members.index(of: $0, mode: .exact, guess: guess, guessesSeparated: false)
+                    members.index(of: $0, mode: .exact, guess: guess, guesses: members.guesses(under: .exact))
                 }
                 #expect(found == expected, "\(name) guessing \(guess)")
             }

@@ -118,48 +118,41 @@ public final class JSONModelMembers: Sendable {
         return strategyIndex(of: name, mode: mode)
     }
 
-    /// ``index(of:mode:)``, trying `guess` first under the exact mode: members mostly come in
-    /// the order of the properties, or in the same order object after object, so the property
-    /// after the last member's is checked with one comparison before the table is searched.
-    ///
-    /// Under the snake and kebab modes the guess is checked against the property's separated
-    /// spelling too (`created_at` for `createdAt`), when no spelling belongs to two properties
-    /// (`ambiguous`): then a member spelled either way stands for that property alone, as the
-    /// table search would find. Without it every member of a snake_case document (twitter.json)
-    /// missed the exact table and searched two tables.
-    ///
-    /// `guessesSeparated` is ``guessesSeparated(under:)`` for `mode`, asked once per object by a
-    /// caller that files many members.
+    /// ``index(of:mode:)``, trying `guess` first: members mostly come in the order of the
+    /// properties, or in the same order object after object, so the property after the last
+    /// member's is checked with one comparison before the table is searched. `guesses` is
+    /// ``guesses(under:)`` for `mode`, taken once per object by a caller that files many members.
     @inline(__always)
     package func index(
         of name: UnsafeRawBufferPointer,
         mode: GeneratedKeyMode,
         guess: Int,
-        guessesSeparated: Bool
+        guesses: MemberGuesses
     )
         -> Int
     {
-        switch mode {
-        case .exact:
-            if exact.isSpelling(of: guess, name) { return guess }
-        case .snake:
-            if guessesSeparated, snake.isSpelling(of: guess, name) || exact.isSpelling(of: guess, name) { return guess }
-        case .kebab:
-            if guessesSeparated, kebab.isSpelling(of: guess, name) || exact.isSpelling(of: guess, name) { return guess }
-        case .loose:
-            break
-        }
+        if guesses.match(guess, name) { return guess }
         return index(of: name, mode: mode)
     }
 
-    /// Whether a guess is checked against the separated spelling under `mode` (snake or kebab):
-    /// when no spelling that mode accepts belongs to two properties.
-    @inline(__always)
-    package func guessesSeparated(under mode: GeneratedKeyMode) -> Bool {
+    /// What checking a guess reads under `mode`.
+    ///
+    /// Under the snake and kebab modes the guess is checked against the property's separated
+    /// spelling too (`created_at` for `createdAt`), when no spelling belongs to two properties
+    /// (`ambiguous`): then a member spelled either way stands for that property alone, as the
+    /// table search would find. Without it every member of a snake_case document (twitter.json)
+    /// missed the exact table and searched two tables. Under the loose mode, or an ambiguous
+    /// one, nothing is guessed.
+    package func guesses(under mode: GeneratedKeyMode) -> MemberGuesses {
         switch mode {
-        case .snake: !ambiguous[1]
-        case .kebab: !ambiguous[2]
-        case .exact, .loose: false
+        case .exact:
+            MemberGuesses(first: exact.ownSpellings, second: nil)
+        case .snake where !ambiguous[1]:
+            MemberGuesses(first: snake.ownSpellings, second: exact.ownSpellings)
+        case .kebab where !ambiguous[2]:
+            MemberGuesses(first: kebab.ownSpellings, second: exact.ownSpellings)
+        case .snake, .kebab, .loose:
+            MemberGuesses(first: nil, second: nil)
         }
     }
 
@@ -292,6 +285,48 @@ private final class SpellingTable: @unchecked Sendable {
     /// Whether `name` is property `property`'s own spelling.
     @inline(__always)
     func isSpelling(of property: Int, _ name: UnsafeRawBufferPointer) -> Bool {
+        ownSpellings.isSpelling(of: property, name)
+    }
+
+    /// Each property's own spelling, as pointers into this table (which must outlive the view).
+    var ownSpellings: OwnSpellings {
+        OwnSpellings(own: UnsafePointer(own), bytes: UnsafePointer(bytes), propertyCount: propertyCount)
+    }
+
+    /// The property index of the spelling `name`, or -1.
+    @inline(__always)
+    func index(of name: UnsafeRawBufferPointer) -> Int {
+        let count = name.count
+        guard count <= longest else { return -1 }
+        var position = Int(starts[count])
+        let end = Int(starts[count + 1])
+        guard position < end else { return -1 }
+        guard count > 0, let base = name.baseAddress else { return Int(entries[position].index) }
+        let first = base.load(as: UInt8.self)
+        while position < end {
+            let entry = entries[position]
+            if entry.first == first && memcmp(bytes + Int(entry.offset), base, count) == 0 {
+                return Int(entry.index)
+            }
+            position += 1
+        }
+        return -1
+    }
+}
+
+/// Each property's own spelling in a ``SpellingTable``, held as plain pointers: what checking a
+/// guess reads, taken once per object into locals, since read through the table in the filing
+/// loop each pointer was loaded again for every member (the loop's stores to the slots might,
+/// for all the compiler knows, have changed them).
+struct OwnSpellings {
+    /// Where each property's spelling lies in `bytes` and how long it is (length -1 for none).
+    let own: UnsafePointer<(offset: Int32, length: Int32)>
+    let bytes: UnsafePointer<UInt8>
+    let propertyCount: Int
+
+    /// Whether `name` is property `property`'s own spelling.
+    @inline(__always)
+    func isSpelling(of property: Int, _ name: UnsafeRawBufferPointer) -> Bool {
         guard property < propertyCount else { return false }
         let spelling = own[property]
         guard Int(spelling.length) == name.count else { return false }
@@ -328,24 +363,19 @@ private final class SpellingTable: @unchecked Sendable {
             && a.loadUnaligned(fromByteOffset: tail, as: Word.self)
                 == b.loadUnaligned(fromByteOffset: tail, as: Word.self)
     }
+}
 
-    /// The property index of the spelling `name`, or -1.
+/// The spellings a guessed property is checked against under one key mode (see
+/// ``JSONModelMembers/guesses(under:)``): held as plain pointers, valid while the member table is.
+package struct MemberGuesses {
+    let first: OwnSpellings?
+    let second: OwnSpellings?
+
+    /// Whether `name` is one of those spellings of property `property`.
     @inline(__always)
-    func index(of name: UnsafeRawBufferPointer) -> Int {
-        let count = name.count
-        guard count <= longest else { return -1 }
-        var position = Int(starts[count])
-        let end = Int(starts[count + 1])
-        guard position < end else { return -1 }
-        guard count > 0, let base = name.baseAddress else { return Int(entries[position].index) }
-        let first = base.load(as: UInt8.self)
-        while position < end {
-            let entry = entries[position]
-            if entry.first == first && memcmp(bytes + Int(entry.offset), base, count) == 0 {
-                return Int(entry.index)
-            }
-            position += 1
-        }
-        return -1
+    func match(_ property: Int, _ name: UnsafeRawBufferPointer) -> Bool {
+        if let first, first.isSpelling(of: property, name) { return true }
+        if let second, second.isSpelling(of: property, name) { return true }
+        return false
     }
 }

@@ -64,6 +64,11 @@ public struct JSONModelReader: ~Copyable {
     @usableFromInline let slots: UnsafeMutablePointer<Int32>
     /// Where pending parent links stood when this object began (see `Decoder.linkToParent`).
     private let pendingMark: Int
+    /// The property the next member filed is guessed to stand for: the one after the last
+    /// filed. Kept from one filed object to the next, so that a JSON:API resource's first
+    /// relationship is guessed from its last attribute (a miss searches the tables: some 80
+    /// instructions under a key strategy, twice a resource).
+    private var nextGuess = 0
     /// Whether this object is read by the general path: an option needs it, or a key repeats.
     public private(set) var needsGeneralPath: Bool
     /// For an object filed by another library's reader (a JSON:API resource object, whose
@@ -101,7 +106,8 @@ public struct JSONModelReader: ~Copyable {
             skipping: (-1, -1, -1),
             into: slots,
             members: members,
-            mode: context.generatedKeyMode ?? .exact
+            mode: context.generatedKeyMode ?? .exact,
+            guess: &nextGuess
         )
         if needsGeneralPath { return }
         // Nested values may ask for this one as their parent, as they do under the general path.
@@ -113,7 +119,8 @@ public struct JSONModelReader: ~Copyable {
     /// `start` itself or, for a JSON:API resource, holds the object). Properties in `skipping`
     /// are left unfiled. False when the object needs the general path: a property is met twice
     /// (or was filed before), a name could stand for two properties, or the object is too long
-    /// for 32-bit offsets.
+    /// for 32-bit offsets. `guess` is the property the first member is guessed to stand for, and
+    /// is left at the one after the last member filed.
     ///
     /// Why raw pointers: this runs for every member of every object read, and going through
     /// `JSONTape` (its subscript, `withUnsafeText`, `endOfValue`) cost a closure call, a counted
@@ -129,10 +136,11 @@ public struct JSONModelReader: ~Copyable {
         skipping skipped: (Int, Int, Int),
         into slots: UnsafeMutablePointer<Int32>,
         members: JSONModelMembers,
-        mode: GeneratedKeyMode
+        mode: GeneratedKeyMode,
+        guess: inout Int
     ) -> Bool {
-        // Asked once per object rather than for every member's guess.
-        let guessing = members.guessesSeparated(under: mode)
+        // Taken once per object rather than for every member's guess.
+        let guesses = members.guesses(under: mode)
         let first = start - buffer.pointee.firstIndex
         precondition(
             first >= 0 && start >= base && end - buffer.pointee.firstIndex <= buffer.pointee.tokenCount,
@@ -146,11 +154,10 @@ public struct JSONModelReader: ~Copyable {
         let arenaBase = buffer.pointee.arenaBase
         var position = 1
         let last = count - 1
-        var guess = 0
         while position < last {
             let key = tokens[position]
             let name = UnsafeRawBufferPointer(start: bytes + (key.payload - arenaBase), count: Int(key.length))
-            let field = members.index(of: name, mode: mode, guess: guess, guessesSeparated: guessing)
+            let field = members.index(of: name, mode: mode, guess: guess, guesses: guesses)
             let valuePosition = position + 1
             if field >= 0 {
                 guess = field + 1
@@ -258,7 +265,8 @@ public struct JSONModelReader: ~Copyable {
                 skipping: skipping,
                 into: slots,
                 members: members,
-                mode: context.generatedKeyMode ?? .exact
+                mode: context.generatedKeyMode ?? .exact,
+                guess: &nextGuess
             )
         else {
             needGeneralPath()
