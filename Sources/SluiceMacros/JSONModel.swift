@@ -33,6 +33,14 @@
 /// the object (which copy a property gets then depends on the order the general path asks for
 /// them), and when a name could stand for two properties under the key strategy.
 ///
+/// A struct is built in one call to its memberwise initializer, each property read as that
+/// initializer's argument: a struct whose initializer assigns its properties one at a time is
+/// copied whole on its way out, a retain and a release of every reference it holds. So the
+/// struct should keep its memberwise initializer (declare other initializers in an extension);
+/// a struct with an initializer of its own, or with a property that is private, lazy, observed
+/// or wrapped, or that `CodingKeys` leaves out without a default value, is read by an
+/// initializer that assigns the properties, with the same results.
+///
 /// On a JSON:API `Resource`, `JSONAPIDecoder` uses the generated reader too: it files the
 /// resource object's `id`, `lid` and `type`, the fields of `attributes` and `relationships`, and
 /// the resource's own `meta` and `links` under the properties, and `ToOne`/`ToMany` properties
