@@ -27,19 +27,18 @@ extension Model {
         lines.append(
             "    \(access)init(jsonModelReader: borrowing SluiceJSON.JSONModelReader) throws {"
         )
-        // Every property is read before any is assigned, in one tuple assignment: assigned
-        // between throwing reads, the half-made model was copied whole (and the original
-        // released) to be returned. The tuple on the left gives each read its type.
+        // Every property is read before any is assigned, in one tuple assignment, whose left
+        // side gives each read its type. (An initializer that assigns properties, in a tuple or
+        // not, still returns a model of more than four references by copying it whole: why
+        // structs take `wholeReader` when they can.)
         if properties.count == 1, let property = properties.first {
-            let read = property.isOptional ? "decodeIfPresent" : "decode"
-            lines.append("        self.\(Self.escaped(property.name)) = try jsonModelReader.\(read)(at: 0)")
+            lines.append("        self.\(Self.escaped(property.name)) = try jsonModelReader.\(property.read)(at: 0)")
         } else if !properties.isEmpty {
             let targets = properties.map { "self.\(Self.escaped($0.name))" }.joined(separator: ", ")
             lines.append("        (\(targets)) = (")
             for (index, property) in properties.enumerated() {
-                let read = property.isOptional ? "decodeIfPresent" : "decode"
                 let separator = index == properties.count - 1 ? "" : ","
-                lines.append("            try jsonModelReader.\(read)(at: \(index))\(separator)")
+                lines.append("            try jsonModelReader.\(property.read)(at: \(index))\(separator)")
             }
             lines.append("        )")
         }
@@ -63,10 +62,9 @@ extension Model {
         } else {
             lines.append("        let model = try Self(")
             for (index, property) in properties.enumerated() {
-                let read = property.isOptional ? "decodeIfPresent" : "decode"
                 let separator = index == properties.count - 1 ? "" : ","
                 lines.append(
-                    "            \(Self.escaped(property.name)): jsonModelReader.\(read)(at: \(index))\(separator)"
+                    "            \(Self.escaped(property.name)): jsonModelReader.\(property.read)(at: \(index))\(separator)"
                 )
             }
             lines.append("        )")

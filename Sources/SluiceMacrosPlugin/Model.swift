@@ -17,6 +17,9 @@ struct Model {
         /// The declared type, as written; `nil` when the property has none (its initial value
         /// gives it).
         var type: String? = nil
+
+        /// The reader's function that reads it: `decodeIfPresent` for an optional, as Codable.
+        var read: String { isOptional ? "decodeIfPresent" : "decode" }
     }
 
     var isClass: Bool
@@ -35,7 +38,7 @@ struct Model {
     /// Whether the model is a struct whose memberwise initializer the generated reader can call
     /// with the decoded properties alone: it declares no initializer of its own, and every
     /// stored property is a plain one the initializer takes (no attribute such as a property
-    /// wrapper, nothing private, nothing lazy), decoded or else given a default value.
+    /// wrapper, nothing private, lazy or observed), decoded or else given a default value.
     var buildsWhole: Bool
 
     /// Reads `declaration`; `nil` (after a diagnostic, when `reportsProblems`) when the macro

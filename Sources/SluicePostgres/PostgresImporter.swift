@@ -185,22 +185,19 @@ public final class PostgresImporter {
 
     func execute(_ query: PostgresQuery) async throws {
         let (connection, logger) = (connection, logger)
-        try await untilClosed { _ = try await connection.query(query, logger: logger) }
+        try await untilClosed { _ in _ = try await connection.query(query, logger: logger) }
     }
 
     func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
         let (connection, logger) = (connection, logger)
-        return try await untilClosed { try await connection.query(query, logger: logger).collect() }
-    }
-
-    /// Throws when the connection has closed (the server ended it, or the network failed).
-    private func checkOpen() throws {
-        if connection.isClosed { throw ConnectionClosed() }
+        return try await untilClosed { _ in try await connection.query(query, logger: logger).collect() }
     }
 
     /// Runs `operation` on the connection and returns its answer, or throws ``ConnectionClosed``
     /// as soon as the connection closes, whichever comes first; the caller's cancellation reaches
-    /// the operation.
+    /// the operation. It runs as a task preferring `executor` (the connection's event loop, for a
+    /// COPY), and is handed the outcome it may settle itself (a COPY that finds the connection
+    /// gone reports that and stays suspended).
     ///
     /// Why: postgres-nio 1.33 leaves an operation waiting for good when the server ends the
     /// connection as it is sent (a look at `isClosed` first narrows that window but cannot shut
@@ -208,9 +205,11 @@ public final class PostgresImporter {
     /// operation left waiting is abandoned: its task stays suspended, holding the closed
     /// connection.
     private func untilClosed<Value: Sendable>(
-        _ operation: @escaping @Sendable () async throws -> Value
+        on executor: (any TaskExecutor)? = nil,
+        _ operation: @escaping @Sendable (FirstOutcome<Value>) async throws -> Value
     ) async throws -> Value {
-        try checkOpen()
+        // Closed already (the server ended it, or the network failed): nothing is sent.
+        if connection.isClosed { throw ConnectionClosed() }
         let closed = connection.closeFuture
         let handle = OperationTaskHandle()
         return try await withTaskCancellationHandler {
@@ -218,9 +217,9 @@ public final class PostgresImporter {
                 let outcome = FirstOutcome(continuation)
                 closed.whenComplete { _ in outcome.resume(with: .failure(ConnectionClosed())) }
                 handle.set(
-                    Task {
+                    Task(executorPreference: executor) {
                         do {
-                            outcome.resume(with: .success(try await operation()))
+                            outcome.resume(with: .success(try await operation(outcome)))
                         } catch {
                             outcome.resume(with: .failure(error))
                         }
@@ -245,17 +244,16 @@ public final class PostgresImporter {
         return name
     }
 
-    /// Copies `rows` (COPY's text format) into the staging table `stage`, created on first use with
-    /// `columns` text columns after its `ord` (temporary, emptied at each commit; `ord` numbers
-    /// the rows in the order copied, which is the document's: the last of a key wins).
     /// Forgets which staging tables exist, after a rollback that may have taken new ones with it:
     /// each is made again (`IF NOT EXISTS`) when next used.
     func forgetStagingTables() {
         stagesCreated = []
     }
 
+    /// Copies `rows` (COPY's text format) into the staging table `stage`, created on first use with
+    /// `columns` text columns after its `ord` (temporary, emptied at each commit; `ord` numbers
+    /// the rows in the order copied, which is the document's: the last of a key wins).
     func copy(_ rows: [UInt8], into stage: String, columns: Int) async throws {
-        try checkOpen()
         if !stagesCreated.contains(stage) {
             let definitions = (["ord bigserial"] + (0..<columns).map { "c\($0) text COLLATE \"C\"" })
                 .joined(separator: ", ")
@@ -278,33 +276,14 @@ public final class PostgresImporter {
     /// any other event; once it is not, the closure reports the loss and never returns, leaving
     /// that one COPY suspended for good instead of the process stopped.
     ///
-    /// The connection's close ends the wait too (see ``untilClosed(_:)``): a COPY begun as the
+    /// The connection's close ends the wait too (see ``untilClosed(on:_:)``): a COPY begun as the
     /// server ended the connection may never reach its writing closure.
     func copy(_ rows: [UInt8], into table: String, columns: [String]) async throws {
-        try checkOpen()
-        let connection = connection
-        let logger = logger
-        let executor = EventLoopTaskExecutor(connection.eventLoop)
-        let handle = OperationTaskHandle()
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome = FirstOutcome(continuation)
-                connection.closeFuture.whenComplete { _ in outcome.resume(with: .failure(ConnectionClosed())) }
-                handle.set(
-                    Task(executorPreference: executor) {
-                        do {
-                            try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-                                try await Self.writeWhileOpen(rows, with: writer, on: connection, outcome: outcome)
-                            }
-                            outcome.resume(with: .success(()))
-                        } catch {
-                            outcome.resume(with: .failure(error))
-                        }
-                    }
-                )
+        let (connection, logger) = (connection, logger)
+        try await untilClosed(on: EventLoopTaskExecutor(connection.eventLoop)) { outcome in
+            try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                try await Self.writeWhileOpen(rows, with: writer, on: connection, outcome: outcome)
             }
-        } onCancel: {
-            handle.cancel()
         }
     }
 

@@ -2,7 +2,7 @@
 // generated reader or, when an option or the object needs it, to the general path.
 
 /// A model whose objects Sluice's decoders read with a generated reader: what `@JSONModel`
-/// (SluiceMacros) conforms a type to. Not for conforming by hand: the macro writes both
+/// (SluiceMacros) conforms a type to. Not for conforming by hand: the macro writes the
 /// requirements from the model's declaration, so that they agree with its Codable conformance.
 public protocol JSONModelDecodable: JSONTapeDecodable {
     /// The member names the properties read, in property order.

@@ -282,12 +282,6 @@ private final class SpellingTable: @unchecked Sendable {
         own.deallocate()
     }
 
-    /// Whether `name` is property `property`'s own spelling.
-    @inline(__always)
-    func isSpelling(of property: Int, _ name: UnsafeRawBufferPointer) -> Bool {
-        ownSpellings.isSpelling(of: property, name)
-    }
-
     /// Each property's own spelling, as pointers into this table (which must outlive the view).
     var ownSpellings: OwnSpellings {
         OwnSpellings(own: UnsafePointer(own), bytes: UnsafePointer(bytes), propertyCount: propertyCount)

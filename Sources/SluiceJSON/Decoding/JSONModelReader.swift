@@ -13,14 +13,17 @@
 
 import Foundation
 
-/// One object being read by a `@JSONModel` type's generated initializer. Not for use by hand: the
+/// One object being read by a `@JSONModel` type's generated reader. Not for use by hand: the
 /// macro writes the calls.
 ///
 /// ```swift
-/// init(jsonModelReader: borrowing JSONModelReader) throws {
-///     self.id = try jsonModelReader.decode(at: 0)
-///     self.note = try jsonModelReader.decodeIfPresent(at: 1)
-///     jsonModelReader.finish(self)
+/// static func readJSONModel(_ jsonModelReader: borrowing JSONModelReader) throws -> Self {
+///     let model = try Self(
+///         id: jsonModelReader.decode(at: 0),
+///         note: jsonModelReader.decodeIfPresent(at: 1)
+///     )
+///     jsonModelReader.finish(model)
+///     return model
 /// }
 /// ```
 ///

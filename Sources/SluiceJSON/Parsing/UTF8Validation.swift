@@ -97,7 +97,6 @@ enum UTF8Validation {
     /// checked once, on strings of every small length, ASCII and not, by equality, hash, UTF-8
     /// view and character count. False on a platform with another layout (big-endian or 32-bit
     /// ones, or a future library), where every string takes `String(copying:)`.
-    @usableFromInline
     static let smallStringsMatch: Bool = {
         #if _endian(little) && _pointerBitWidth(_64)
         guard MemoryLayout<String>.size == 16 else { return false }
