@@ -23,28 +23,35 @@ package struct ResourceMembers {
     @inline(__always)
     package init(_ value: borrowing JSONTape.Value) {
         guard value.kind == .objectStart else { return }
-        let tape = value.tape
-        var seen: UInt8 = 0
-        var cursor = value.index + 1
+        let start = value.index + 1
         let end = value.endIndex - 1
-        while cursor < end {
-            let valueIndex = cursor + 1
-            let bit: UInt8
-            switch tape.withUnsafeText(of: tape[cursor], { ResourceMember(name: $0) }) {
-            case .type: (bit, type) = (1, valueIndex)
-            case .id: (bit, id) = (2, valueIndex)
-            case .lid: (bit, lid) = (4, valueIndex)
-            case .attributes: (bit, attributes) = (8, valueIndex)
-            case .relationships: (bit, relationships) = (16, valueIndex)
-            case .meta: (bit, meta) = (32, valueIndex)
-            case .links: (bit, links) = (64, valueIndex)
-            case .data, .other: bit = 0
+        // Every resource of a document passes here: its members are read by plain pointers.
+        self = value.tape.withTokens { tokens in
+            var members = ResourceMembers()
+            var seen: UInt8 = 0
+            var cursor = start
+            while cursor < end {
+                let valueIndex = cursor + 1
+                let bit: UInt8
+                switch ResourceMember(name: tokens.text(of: tokens[cursor])) {
+                case .type: (bit, members.type) = (1, valueIndex)
+                case .id: (bit, members.id) = (2, valueIndex)
+                case .lid: (bit, members.lid) = (4, valueIndex)
+                case .attributes: (bit, members.attributes) = (8, valueIndex)
+                case .relationships: (bit, members.relationships) = (16, valueIndex)
+                case .meta: (bit, members.meta) = (32, valueIndex)
+                case .links: (bit, members.links) = (64, valueIndex)
+                case .data, .other: bit = 0
+                }
+                if seen & bit != 0 { members.repeats = true }
+                seen |= bit
+                cursor = tokens.end(ofValue: tokens[valueIndex], at: valueIndex) ?? end
             }
-            if seen & bit != 0 { repeats = true }
-            seen |= bit
-            cursor = tape.endOfValue(at: valueIndex) ?? end
+            return members
         }
     }
+
+    private init() {}
 
     /// The scan of `value` when a reader that writes straight from the tape may take it: an
     /// object, no member given twice, `links` that read as links. `nil` otherwise: the general

@@ -145,10 +145,10 @@ final class ResourceObjectReader {
         }
         try requireString(view.id, named: "id", pointer: place)
         try requireString(view.lid, named: "lid", pointer: place)
-        if let (modelType, generated, fixed, typeName, storage) = registry.model(
-            forTypeToken: typeValue.token,
-            on: tape
-        ) {
+        if let model = registry.model(forTypeToken: typeValue.token, on: tape) {
+            let (modelType, generated, fixed, typeName, storage) = (
+                model.type, model.generated, model.fields, model.name, model.storage
+            )
             do {
                 // A generated reader counts no reference to the tape: the view holds it until here.
                 defer { withExtendedLifetime(view) {} }

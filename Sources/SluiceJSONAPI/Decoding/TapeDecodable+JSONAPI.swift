@@ -357,9 +357,14 @@ func readPlainToOne(
     into relationship: inout ToOne<AnyResource>
 ) -> Bool {
     guard let parts = plainRelationship(value, context: context) else { return false }
-    if parts.data >= 0 && value.tape[parts.data].kind != .null {
-        guard let tokens = plainIdentifier(value.tape, at: parts.data) else { return false }
-        relationship.identifier = ResourceIdentifier(value.tape, tokens: tokens)
+    if parts.data >= 0 {
+        let read = value.tape.withTokens { tokens in
+            guard tokens[parts.data].kind != .null else { return true }
+            guard let identifier = plainIdentifier(tokens, at: parts.data) else { return false }
+            relationship.identifier = ResourceIdentifier(tokens, identifier)
+            return true
+        }
+        guard read else { return false }
     }
     relationship.hasLinkage = parts.data >= 0
     relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
@@ -375,25 +380,29 @@ func readPlainToMany(
     into relationship: inout ToMany<AnyResource>
 ) -> Bool {
     guard let parts = plainRelationship(value, context: context) else { return false }
-    let tape = value.tape
     if parts.data >= 0 {
-        switch tape[parts.data].kind {
-        case .null:
-            break
-        case .arrayStart:
-            guard let after = tape.endOfValue(at: parts.data) else { return false }
-            var identifiers: [ResourceIdentifier] = []
-            identifiers.reserveCapacity(Int(tape[parts.data].length))
-            var position = parts.data + 1
-            while position < after - 1 {
-                guard let tokens = plainIdentifier(tape, at: position) else { return false }
-                identifiers.append(ResourceIdentifier(tape, tokens: tokens))
-                position = tape.endOfValue(at: position) ?? after
+        let read = value.tape.withTokens { tokens in
+            let data = tokens[parts.data]
+            switch data.kind {
+            case .null:
+                return true
+            case .arrayStart:
+                guard let after = tokens.end(ofValue: data, at: parts.data) else { return false }
+                var identifiers: [ResourceIdentifier] = []
+                identifiers.reserveCapacity(Int(data.length))
+                var position = parts.data + 1
+                while position < after - 1 {
+                    guard let identifier = plainIdentifier(tokens, at: position) else { return false }
+                    identifiers.append(ResourceIdentifier(tokens, identifier))
+                    position = identifier.after
+                }
+                relationship.identifiers = identifiers
+                return true
+            default:
+                return false
             }
-            relationship.identifiers = identifiers
-        default:
-            return false
         }
+        guard read else { return false }
     }
     relationship.hasLinkage = parts.data >= 0
     relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
@@ -408,51 +417,60 @@ private func plainRelationship(
     context: TapeDecodingContext
 ) -> (data: Int, meta: JSONValue?, links: Links?)? {
     let tape = value.tape
-    guard tape[value.index].kind == .objectStart, let after = tape.endOfValue(at: value.index) else { return nil }
-    var data = -1
-    var meta: JSONValue?
-    var links: Links?
-    var position = value.index + 1
-    let end = after - 1
-    while position < end {
-        let valueIndex = position + 1
-        // A repeated `meta` or `links` is read each time, the last one kept, as the general
-        // reader's loop does; a repeated `data` goes to the general reader, which reads (and
-        // may reject) each one.
-        switch tape.withUnsafeText(of: tape[position], { ResourceMember(name: $0) }) {
-        case .data:
-            guard data < 0 else { return nil }
-            data = valueIndex
-        case .meta:
-            guard tape[valueIndex].kind != .null else {
-                meta = nil
+    return tape.withTokens { tokens in
+        let start = tokens[value.index]
+        guard start.kind == .objectStart, let after = tokens.end(ofValue: start, at: value.index) else { return nil }
+        var data = -1
+        var meta: JSONValue?
+        var links: Links?
+        var position = value.index + 1
+        let end = after - 1
+        while position < end {
+            let valueIndex = position + 1
+            let member = tokens[valueIndex]
+            // A repeated `meta` or `links` is read each time, the last one kept, as the general
+            // reader's loop does; a repeated `data` goes to the general reader, which reads (and
+            // may reject) each one.
+            switch ResourceMember(name: tokens.text(of: tokens[position])) {
+            case .data:
+                guard data < 0 else { return nil }
+                data = valueIndex
+            case .meta:
+                guard member.kind != .null else {
+                    meta = nil
+                    break
+                }
+                guard let member = try? tape.value(at: valueIndex), let read = try? member.jsonValue() else {
+                    return nil
+                }
+                meta = read
+            case .links:
+                guard member.kind != .null else {
+                    links = nil
+                    break
+                }
+                guard let member = try? tape.value(at: valueIndex),
+                    let read = try? Links(from: member, context: context)
+                else { return nil }
+                links = read
+            default:
                 break
             }
-            guard let member = try? tape.value(at: valueIndex), let read = try? member.jsonValue() else { return nil }
-            meta = read
-        case .links:
-            guard tape[valueIndex].kind != .null else {
-                links = nil
-                break
-            }
-            guard let member = try? tape.value(at: valueIndex), let read = try? Links(from: member, context: context)
-            else { return nil }
-            links = read
-        default:
-            break
+            position = tokens.end(ofValue: member, at: valueIndex) ?? end
         }
-        position = tape.endOfValue(at: valueIndex) ?? end
+        return (data, meta, links)
     }
-    return (data, meta, links)
 }
 
 /// The tokens of the identifier at `index` in its usual shape (`type`, `id` or `lid`, no
 /// `meta`): the tape indices of `type`'s string and of `id`'s and `lid`'s (-1 when absent or
-/// `null`); `nil` for anything the general reader must read or report. Indices, not an
-/// identifier: the caller makes the identifier's Strings straight into the relationship, and an
-/// identifier made here was copied on its way there.
-private func plainIdentifier(_ tape: JSONTape, at index: Int) -> (type: Int, id: Int, lid: Int)? {
-    guard tape[index].kind == .objectStart, let after = tape.endOfValue(at: index) else { return nil }
+/// `null`), and the index just past the identifier; `nil` for anything the general reader must
+/// read or report. Indices, not an identifier: the caller makes the identifier's Strings straight
+/// into the relationship, and an identifier made here was copied on its way there.
+@inline(__always)
+private func plainIdentifier(_ tokens: TapeTokens, at index: Int) -> (type: Int, id: Int, lid: Int, after: Int)? {
+    let start = tokens[index]
+    guard start.kind == .objectStart, let after = tokens.end(ofValue: start, at: index) else { return nil }
     var type = -1
     var id = -1
     var lid = -1
@@ -460,8 +478,9 @@ private func plainIdentifier(_ tape: JSONTape, at index: Int) -> (type: Int, id:
     let end = after - 1
     while position < end {
         let valueIndex = position + 1
-        let kind = tape[valueIndex].kind
-        switch tape.withUnsafeText(of: tape[position], { ResourceMember(name: $0) }) {
+        let value = tokens[valueIndex]
+        let kind = value.kind
+        switch ResourceMember(name: tokens.text(of: tokens[position])) {
         case .type:
             guard kind == .string else { return nil }
             type = valueIndex
@@ -476,19 +495,19 @@ private func plainIdentifier(_ tape: JSONTape, at index: Int) -> (type: Int, id:
         default:
             break
         }
-        position = tape.endOfValue(at: valueIndex) ?? end
+        position = tokens.end(ofValue: value, at: valueIndex) ?? end
     }
-    return type < 0 ? nil : (type, id, lid)
+    return type < 0 ? nil : (type, id, lid, after)
 }
 
 extension ResourceIdentifier {
     /// The identifier whose tokens `plainIdentifier` found.
     @inline(__always)
-    fileprivate init(_ tape: JSONTape, tokens: (type: Int, id: Int, lid: Int)) {
+    fileprivate init(_ tokens: TapeTokens, _ found: (type: Int, id: Int, lid: Int, after: Int)) {
         self.init(
-            type: tape.text(of: tape[tokens.type]),
-            id: tokens.id < 0 ? nil : tape.text(of: tape[tokens.id]),
-            lid: tokens.lid < 0 ? nil : tape.text(of: tape[tokens.lid])
+            type: tokens.string(of: tokens[found.type]),
+            id: found.id < 0 ? nil : tokens.string(of: tokens[found.id]),
+            lid: found.lid < 0 ? nil : tokens.string(of: tokens[found.lid])
         )
     }
 }

@@ -13,10 +13,12 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
     // @unchecked: the entries are metatypes and byte arrays, immutable once registered; Swift does
     // not see `any Resource.Type` as Sendable only because `Resource` does not require it.
     private var entries: [Entry] = []
-    private typealias Entry = (
-        name: [UInt8], text: String, type: any Resource.Type, generated: (any GeneratedResource.Type)?,
-        fields: ResourceFieldIndices, storage: ResourceStorage.Type
-    )
+    /// A struct, not a tuple: a tuple of existentials in an array is copied and destroyed through
+    /// the runtime's generic value witnesses, some hundred instructions a resource.
+    private struct Entry {
+        let name: [UInt8]
+        let model: RegisteredModel
+    }
 
     /// Creates a registry of `types`. A later type with the same `resourceType` replaces an earlier one.
     public init(_ types: [any Resource.Type]) {
@@ -36,32 +38,45 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
         // runtime's tables.
         let generated = type as? any GeneratedResource.Type
         let fields = generated.map { ResourceFieldIndices($0.jsonModelMembers) } ?? ResourceFieldIndices()
-        entries.append((name, type.resourceType, type, generated, fields, storageType(for: type)))
+        entries.append(
+            Entry(
+                name: name,
+                model: RegisteredModel(
+                    type: type,
+                    generated: generated,
+                    fields: fields,
+                    name: type.resourceType,
+                    storage: storageType(for: type)
+                )
+            )
+        )
     }
 
     /// The names of the registered types.
-    public var typeNames: [String] { entries.map(\.text) }
+    public var typeNames: [String] { entries.map(\.model.name) }
 
-    /// The model registered for the type named by `token`'s text, compared as bytes: the type,
-    /// the same type as a `@JSONModel` resource when it is one with its fixed members' indices,
-    /// the type's name as registered (so that a resource of a registered type makes no `String`
-    /// for its type), and its storage class.
-    func model(
-        forTypeToken token: JSONToken,
-        on tape: JSONTape
-    ) -> (
-        type: any Resource.Type, generated: (any GeneratedResource.Type)?, fields: ResourceFieldIndices, name: String,
-        storage: ResourceStorage.Type
-    )? {
-        tape.withUnsafeText(of: token) { name in
-            guard
-                let entry = entries.first(where: { entry in
-                    entry.name.withUnsafeBytes { $0.hasSameBytes(as: name) }
-                })
-            else { return nil }
-            return (entry.type, entry.generated, entry.fields, entry.text, entry.storage)
+    /// The model registered for the type named by `token`'s text, compared as bytes.
+    func model(forTypeToken token: JSONToken, on tape: JSONTape) -> RegisteredModel? {
+        tape.withTokens { tokens in
+            let name = tokens.text(of: token)
+            for index in entries.indices {
+                let found = entries[index].name.withUnsafeBytes { $0.hasSameBytes(as: name) }
+                if found { return entries[index].model }
+            }
+            return nil
         }
     }
+}
+
+/// A registered model as the decoder needs it: the type, the same type as a `@JSONModel` resource
+/// when it is one with its fixed members' indices, the type's name as registered (so that a
+/// resource of a registered type makes no `String` for its type), and its storage class.
+struct RegisteredModel {
+    let type: any Resource.Type
+    let generated: (any GeneratedResource.Type)?
+    let fields: ResourceFieldIndices
+    let name: String
+    let storage: ResourceStorage.Type
 }
 
 /// The properties of a `@JSONModel` resource named exactly `id`, `lid`, `type`, `meta` and

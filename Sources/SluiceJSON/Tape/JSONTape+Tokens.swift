@@ -1,0 +1,73 @@
+/// A tape's tokens and text read through plain pointers, for the package's readers that walk the
+/// members of many small objects: a JSON:API resource's own members, its relationship objects and
+/// their resource identifiers.
+///
+/// Why: through `JSONTape`, every token read loads the storage's buffer pointer again (the compiler
+/// cannot keep it across the calls between), every text is a closure call that retains the
+/// storage, and every `endOfValue` is a call of its own; some two hundred instructions for an
+/// identifier of two members. Taken once for a whole object, these pointers stay in registers.
+///
+/// Only valid inside ``JSONTape/withTokens(_:)``, which keeps the storage alive and gives no way to
+/// change the tape meanwhile.
+@usableFromInline
+package struct TapeTokens {
+    @usableFromInline let tokens: UnsafePointer<JSONToken>
+    @usableFromInline let firstIndex: Int
+    @usableFromInline let count: Int
+    @usableFromInline let bytes: UnsafePointer<UInt8>
+    @usableFromInline let arenaBase: Int
+
+    @inlinable
+    init(_ buffer: UnsafePointer<TapeBuffer>) {
+        tokens = UnsafePointer(buffer.pointee.tokens)
+        firstIndex = buffer.pointee.firstIndex
+        count = buffer.pointee.tokenCount
+        bytes = UnsafePointer(buffer.pointee.bytes)
+        arenaBase = buffer.pointee.arenaBase
+    }
+
+    /// The token at the absolute index `index`, which must be on the tape.
+    @inlinable
+    package subscript(index: Int) -> JSONToken {
+        let position = index &- firstIndex
+        precondition(position >= 0 && position < count, "JSONTape index out of range")
+        return tokens[position]
+    }
+
+    /// The bytes of `token`'s text: a key, string or number of this tape. No range check: a live
+    /// token's text is always in the arena (`removeTokens(before:)` keeps the text of every token
+    /// it keeps).
+    @inlinable
+    package func text(of token: JSONToken) -> UnsafeRawBufferPointer {
+        precondition(token.hasText, "text(of:) needs a key, string or number token")
+        return UnsafeRawBufferPointer(start: bytes + (token.payload &- arenaBase), count: Int(token.length))
+    }
+
+    /// `token`'s text as a `String`, made as ``JSONTape/text(of:)`` makes it.
+    @inlinable
+    package func string(of token: JSONToken) -> String {
+        UTF8Validation.string(ofChecked: text(of: token), isASCII: token.isASCII)
+    }
+
+    /// The absolute index just past the value at `index`, whose first token is `token`; `nil` for
+    /// an array or object not closed yet. A container's start token holds its end token's index.
+    @inlinable
+    package func end(ofValue token: JSONToken, at index: Int) -> Int? {
+        switch token.kind {
+        case .objectStart, .arrayStart: token.payload < 0 ? nil : token.payload &+ 1
+        default: index &+ 1
+        }
+    }
+}
+
+extension JSONTape {
+    /// Calls `body` with this tape's tokens and text as plain pointers (see ``TapeTokens``).
+    @inlinable
+    package func withTokens<R, E: Error>(_ body: (TapeTokens) throws(E) -> R) throws(E) -> R {
+        // Safe because `self` keeps the storage, and with it the buffer, alive for the call, and
+        // `body` has no tape it could change.
+        try withExtendedLifetime(storage) { () throws(E) -> R in
+            try body(TapeTokens(storage.buffer))
+        }
+    }
+}
