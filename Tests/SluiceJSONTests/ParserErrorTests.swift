@@ -151,6 +151,43 @@ struct ParserErrorTests {
         }
     }
 
+    @Test("a sequence anywhere in a long run of CJK text is judged as Unicode judges it")
+    func sequencesInCJKRuns() throws {
+        // A sentence of three-byte characters is checked twelve bytes at a time: a bad sequence
+        // at any place of the run, in any lane of those twelve bytes, must still be found at its
+        // first byte, and a good one read back unchanged.
+        let character: [UInt8] = Array("\u{3042}".utf8)
+        let sequences: [[UInt8]] =
+            (UInt8(0xE0)...0xEF).flatMap { lead in
+                [0x80, 0x9F, 0xA0, 0xBF, 0x41, 0xC0].flatMap { (second: UInt8) in
+                    [0x80, 0xBF, 0x41].map { (third: UInt8) in [lead, second, third] }
+                }
+            } + [
+                [0xC3, 0xA9], [0xC3, 0x41], [0x80, 0x80, 0x80], [0xF0, 0x9F, 0x8C, 0x8A], [0xF4, 0x90, 0x80, 0x80],
+            ]
+        for sequence in sequences {
+            let valid = String(validating: sequence, as: UTF8.self)
+            for place in 0..<20 {
+                let run =
+                    Array(repeating: character, count: place).joined() + sequence
+                    + Array(repeating: character, count: 20 - place).joined()
+                let bytes = [0x22] + run + [0x22]
+                if let valid {
+                    let tape = try JSONParser.parse(bytes)
+                    let text = tape.text(of: tape[tape.startIndex])
+                    let expected =
+                        String(repeating: "\u{3042}", count: place) + valid
+                        + String(repeating: "\u{3042}", count: 20 - place)
+                    #expect(text == expected, "\(sequence) at \(place)")
+                } else {
+                    let error = try parseError(parsing: bytes)
+                    #expect(error.kind == .invalidUTF8, "\(sequence) at \(place)")
+                    #expect(error.byteOffset == 1 + 3 * place, "\(sequence) at \(place)")
+                }
+            }
+        }
+    }
+
     @Test("an unpaired surrogate escape is refused, not turned into '?'")
     func unpairedSurrogate() throws {
         let error = try parseError(parsing: #"{"k": "a\ud800b"}"#)
