@@ -143,8 +143,8 @@ final class ResourceObjectReader {
                 message: SpecificationText.mustBeString("type", typeValue.kind)
             )
         }
-        try requireString(view.id, named: "id", pointer: place)
-        try requireString(view.lid, named: "lid", pointer: place)
+        try requireString(view.nonString(at: view.members.id), named: "id", pointer: place)
+        try requireString(view.nonString(at: view.members.lid), named: "lid", pointer: place)
         if let model = registry.model(forTypeToken: typeValue.token, on: tape) {
             let (modelType, generated, fixed, typeName, storage) = (
                 model.type, model.generated, model.fields, model.name, model.storage
@@ -254,7 +254,8 @@ final class ResourceObjectReader {
         return reader
     }
 
-    /// Checks that `id` or `lid`, when present, is a string.
+    /// Throws for `id` or `lid` given as `member`, a value that is not a string (see
+    /// `ResourceObjectView.nonString(at:)`); nothing for `nil`.
     private func requireString(_ member: JSONTape.Value?, named name: String, pointer place: ResourcePlace) throws {
         guard let member, member.kind != .string else { return }
         throw JSONAPIDecodingError(

@@ -27,7 +27,24 @@ struct ResourceObjectView {
 
     /// The identity by `id`, else by `lid`, for the resource's `type` already read as `type`.
     func identity(type: String) -> ResourceIdentity? {
-        ResourceIdentity(type: type, id: try? id?.string(), lid: try? lid?.string())
+        // Every resource makes one: its key is read straight from the tokens.
+        let (id, lid) = (members.id, members.lid)
+        return value.tape.withTokens { tokens in
+            func key(_ index: Int) -> String? {
+                guard index >= 0 else { return nil }
+                let token = tokens[index]
+                return token.kind == .string ? tokens.string(of: token) : nil
+            }
+            if let key = key(id) { return ResourceIdentity(type: type, id: key) }
+            return key(lid).map { ResourceIdentity(type: type, lid: $0) }
+        }
+    }
+
+    /// The member at `index` when it is there and not a string: how `id` and `lid` are checked
+    /// without making a view of either when they are strings, as they nearly always are.
+    func nonString(at index: Int) -> JSONTape.Value? {
+        guard index >= 0, value.tape.withTokens({ $0[index].kind }) != .string else { return nil }
+        return member(index)
     }
 
     /// Calls `body` with each member of `attributes`, then of `relationships`: its key token, the

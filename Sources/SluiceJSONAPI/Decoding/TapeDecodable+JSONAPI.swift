@@ -356,19 +356,18 @@ func readPlainToOne(
     context: TapeDecodingContext,
     into relationship: inout ToOne<AnyResource>
 ) -> Bool {
-    guard let parts = plainRelationship(value, context: context) else { return false }
-    if parts.data >= 0 {
-        let read = value.tape.withTokens { tokens in
-            guard tokens[parts.data].kind != .null else { return true }
+    let tape = value.tape
+    // One pass over the tokens for the relationship object and its identifier.
+    return tape.withTokens { tokens in
+        guard let parts = plainRelationship(tokens, at: value.index, on: tape, context: context) else { return false }
+        if parts.data >= 0 && tokens[parts.data].kind != .null {
             guard let identifier = plainIdentifier(tokens, at: parts.data) else { return false }
             relationship.identifier = ResourceIdentifier(tokens, identifier)
-            return true
         }
-        guard read else { return false }
+        relationship.hasLinkage = parts.data >= 0
+        relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+        return true
     }
-    relationship.hasLinkage = parts.data >= 0
-    relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
-    return true
 }
 
 /// Fills `relationship` from a to-many relationship object in its usual shape; `false` for one
@@ -379,13 +378,14 @@ func readPlainToMany(
     context: TapeDecodingContext,
     into relationship: inout ToMany<AnyResource>
 ) -> Bool {
-    guard let parts = plainRelationship(value, context: context) else { return false }
-    if parts.data >= 0 {
-        let read = value.tape.withTokens { tokens in
+    let tape = value.tape
+    return tape.withTokens { tokens in
+        guard let parts = plainRelationship(tokens, at: value.index, on: tape, context: context) else { return false }
+        if parts.data >= 0 {
             let data = tokens[parts.data]
             switch data.kind {
             case .null:
-                return true
+                break
             case .arrayStart:
                 guard let after = tokens.end(ofValue: data, at: parts.data) else { return false }
                 var identifiers: [ResourceIdentifier] = []
@@ -397,69 +397,67 @@ func readPlainToMany(
                     position = identifier.after
                 }
                 relationship.identifiers = identifiers
-                return true
             default:
                 return false
             }
         }
-        guard read else { return false }
+        relationship.hasLinkage = parts.data >= 0
+        relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+        return true
     }
-    relationship.hasLinkage = parts.data >= 0
-    relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
-    return true
 }
 
-/// The members of a relationship object in its usual shape: the tape index of `data`'s value
-/// (-1 when there is none) and its `meta` and `links` read as the general reader reads them;
-/// `nil` when it is not an object or those members need the general reader's errors.
+/// The members of the relationship object at `index` in its usual shape: the tape index of
+/// `data`'s value (-1 when there is none) and its `meta` and `links` read as the general reader
+/// reads them; `nil` when it is not an object or those members need the general reader's errors.
+@inline(__always)
 private func plainRelationship(
-    _ value: JSONTape.Value,
+    _ tokens: TapeTokens,
+    at index: Int,
+    on tape: JSONTape,
     context: TapeDecodingContext
 ) -> (data: Int, meta: JSONValue?, links: Links?)? {
-    let tape = value.tape
-    return tape.withTokens { tokens in
-        let start = tokens[value.index]
-        guard start.kind == .objectStart, let after = tokens.end(ofValue: start, at: value.index) else { return nil }
-        var data = -1
-        var meta: JSONValue?
-        var links: Links?
-        var position = value.index + 1
-        let end = after - 1
-        while position < end {
-            let valueIndex = position + 1
-            let member = tokens[valueIndex]
-            // A repeated `meta` or `links` is read each time, the last one kept, as the general
-            // reader's loop does; a repeated `data` goes to the general reader, which reads (and
-            // may reject) each one.
-            switch ResourceMember(name: tokens.text(of: tokens[position])) {
-            case .data:
-                guard data < 0 else { return nil }
-                data = valueIndex
-            case .meta:
-                guard member.kind != .null else {
-                    meta = nil
-                    break
-                }
-                guard let member = try? tape.value(at: valueIndex), let read = try? member.jsonValue() else {
-                    return nil
-                }
-                meta = read
-            case .links:
-                guard member.kind != .null else {
-                    links = nil
-                    break
-                }
-                guard let member = try? tape.value(at: valueIndex),
-                    let read = try? Links(from: member, context: context)
-                else { return nil }
-                links = read
-            default:
+    let start = tokens[index]
+    guard start.kind == .objectStart, let after = tokens.end(ofValue: start, at: index) else { return nil }
+    var data = -1
+    var meta: JSONValue?
+    var links: Links?
+    var position = index + 1
+    let end = after - 1
+    while position < end {
+        let valueIndex = position + 1
+        let member = tokens[valueIndex]
+        // A repeated `meta` or `links` is read each time, the last one kept, as the general
+        // reader's loop does; a repeated `data` goes to the general reader, which reads (and
+        // may reject) each one.
+        switch ResourceMember(name: tokens.text(of: tokens[position])) {
+        case .data:
+            guard data < 0 else { return nil }
+            data = valueIndex
+        case .meta:
+            guard member.kind != .null else {
+                meta = nil
                 break
             }
-            position = tokens.end(ofValue: member, at: valueIndex) ?? end
+            guard let member = try? tape.value(at: valueIndex), let read = try? member.jsonValue() else {
+                return nil
+            }
+            meta = read
+        case .links:
+            guard member.kind != .null else {
+                links = nil
+                break
+            }
+            guard let member = try? tape.value(at: valueIndex),
+                let read = try? Links(from: member, context: context)
+            else { return nil }
+            links = read
+        default:
+            break
         }
-        return (data, meta, links)
+        position = tokens.end(ofValue: member, at: valueIndex) ?? end
     }
+    return (data, meta, links)
 }
 
 /// The tokens of the identifier at `index` in its usual shape (`type`, `id` or `lid`, no

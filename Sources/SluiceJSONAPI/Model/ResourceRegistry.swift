@@ -70,13 +70,29 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
 
 /// A registered model as the decoder needs it: the type, the same type as a `@JSONModel` resource
 /// when it is one with its fixed members' indices, the type's name as registered (so that a
-/// resource of a registered type makes no `String` for its type), and its storage class.
-struct RegisteredModel {
+/// resource of a registered type makes no `String` for its type), and its storage class. A class:
+/// every resource looks one up, and handing over a reference is one retain where a struct of
+/// existentials was copied field by field.
+final class RegisteredModel {
     let type: any Resource.Type
     let generated: (any GeneratedResource.Type)?
     let fields: ResourceFieldIndices
     let name: String
     let storage: ResourceStorage.Type
+
+    init(
+        type: any Resource.Type,
+        generated: (any GeneratedResource.Type)?,
+        fields: ResourceFieldIndices,
+        name: String,
+        storage: ResourceStorage.Type
+    ) {
+        self.type = type
+        self.generated = generated
+        self.fields = fields
+        self.name = name
+        self.storage = storage
+    }
 }
 
 /// The properties of a `@JSONModel` resource named exactly `id`, `lid`, `type`, `meta` and
@@ -115,12 +131,13 @@ typealias GeneratedResource = Resource & JSONModelDecodable
 
 /// A resource read by `Model`'s generated reader, the model held inline (generic, so that the
 /// registry's existential metatype is opened once per resource rather than the model boxed).
+/// The name and identity are consumed: passed on as they are rather than copied.
 func makeResource<Model: GeneratedResource>(
     _ type: Model.Type,
     storage: ResourceStorage.Type,
     from reader: borrowing JSONModelReader,
-    type name: String,
-    identity: ResourceIdentity?
+    type name: consuming String,
+    identity: consuming ResourceIdentity?
 ) throws -> AnyResource {
     AnyResource(model: try Model.readJSONModel(reader), storage: storage, type: name, identity: identity)
 }
@@ -130,8 +147,8 @@ func makeResource<Model: Resource>(
     _ type: Model.Type,
     storage: ResourceStorage.Type,
     from decoder: ResourceDecoder,
-    type name: String,
-    identity: ResourceIdentity?
+    type name: consuming String,
+    identity: consuming ResourceIdentity?
 ) throws -> AnyResource {
     AnyResource(model: try Model(from: decoder), storage: storage, type: name, identity: identity)
 }

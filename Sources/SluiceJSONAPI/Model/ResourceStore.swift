@@ -108,8 +108,11 @@ public final class ResourceStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         // The identifier's fields are read where it lies, after the lock: a key copied out
-        // before an opaque call is retained across it.
-        if let id = identifier.id { return tables.pointee.find(type: identifier.type, key: id, isLocal: false) }
+        // before an opaque call is retained across it. Unwrapped in place rather than bound:
+        // binding copied the optional through the runtime's generic witness.
+        if identifier.id != nil {
+            return tables.pointee.find(type: identifier.type, key: identifier.id.unsafelyUnwrapped, isLocal: false)
+        }
         return identifier.lid.flatMap { tables.pointee.find(type: identifier.type, key: $0, isLocal: true) }
     }
 }
