@@ -235,6 +235,13 @@ struct ResourceDifferentialTests {
         ),
         (#", "relationships": {"author": {"data": {"type": "people", "id": null, "lid": "p"}, "data": null}}"#, "", ""),
         (#", "relationships": {"author": {"data": {"type": 7, "id": "9"}}}"#, "", ""),
+        // Two-member identifiers and one-member relationship objects that are not the usual shape.
+        (#", "relationships": {"author": {"data": {"id": "9", "type": "people"}}}"#, "", ""),
+        (#", "relationships": {"author": {"data": {"type": "people", "lid": "9"}}}"#, "", ""),
+        (#", "relationships": {"author": {"data": {"type": "people", "id": 9}}}"#, "", ""),
+        (#", "relationships": {"author": {"data": {"type": "people", "ID": "9"}}}"#, "", ""),
+        (#", "relationships": {"author": {"data": {"type": "people", "id": "9", "lid": "x"}}}"#, "", ""),
+        (#", "relationships": {"author": {"dato": {"type": "people", "id": "9"}}}"#, "", ""),
         (#", "relationships": {"comments": {"data": {"type": "comments", "id": "5"}}}"#, "", ""),
         (#", "relationships": {"comments": {"data": [5]}}"#, "", ""),
         (#", "relationships": {"author": []}"#, "", ""),

@@ -34,6 +34,15 @@ package struct TapeTokens {
         return tokens[position]
     }
 
+    /// The `count` tokens from the absolute index `index`, which must all be on the tape: one
+    /// check for a run of tokens read together, rather than one for each.
+    @inlinable
+    package func run(from index: Int, count: Int) -> UnsafeBufferPointer<JSONToken> {
+        let position = index &- firstIndex
+        precondition(position >= 0 && count >= 0 && position <= self.count &- count, "JSONTape index out of range")
+        return UnsafeBufferPointer(start: tokens + position, count: count)
+    }
+
     /// The bytes of `token`'s text: a key, string or number of this tape. No range check: a live
     /// token's text is always in the arena (`removeTokens(before:)` keeps the text of every token
     /// it keeps).

@@ -419,6 +419,15 @@ private func plainRelationship(
 ) -> (data: Int, meta: JSONValue?, links: Links?)? {
     let start = tokens[index]
     guard start.kind == .objectStart, let after = tokens.end(ofValue: start, at: index) else { return nil }
+    // The shape most relationship objects have, `{"data": …}` alone, told at once.
+    if after >= index + 4 {
+        let member = tokens.run(from: index + 1, count: 2)
+        if member[0].length == 4 && tokens.text(of: member[0]).isLiteral("data")
+            && tokens.end(ofValue: member[1], at: index + 2) == after - 1
+        {
+            return (index + 2, nil, nil)
+        }
+    }
     var data = -1
     var meta: JSONValue?
     var links: Links?
@@ -469,6 +478,17 @@ private func plainRelationship(
 private func plainIdentifier(_ tokens: TapeTokens, at index: Int) -> (type: Int, id: Int, lid: Int, after: Int)? {
     let start = tokens[index]
     guard start.kind == .objectStart, let after = tokens.end(ofValue: start, at: index) else { return nil }
+    // The shape nearly every identifier has, `{"type": "…", "id": "…"}`, told at once: its end
+    // four tokens on, so two members with scalar values.
+    if after == index + 6 {
+        let members = tokens.run(from: index + 1, count: 4)
+        let (typeKey, typeValue, idKey, idValue) = (members[0], members[1], members[2], members[3])
+        if typeValue.kind == .string && idValue.kind == .string && typeKey.length == 4 && idKey.length == 2
+            && tokens.text(of: typeKey).isLiteral("type") && tokens.text(of: idKey).isLiteral("id")
+        {
+            return (index + 2, index + 4, -1, after)
+        }
+    }
     var type = -1
     var id = -1
     var lid = -1
