@@ -159,8 +159,14 @@ private struct StoreTables {
     func number(ofType name: String) -> Int? {
         guard let names else { return nil }
         if typeCount <= Self.scannedTypes {
-            // `==` on two small Strings (up to 15 bytes of UTF-8, as type names mostly are)
-            // compares their raw bits.
+            // Equal raw bits are the same string: two small Strings (up to 15 bytes of UTF-8, as
+            // type names mostly are) made alike, or one storage. Compared first for every name,
+            // since `==` on two that differ is a call of some seventy instructions, and a lookup
+            // scans past the other types before it reaches its own.
+            let bits = unsafeBitCast(name, to: (UInt64, UInt64).self)
+            for number in 0..<typeCount where unsafeBitCast(names[number], to: (UInt64, UInt64).self) == bits {
+                return number
+            }
             for number in 0..<typeCount where names[number] == name { return number }
             return nil
         }
