@@ -370,6 +370,10 @@ final class DocumentAssembly {
     /// Feeds a whole document in chunks of `chunkSize` bytes.
     @usableFromInline
     func feedWhole(_ buffer: UnsafeRawBufferPointer, chunkSize: Int) throws {
+        // The tape holds about a chunk at a time (each resource's tokens are released once it is
+        // read): sized for that at once rather than doubled up to it, its tokens copied each time
+        // and each old buffer's free making malloc sweep its bins.
+        engine.parser.reserveTape(forInputBytes: min(chunkSize, buffer.count))
         var offset = 0
         while offset < buffer.count {
             let end = min(offset + chunkSize, buffer.count)
