@@ -61,6 +61,17 @@ __attribute__((noinline)) static const uint8_t *skip_cjk_run(const uint8_t *at, 
 }
 #endif
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/// Whether the four bytes at `at` start with a three-byte sequence whose lead is E1-EC or EE-EF
+/// (which take any two continuation bytes), checked as one word. E0 and ED bound their second
+/// byte: their sequences go through the table's check.
+static inline bool common_three_byte(const uint8_t *at) {
+    uint32_t word;
+    memcpy(&word, at, 4);
+    return (word & 0x00C0C0F0u) == 0x008080E0u && at[0] != 0xE0 && at[0] != 0xED;
+}
+#endif
+
 /// Finds the end of the string whose opening quote is at `at`: its closing quote, or NULL when
 /// it is not the tokenizer's to take (a fault, a lone surrogate, or its end not before `end`).
 /// Tells whether its decoded text is all ASCII and whether it has escapes.
@@ -159,29 +170,17 @@ static inline __attribute__((always_inline)) const uint8_t *scan_string(const ui
         // sequence here, without going back to the word scan, which would stop at once.
         do {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            // The three-byte sequences of most CJK text (leads E1-EC and EE-EF, which take any
-            // two continuation bytes) checked in one word; E0 and ED bound their second byte, so
-            // they, and every other sequence, go through the table's check.
-            if (end - at >= 4) {
-                uint32_t word;
-                memcpy(&word, at, 4);
-                if ((word & 0x00C0C0F0u) == 0x008080E0u && at[0] != 0xE0 && at[0] != 0xED) {
-                    at += 3;
+            // The three-byte sequences of most CJK text checked in one word; every other
+            // sequence goes through the table's check.
+            if (end - at >= 4 && common_three_byte(at)) {
+                at += 3;
 #if defined(__SSE2__)
-                    // Three in a row: likely a sentence of CJK text, taken four at a time from
-                    // here. (One or two is often a word in other text, where the call would be
-                    // lost.)
-                    if (end - at >= 22) {
-                        uint32_t second, third;
-                        memcpy(&second, at, 4);
-                        memcpy(&third, at + 3, 4);
-                        if ((second & 0x00C0C0F0u) == 0x008080E0u && (third & 0x00C0C0F0u) == 0x008080E0u && at[0] != 0xE0 &&
-                            at[0] != 0xED && at[3] != 0xE0 && at[3] != 0xED)
-                            at = skip_cjk_run(at + 6, end);
-                    }
+                // Three in a row: likely a sentence of CJK text, taken four at a time from here,
+                // where sixteen bytes remain past the two checked. (One or two is often a word in
+                // other text, where the call would be lost.)
+                if (end - at >= 6 + 16 && common_three_byte(at) && common_three_byte(at + 3)) at = skip_cjk_run(at + 6, end);
 #endif
-                    continue;
-                }
+                continue;
             }
 #endif
             const intptr_t length = utf8_sequence(at, end - at);

@@ -33,25 +33,16 @@ public protocol TapePlainValue {
 /// about 140 instructions per coordinate of canada.json, where the number was converted already.
 @_documentation(visibility: internal)
 public struct TapePlainCursor {
-    @usableFromInline let tokens: UnsafePointer<JSONToken>
-    @usableFromInline let tokenCount: Int
-    /// The arena's first byte, and the absolute offset it stands for.
-    @usableFromInline let bytes: UnsafePointer<UInt8>
-    @usableFromInline let arenaBase: Int
-    /// The absolute index of `tokens[0]`, for reads that need a `JSONTape.Value`.
-    @usableFromInline let firstIndex: Int
+    /// The tape's tokens and arena, taken once.
+    @usableFromInline let tape: TapeTokens
     @usableFromInline let storage: Unmanaged<TapeStorage>
-    /// The next token to read, counted from `tokens`.
+    /// The next token to read, counted from `tape.tokens`.
     @usableFromInline var position: Int
 
     @inlinable
     init(storage: Unmanaged<TapeStorage>, buffer: UnsafeMutablePointer<TapeBuffer>, index: Int) {
         self.storage = storage
-        tokens = UnsafePointer(buffer.pointee.tokens)
-        tokenCount = buffer.pointee.tokenCount
-        bytes = UnsafePointer(buffer.pointee.bytes)
-        arenaBase = buffer.pointee.arenaBase
-        firstIndex = buffer.pointee.firstIndex
+        tape = TapeTokens(buffer)
         position = index - buffer.pointee.firstIndex
     }
 
@@ -59,8 +50,8 @@ public struct TapePlainCursor {
     /// value never reaches: the bound is what makes the addresses safe to read).
     @inlinable @inline(__always)
     func peek() -> JSONToken? {
-        guard position >= 0, position < tokenCount else { return nil }
-        return tokens[position]
+        guard position >= 0, position < tape.count else { return nil }
+        return tape.tokens[position]
     }
 
     /// The token at the cursor, the cursor moved past it.
@@ -74,9 +65,7 @@ public struct TapePlainCursor {
     @inlinable @inline(__always)
     mutating func text(ifNextIs kind: JSONToken.Kind) -> (text: UnsafeRawBufferPointer, isASCII: Bool)? {
         guard let token = next(), token.kind == kind else { return nil }
-        return (
-            UnsafeRawBufferPointer(start: bytes + (token.payload - arenaBase), count: Int(token.length)), token.isASCII
-        )
+        return (tape.text(of: token), token.isASCII)
     }
 
     /// The next token as a `Double`, converted as the scalar readers convert it.
@@ -104,7 +93,7 @@ public struct TapePlainCursor {
     @inlinable
     mutating func value(in tape: JSONTape) -> JSONTape.Value? {
         guard let token = peek() else { return nil }
-        let index = firstIndex + position
+        let index = self.tape.firstIndex + position
         // Its end from the token itself, as `JSONTape.endOfValue(at:)` finds it: that call
         // kept the tape alive past the value's making, a retain and release more per element.
         let end: Int
@@ -115,7 +104,7 @@ public struct TapePlainCursor {
         case .key, .objectEnd, .arrayEnd: return nil
         default: end = index + 1
         }
-        position = end - firstIndex
+        position = end - self.tape.firstIndex
         return JSONTape.Value(tape, from: index, to: end)
     }
 

@@ -7,8 +7,9 @@
 /// storage, and every `endOfValue` is a call of its own; some two hundred instructions for an
 /// identifier of two members. Taken once for a whole object, these pointers stay in registers.
 ///
-/// Only valid inside ``JSONTape/withTokens(_:)``, which keeps the storage alive and gives no way to
-/// change the tape meanwhile.
+/// Only valid while the tape it was taken from is alive and unchanged: inside
+/// ``JSONTape/withTokens(_:)``, which keeps the storage alive and gives no way to change the tape
+/// meanwhile, or for one property's read by a `TapePlainCursor`, whose reader holds the tape.
 @usableFromInline
 package struct TapeTokens {
     @usableFromInline let tokens: UnsafePointer<JSONToken>

@@ -146,38 +146,37 @@ final class ResourceObjectReader {
         try requireString(view.nonString(at: view.members.id), named: "id", pointer: place)
         try requireString(view.nonString(at: view.members.lid), named: "lid", pointer: place)
         if let model = registry.model(forTypeToken: typeValue.token, on: tape) {
-            let (modelType, generated, fixed, typeName, storage) = (
-                model.type, model.generated, model.fields, model.name, model.storage
-            )
             do {
                 // A generated reader counts no reference to the tape: the view holds it until here.
                 defer { withExtendedLifetime(view) {} }
-                let identity = view.identity(type: typeName)
-                if let generated,
-                    case let reader = filedReader(
-                        for: view,
-                        members: generated.jsonModelMembers,
-                        fixed: fixed
-                    ),
+                let identity = view.identity(type: model.name)
+                if let generated = model.generated,
+                    case let reader = filedReader(for: view, members: generated.jsonModelMembers, fixed: model.fields),
                     !reader.needsGeneralPath
                 {
                     return try makeResource(
                         generated,
-                        storage: storage,
+                        storage: model.storage,
                         from: reader,
-                        type: typeName,
+                        type: model.name,
                         identity: identity
                     )
                 }
                 fields.load(view)
                 let decoder = ResourceDecoder(view: view, context: context, fields: fields)
-                return try makeResource(modelType, storage: storage, from: decoder, type: typeName, identity: identity)
+                return try makeResource(
+                    model.type,
+                    storage: model.storage,
+                    from: decoder,
+                    type: model.name,
+                    identity: identity
+                )
             } catch let error as DecodingError {
                 throw JSONAPIDecodingError.translating(
                     error,
                     in: view,
                     pointer: pointer,
-                    model: modelType,
+                    model: model.type,
                     keyStrategy: context.options.keyStrategy
                 )
             }

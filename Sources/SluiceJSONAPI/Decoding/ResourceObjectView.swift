@@ -43,7 +43,7 @@ struct ResourceObjectView {
     /// The member at `index` when it is there and not a string: how `id` and `lid` are checked
     /// without making a view of either when they are strings, as they nearly always are.
     func nonString(at index: Int) -> JSONTape.Value? {
-        guard index >= 0, value.tape.withTokens({ $0[index].kind }) != .string else { return nil }
+        guard index >= 0, value.tape[index].kind != .string else { return nil }
         return member(index)
     }
 

@@ -57,13 +57,8 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
 
     /// The model registered for the type named by `token`'s text, compared as bytes.
     func model(forTypeToken token: JSONToken, on tape: JSONTape) -> RegisteredModel? {
-        tape.withTokens { tokens in
-            let name = tokens.text(of: token)
-            for index in entries.indices {
-                let found = entries[index].name.withUnsafeBytes { $0.hasSameBytes(as: name) }
-                if found { return entries[index].model }
-            }
-            return nil
+        tape.withUnsafeText(of: token) { name in
+            entries.first { entry in entry.name.withUnsafeBytes { $0.hasSameBytes(as: name) } }?.model
         }
     }
 }
