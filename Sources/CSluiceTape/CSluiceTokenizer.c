@@ -277,42 +277,37 @@ static inline uint32_t literal_word(const char *text) {
     return word;
 }
 
-/// The line the tokenizer stands on, and the one the last token left (see `skip_space`).
+/// The line the tokenizer stands on. Only what every line feed changes: the line the last token
+/// left, wanted only when the tokenizer stops, is worked out then (see `finish`), since indented
+/// JSON has a line feed for every few tokens.
 typedef struct line_state {
     intptr_t line;
-    intptr_t line_start;
-    intptr_t token_line;
-    intptr_t token_line_start;
     /// `line`, clamped for tokens.
     uint32_t line_number;
-    /// The address just before the line's first byte in the chunk (it may lie before the chunk).
+    /// The address just before the line's first byte (it may lie before the chunk): the last
+    /// line feed counted. A line's start is one past it.
     intptr_t column_base;
 } line_state;
 
 /// Counts the line feed at `feed`: the next line starts after it.
-static inline __attribute__((always_inline)) void count_line_feed(line_state *lines, const uint8_t *feed, intptr_t origin, const uint8_t *last_end) {
-    // The first line feed after a token: keep the line the token left, for stopping before the
-    // next one.
-    if (lines->line_start < (intptr_t)last_end + origin) {
-        lines->token_line = lines->line;
-        lines->token_line_start = lines->line_start;
-    }
+static inline __attribute__((always_inline)) void count_line_feed(line_state *lines, const uint8_t *feed) {
     lines->line += 1;
-    lines->line_start = (intptr_t)feed + 1 + origin;
     lines->line_number = clamp32(lines->line);
     lines->column_base = (intptr_t)feed;
 }
 
-/// `skip_space` for any gap: whitespace of every kind, a byte or sixteen at a time, counting
-/// lines.
-__attribute__((noinline)) static const uint8_t *skip_gap(const uint8_t *at, const uint8_t *base, const uint8_t *limit, intptr_t origin, const uint8_t *last_end, line_state *lines) {
+/// Steps over the whitespace at `at` (which is whitespace or a control character) of every
+/// kind, a byte or sixteen at a time, counting lines; returns the first other byte's address, or
+/// `limit`. Out of line: the usual gap is `indented_token`'s, and this loop's registers would
+/// otherwise be taken from every token.
+__attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, const uint8_t *base, const uint8_t *limit, line_state *lines) {
     while (at < limit) {
         const uint8_t space = *at;
         // A line feed first, then the other three by a bit mask: the usual call is a line feed
         // and its indentation, and a switch on the byte (what the compiler made of a chain of
         // comparisons) cost an indirect jump per byte looked at.
         if (__builtin_expect(space == '\n', 1)) {
-            count_line_feed(lines, at, origin, last_end);
+            count_line_feed(lines, at);
             at = base + skip_spaces(base, at + 1 - base, limit - base);
         } else if (space <= ' ' && ((UINT64_C(1) << space) & ((UINT64_C(1) << ' ') | (UINT64_C(1) << '\t') | (UINT64_C(1) << '\r')))) {
             at += 1;
@@ -323,16 +318,12 @@ __attribute__((noinline)) static const uint8_t *skip_gap(const uint8_t *at, cons
     return at;
 }
 
-/// Steps over the whitespace at `at` (which is whitespace or a control character), counting
-/// lines; returns the first other byte's address, or `limit`. Out of line: whitespace rarely
-/// stands between tokens of a large document, and its line bookkeeping would otherwise tie up
-/// registers that every token needs.
-__attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, const uint8_t *base, const uint8_t *limit, intptr_t origin, const uint8_t *last_end, line_state *lines) {
+/// The usual gap of indented JSON, a line feed at `at` and at most 31 spaces: the address of the
+/// token after it, or NULL for any other gap (`skip_space`'s). Two loads and one mask find the
+/// token, inline: called, the gap cost some 80 instructions a line with the call's setup
+/// (twitter.json has a line for every two tokens, citm_catalog.json 50 000 lines).
+static inline __attribute__((always_inline)) const uint8_t *indented_token(const uint8_t *at, const uint8_t *limit) {
 #if defined(__SSE2__)
-    // The usual gap of indented JSON: a line feed, at most 31 spaces, the next token (`skip_gap`
-    // takes every other gap). Two loads and one mask find the token, in a function small enough
-    // to save no registers; the general loop cost some 80 instructions a line (citm_catalog.json
-    // has 50 000 lines).
     if (limit - at > 32 && *at == '\n') {
         const __m128i spaces = _mm_set1_epi8(' ');
         const uint32_t low = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 1)), spaces));
@@ -340,13 +331,13 @@ __attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, co
         const uint32_t others = ~(low | high << 16);
         // The first byte after the spaces, if it is within the 32 looked at and no other
         // whitespace (that, or more spaces, is the general loop's).
-        if (others != 0 && at[1 + __builtin_ctz(others)] > ' ') {
-            count_line_feed(lines, at, origin, last_end);
-            return at + 1 + __builtin_ctz(others);
-        }
+        if (others != 0 && at[1 + __builtin_ctz(others)] > ' ') return at + 1 + __builtin_ctz(others);
     }
+#else
+    (void)at;
+    (void)limit;
 #endif
-    return skip_gap(at, base, limit, origin, last_end, lines);
+    return NULL;
 }
 
 /// Steps over whitespace; jumps to `chunk_done` at the chunk's end. One comparison passes over
@@ -355,8 +346,14 @@ __attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, co
     if (at >= limit || *at <= ' ') {                                         \
         if (at < limit && *at == ' ') at += 1;                               \
         if (at >= limit || *at <= ' ') {                                     \
-            at = skip_space(at, base, limit, origin, last_end, &lines);      \
-            if (at >= limit) goto chunk_done;                                \
+            const uint8_t *const indented = indented_token(at, limit);      \
+            if (indented != NULL) {                                          \
+                count_line_feed(&lines, at);                                 \
+                at = indented;                                               \
+            } else {                                                         \
+                at = skip_space(at, base, limit, &lines);                    \
+                if (at >= limit) goto chunk_done;                            \
+            }                                                                \
         }                                                                    \
     }
 
@@ -397,9 +394,35 @@ __attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, co
         token += 1;                                                                                             \
         text += length;                                                                                         \
         at = close + 1;                                                                                         \
-        last_end = at;                                                                                          \
-        last = (is_key) ? keyed : ended;                                                                        \
     }
+
+#if defined(__SSE2__)
+/// Reads the usual string at `at` as a token and goes to `done`: at most sixteen bytes of ASCII
+/// without escapes, with its closing quote and two bytes more before `limit` (so that the
+/// code after it may look at them unchecked). One load and one mask find its end, one move copies
+/// it; through `scan_string` and `SLUICE_STRING` a short key cost some 40 instructions more, most
+/// of it their cases for long, escaped and non-ASCII text. Anything else falls through to them.
+#define SLUICE_SHORT_STRING(is_key, done)                                                                       \
+    if (limit - at > 32 && short_strings) {                                                                     \
+        const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)(at + 1));                        \
+        const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, _mm_set1_epi8('"')), _mm_cmpeq_epi8(chunk, _mm_set1_epi8('\\'))), \
+                                           _mm_cmplt_epi8(chunk, _mm_set1_epi8(0x20)));                        \
+        const unsigned mask = (unsigned)_mm_movemask_epi8(stops);                                                \
+        const intptr_t length = __builtin_ctz(mask | 0x10000u);                                                 \
+        if (at[1 + length] == '"' && at + length + 2 <= room_limit) {                                           \
+            /* The move writes past the text into free space: `room_limit` keeps sixteen spare. */             \
+            _mm_storeu_si128((__m128i *)(void *)text, chunk);                                                   \
+            write_token(token, (is_key) ? kind_key : kind_string, true, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, \
+                        (intptr_t)text + text_origin, (intptr_t)at + origin);                                 \
+            token += 1;                                                                                         \
+            text += length;                                                                                     \
+            at += length + 2;                                                                                   \
+            goto done;                                                                                          \
+        }                                                                                                       \
+    }
+#else
+#define SLUICE_SHORT_STRING(is_key, done)
+#endif
 
 /// After a value: where the grammar stands depends on what holds it.
 #define SLUICE_AFTER_VALUE()               \
@@ -419,6 +442,9 @@ int sluice_fast_tokenize(sluice_parser_hot *h) {
     // A byte's absolute offset is its address plus `origin`; a text byte's, plus `text_origin`.
     const intptr_t origin = h->chunk_base - (intptr_t)base;
     const intptr_t max_token_bytes = h->max_token_bytes;
+    // Whether a string of sixteen bytes is within the limit: `SLUICE_SHORT_STRING` need not
+    // check each.
+    const bool short_strings = max_token_bytes >= 16;
     const intptr_t max_depth = h->max_depth;
     sluice_token *const first_token = *h->tokens;
     sluice_token *token = first_token + *h->token_count;
@@ -436,15 +462,9 @@ int sluice_fast_tokenize(sluice_parser_hot *h) {
     bool in_object = depth > 0 && containers[depth - 1].is_object;
     const intptr_t from = h->scan_offset > h->chunk_base ? h->scan_offset : h->chunk_base;
     const uint8_t *at = (const uint8_t *)(from - origin);
-    // Where the last token ended, and what it was: what stopping leaves the parser.
-    const uint8_t *last_end = at;
-    enum { opened, keyed, ended } last = opened;
-    // The line as the gap's line feeds leave it, and as the last token left it.
+    // The line as the gap's line feeds leave it.
     line_state lines = {
         .line = h->line,
-        .line_start = h->line_start,
-        .token_line = h->line,
-        .token_line_start = h->line_start,
         .line_number = clamp32(h->line),
         .column_base = h->line_start - origin - 1,
     };
@@ -521,13 +541,25 @@ after_array_comma:
 
 key:
     if (*at != '"') goto stop;
+    SLUICE_SHORT_STRING(true, short_key_done);
     SLUICE_STRING(true);
+    goto key_done;
+short_key_done:
+    // The usual separator, `:` or `: `, with the bytes it needs known to be there.
+    if (*at == ':') {
+        at += 1;
+        if (*at == ' ') at += 1;
+        if (*at > ' ') goto value;
+        goto after_colon;
+    }
     goto key_done;
 
 value: {
     const uint8_t byte = *at;
     if (byte == '"') {
+        SLUICE_SHORT_STRING(false, string_done);
         SLUICE_STRING(false);
+    string_done:
         top_child_count += 1;
         SLUICE_AFTER_VALUE();
     }
@@ -538,14 +570,12 @@ value: {
         in_object = byte == '{';
         top_child_count += 1;
         if (depth > 0) containers[depth - 1].child_count = top_child_count;
-        push_container(containers + depth, first_index + (token - first_token), in_object, start, lines.line, lines.line_start);
+        push_container(containers + depth, first_index + (token - first_token), in_object, start, lines.line, lines.column_base + 1 + origin);
         depth += 1;
         top_child_count = 0;
         write_token(token, in_object ? kind_object_start : kind_array_start, false, 0, SLUICE_COLUMN(), lines.line_number, -1, start);
         token += 1;
         at += 1;
-        last = opened;
-        last_end = at;
         if (in_object) goto object_opened;
         goto array_opened;
     }
@@ -576,8 +606,6 @@ value: {
     }
     token += 1;
     top_child_count += 1;
-    last = ended;
-    last_end = at;
     SLUICE_AFTER_VALUE();
 }
 
@@ -595,8 +623,6 @@ close: {
     if (open.token_index >= first_index) finish_container(first_token + (open.token_index - first_index), end_index, child_count);
     in_object = depth > 0 && containers[depth - 1].is_object;
     at += 1;
-    last = ended;
-    last_end = at;
     SLUICE_AFTER_VALUE();
 }
 
@@ -605,18 +631,53 @@ chunk_done:
     goto finish;
 stop:
     outcome = 0;
-finish:
+finish:;
+    // Where the last token ended, and what it was: what stopping leaves the parser. Worked out
+    // here from the token rather than kept for every token, where it took two registers.
+    const uint8_t *last_end = (const uint8_t *)(from - origin);
+    enum { opened, keyed, ended } last = opened;
+    if (token != entry_token) {
+        const sluice_token *const final_token = token - 1;
+        const uint8_t *const start = (const uint8_t *)(final_token->byte_offset - origin);
+        switch (final_token->kind) {
+        case kind_key:
+        case kind_string: {
+            // Taken whole before, so its closing quote is found again.
+            bool ascii = true, escaped = false;
+            last_end = scan_string(start, limit, &ascii, &escaped) + 1;
+            break;
+        }
+        case kind_number: last_end = start + final_token->length; break;
+        case kind_true:
+        case kind_null: last_end = start + 4; break;
+        case kind_false: last_end = start + 5; break;
+        default: last_end = start + 1; break;
+        }
+        last = final_token->kind == kind_key ? keyed : final_token->kind == kind_object_start || final_token->kind == kind_array_start ? opened : ended;
+    }
     *h->token_count = token - first_token;
     *h->byte_count = text - first_byte;
     h->container_count = depth;
     h->top_child_count = top_child_count;
-    // The line as the last token left it: line feeds after it are stepped over again.
-    if (lines.line_start >= (intptr_t)last_end + origin) {
-        h->line = lines.token_line;
-        h->line_start = lines.token_line_start;
+    // The line as the last token left it: line feeds after it are stepped over again. Every
+    // line feed between the entry and here was counted (strings hold none), so the ones after
+    // the last token are taken off again, and its line's start is one past the feed before it,
+    // or the entry's line start where none stands between them.
+    if (lines.column_base >= (intptr_t)last_end) {
+        intptr_t line = lines.line;
+        for (const uint8_t *byte = last_end; byte <= (const uint8_t *)lines.column_base; byte++) line -= *byte == '\n';
+        intptr_t line_start = h->line_start;
+        for (const uint8_t *byte = last_end; byte > (const uint8_t *)(from - origin); byte--) {
+            if (byte[-1] == '\n') {
+                line_start = (intptr_t)byte + origin;
+                break;
+            }
+        }
+        h->line = line;
+        h->line_start = line_start;
     } else {
         h->line = lines.line;
-        h->line_start = lines.line_start;
+        h->line_start = lines.column_base + 1 + origin;
     }
     if (token != entry_token) {
         h->scan_offset = (intptr_t)last_end + origin;
@@ -632,6 +693,7 @@ finish:
 #undef SLUICE_CHECK_ROOM
 #undef SLUICE_AFTER_VALUE
 #undef SLUICE_STRING
+#undef SLUICE_SHORT_STRING
 
 size_t sluice_yajl_prefix(const sluice_parser_hot *h, uint8_t *out, size_t capacity) {
     size_t length = 0;
