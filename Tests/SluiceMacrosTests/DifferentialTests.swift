@@ -272,6 +272,41 @@ struct DifferentialTests {
         #expect(small.id == 1)
     }
 
+    /// Where a string's bytes are kept: the same address for two strings that share storage.
+    static func storage(of string: String) -> UnsafeRawPointer? {
+        string.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    }
+
+    @Test("a longer string met again shares the first one's storage; other strings stay themselves")
+    func repeatedStringsShareStorage() throws {
+        // Forty names met again and again, and one of a kind every seventh object: many share a
+        // slot of the table with another, and none may come back as the other.
+        let names = (0..<2_000).map { index in
+            index % 7 == 0 ? "a name met once, number \(index)" : "a name met again and again, number \(index % 40)"
+        }
+        let objects = names.enumerated().map { ["id": $0.offset, "name": $0.element, "tags": []] as [String: Any] }
+        let decoded = try StreamingJSONDecoder().decode(
+            [Small].self,
+            from: JSONSerialization.data(withJSONObject: objects)
+        )
+        #expect(decoded.map(\.name) == names)
+        #expect(Self.storage(of: decoded[1].name) == Self.storage(of: decoded[41].name))
+        #expect(Self.storage(of: decoded[1].name) != Self.storage(of: decoded[2].name))
+    }
+
+    @Test("a document whose strings do not repeat stops looking for repeats, and reads the same")
+    func unrepeatedStringsStopTheTable() throws {
+        // A thousand names of their own, then the first one again: by then the table is off.
+        let names = (0..<1_000).map { "a name of its own, number \($0)" } + ["a name of its own, number 0"]
+        let objects = names.enumerated().map { ["id": $0.offset, "name": $0.element, "tags": []] as [String: Any] }
+        let decoded = try StreamingJSONDecoder().decode(
+            [Small].self,
+            from: JSONSerialization.data(withJSONObject: objects)
+        )
+        #expect(decoded.map(\.name) == names)
+        #expect(Self.storage(of: decoded[0].name) != Self.storage(of: decoded[1_000].name))
+    }
+
     @Test("dates, data and conversions apply to generated readers as to the general path")
     func valueOptions() throws {
         let decoder = StreamingJSONDecoder()

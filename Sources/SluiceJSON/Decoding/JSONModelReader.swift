@@ -468,10 +468,16 @@ public struct JSONModelReader: ~Copyable {
         return body(UnsafeRawBufferPointer(start: buffer.pointee.bytes + start, count: Int(token.length)))
     }
 
-    /// A string token's text as a `String`.
+    /// A string token's text as a `String`: a longer one shared with an equal one made before
+    /// in this decode where there is one (see `RepeatedStrings`).
     @inline(__always)
     func text(of token: JSONToken) -> String {
-        withText(of: token) { UTF8Validation.string(ofChecked: $0, isASCII: token.isASCII) }
+        withText(of: token) { text in
+            if text.count <= 15 { return UTF8Validation.string(ofChecked: text, isASCII: token.isASCII) }
+            return stateReference._withUnsafeGuaranteedRef {
+                $0.repeatedStrings.string(ofChecked: text, isASCII: token.isASCII)
+            }
+        }
     }
 
     /// A number token read as `T` exactly, or `nil` for anything else.

@@ -234,6 +234,9 @@ final class DecodeState {
     @exclusivity(unchecked) var pendingChildren: [PendingChild] = []
     /// How many composite values are being decoded, one inside the other, right now.
     @exclusivity(unchecked) var nesting = 0
+    /// The longer strings generated readers made last, for the next that repeats one. Unchecked
+    /// exclusivity as below: every such string read touches it.
+    @exclusivity(unchecked) var repeatedStrings = RepeatedStrings()
     /// Date formatters made for ``JSONDateFormat/pattern(_:)``, by pattern.
     private var patternFormatters = PatternDateFormatters()
     /// The slot tables of the generated readers open right now, one block per reader in the
