@@ -143,6 +143,9 @@ public final class JSONModelMembers: Sendable {
     /// table search would find. Without it every member of a snake_case document (twitter.json)
     /// missed the exact table and searched two tables. Under the loose mode, or an ambiguous
     /// one, nothing is guessed.
+    ///
+    /// Inline: every object a generated reader files asks, and the call cost more than the answer.
+    @inline(__always)
     package func guesses(under mode: GeneratedKeyMode) -> MemberGuesses {
         switch mode {
         case .exact:
