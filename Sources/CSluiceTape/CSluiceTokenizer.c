@@ -424,6 +424,50 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
 #define SLUICE_SHORT_STRING(is_key, done)
 #endif
 
+/// Opens the container whose bracket is at `at` (`is_object` and `kind` are constants at each
+/// use) and goes to `opened`.
+#define SLUICE_OPEN(is_object, kind, opened)                                                                    \
+    {                                                                                                           \
+        if (depth >= depth_limit) goto stop;                                                                    \
+        SLUICE_CHECK_ROOM(at + 1, 0);                                                                           \
+        const intptr_t start = (intptr_t)at + origin;                                                          \
+        top_child_count += 1;                                                                                   \
+        if (depth > 0) containers[depth - 1].child_count = top_child_count;                                     \
+        push_container(containers + depth, first_index + (token - first_token), is_object, start, lines.line, \
+                       lines.column_base + 1 + origin);                                                        \
+        depth += 1;                                                                                             \
+        top_child_count = 0;                                                                                    \
+        in_object = is_object;                                                                                  \
+        write_token(token, kind, false, 0, SLUICE_COLUMN(), lines.line_number, -1, start);                     \
+        token += 1;                                                                                             \
+        at += 1;                                                                                                \
+        goto opened;                                                                                            \
+    }
+
+/// Closes the innermost container, whose end token is `kind`, with the bracket at `at`.
+#define SLUICE_CLOSE(kind)                                                                                      \
+    {                                                                                                           \
+        SLUICE_CHECK_ROOM(at + 1, 0);                                                                           \
+        const intptr_t start = (intptr_t)at + origin;                                                          \
+        depth -= 1;                                                                                             \
+        const intptr_t opening = containers[depth].token_index;                                                \
+        const intptr_t child_count = top_child_count;                                                           \
+        if (depth > 0) {                                                                                        \
+            top_child_count = containers[depth - 1].child_count;                                                \
+            in_object = containers[depth - 1].is_object;                                                        \
+        } else {                                                                                                \
+            top_child_count = 0;                                                                                \
+            in_object = false;                                                                                  \
+        }                                                                                                       \
+        const intptr_t end_index = first_index + (token - first_token);                                        \
+        write_token(token, kind, false, 0, SLUICE_COLUMN(), lines.line_number, opening, start);                \
+        token += 1;                                                                                             \
+        /* Record on the start token where its container ends, unless a consumer has released it. */           \
+        if (opening >= first_index) finish_container(first_token + (opening - first_index), end_index, child_count); \
+        at += 1;                                                                                                \
+        SLUICE_AFTER_VALUE();                                                                                   \
+    }
+
 /// After a value: where the grammar stands depends on what holds it.
 #define SLUICE_AFTER_VALUE()               \
     if (in_object) goto object_value_done; \
@@ -457,6 +501,8 @@ int sluice_fast_tokenize(sluice_parser_hot *h) {
     const intptr_t first_index = *h->first_index;
     sluice_open_container *const containers = h->containers;
     const intptr_t container_capacity = h->container_capacity;
+    // One comparison per container opened: the limit's and the stack's bounds at once.
+    const intptr_t depth_limit = max_depth < container_capacity ? max_depth : container_capacity;
     intptr_t depth = h->container_count;
     intptr_t top_child_count = h->top_child_count;
     bool in_object = depth > 0 && containers[depth - 1].is_object;
@@ -505,12 +551,12 @@ top_value_done:
 
 object_opened:
     SLUICE_SKIP_SPACE();
-    if (*at == '}') goto close;
+    if (*at == '}') goto close_object;
     goto key;
 
 array_opened:
     SLUICE_SKIP_SPACE();
-    if (*at == ']') goto close;
+    if (*at == ']') goto close_array;
     goto value;
 
 key_done:
@@ -523,7 +569,7 @@ after_colon:
 
 object_value_done:
     SLUICE_SKIP_SPACE();
-    if (*at == '}') goto close;
+    if (*at == '}') goto close_object;
     if (*at != ',') goto stop;
     at += 1;
 after_object_comma:
@@ -532,7 +578,7 @@ after_object_comma:
 
 array_value_done:
     SLUICE_SKIP_SPACE();
-    if (*at == ']') goto close;
+    if (*at == ']') goto close_array;
     if (*at != ',') goto stop;
     at += 1;
 after_array_comma:
@@ -563,22 +609,9 @@ value: {
         top_child_count += 1;
         SLUICE_AFTER_VALUE();
     }
+    if (byte == '{') SLUICE_OPEN(true, kind_object_start, object_opened);
+    if (byte == '[') SLUICE_OPEN(false, kind_array_start, array_opened);
     const intptr_t start = (intptr_t)at + origin;
-    if (byte == '{' || byte == '[') {
-        if (depth >= max_depth || depth == container_capacity) goto stop;
-        SLUICE_CHECK_ROOM(at + 1, 0);
-        in_object = byte == '{';
-        top_child_count += 1;
-        if (depth > 0) containers[depth - 1].child_count = top_child_count;
-        push_container(containers + depth, first_index + (token - first_token), in_object, start, lines.line, lines.column_base + 1 + origin);
-        depth += 1;
-        top_child_count = 0;
-        write_token(token, in_object ? kind_object_start : kind_array_start, false, 0, SLUICE_COLUMN(), lines.line_number, -1, start);
-        token += 1;
-        at += 1;
-        if (in_object) goto object_opened;
-        goto array_opened;
-    }
     if (byte == 't' || byte == 'f' || byte == 'n') {
         const intptr_t length = byte == 'f' ? 5 : 4;
         if (limit - at < length) goto stop;
@@ -609,22 +642,12 @@ value: {
     SLUICE_AFTER_VALUE();
 }
 
-close: {
-    SLUICE_CHECK_ROOM(at + 1, 0);
-    const intptr_t start = (intptr_t)at + origin;
-    depth -= 1;
-    const sluice_open_container open = containers[depth];
-    const intptr_t child_count = top_child_count;
-    top_child_count = depth > 0 ? containers[depth - 1].child_count : 0;
-    const intptr_t end_index = first_index + (token - first_token);
-    write_token(token, open.is_object ? kind_object_end : kind_array_end, false, 0, SLUICE_COLUMN(), lines.line_number, open.token_index, start);
-    token += 1;
-    // Record on the start token where its container ends, unless a consumer has released it.
-    if (open.token_index >= first_index) finish_container(first_token + (open.token_index - first_index), end_index, child_count);
-    in_object = depth > 0 && containers[depth - 1].is_object;
-    at += 1;
-    SLUICE_AFTER_VALUE();
-}
+    // Each kind of container opens and closes in code of its own, so that its token's kind and
+    // the state after it are constants there rather than worked out from a flag.
+close_object:
+    SLUICE_CLOSE(kind_object_end);
+close_array:
+    SLUICE_CLOSE(kind_array_end);
 
 chunk_done:
     outcome = 1;
@@ -694,6 +717,8 @@ finish:;
 #undef SLUICE_AFTER_VALUE
 #undef SLUICE_STRING
 #undef SLUICE_SHORT_STRING
+#undef SLUICE_OPEN
+#undef SLUICE_CLOSE
 
 size_t sluice_yajl_prefix(const sluice_parser_hot *h, uint8_t *out, size_t capacity) {
     size_t length = 0;
