@@ -473,7 +473,10 @@ public struct JSONModelReader: ~Copyable {
     @inline(__always)
     func text(of token: JSONToken) -> String {
         withText(of: token) { text in
-            if text.count <= 15 { return UTF8Validation.string(ofChecked: text, isASCII: token.isASCII) }
+            // A small string goes straight to its two words, without touching the decode's state.
+            if text.count < RepeatedStrings.shortestBytes {
+                return UTF8Validation.string(ofChecked: text, isASCII: token.isASCII)
+            }
             return stateReference._withUnsafeGuaranteedRef {
                 $0.repeatedStrings.string(ofChecked: text, isASCII: token.isASCII)
             }

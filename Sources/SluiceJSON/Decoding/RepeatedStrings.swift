@@ -16,6 +16,8 @@ import Foundation
 struct RepeatedStrings: ~Copyable {
     /// How many strings the table holds; a new string takes its hash's slot.
     static let slotCount = 512
+    /// Shorter strings are small strings, kept inline in the `String` itself: nothing to share.
+    static let shortestBytes = 16
     /// Longer strings are made afresh: they repeat seldom, and hashing them costs more.
     static let longestBytes = 256
     /// How many strings decide whether the table stays on, and the share of them found again
@@ -36,18 +38,16 @@ struct RepeatedStrings: ~Copyable {
     init() {}
 
     deinit {
-        if let entries {
-            entries.deinitialize(count: Self.slotCount)
-            entries.deallocate()
-        }
+        if let entries { Self.release(entries) }
     }
 
-    /// The string of `bytes`, which are valid UTF-8 (ASCII when `isASCII`) and longer than a
-    /// small string holds: one made before for the same bytes, or a new one, kept for next time.
-    /// Inline, so that a decode whose table is off pays a test, not a call.
+    /// The string of `bytes`, which are valid UTF-8 (ASCII when `isASCII`): for
+    /// ``shortestBytes`` to ``longestBytes`` bytes, one made before for the same bytes, or a new
+    /// one, kept for next time. Inline, so that a decode whose table is off pays a test, not a
+    /// call.
     @inline(__always)
     mutating func string(ofChecked bytes: UnsafeRawBufferPointer, isASCII: Bool) -> String {
-        guard isOn, bytes.count <= Self.longestBytes, bytes.count >= 8 else {
+        guard isOn, bytes.count >= Self.shortestBytes, bytes.count <= Self.longestBytes else {
             return UTF8Validation.string(ofChecked: bytes, isASCII: isASCII)
         }
         return lookUp(bytes, isASCII: isASCII)
@@ -58,9 +58,10 @@ struct RepeatedStrings: ~Copyable {
     private mutating func lookUp(_ bytes: UnsafeRawBufferPointer, isASCII: Bool) -> String {
         lookups &+= 1
         if lookups == Self.trialLookups, hits < Self.trialLookups / Self.trialHitShare {
-            // Not a document that repeats itself: stop hashing, and let go of what is kept.
+            // Not a document that repeats itself: stop hashing, and let go of the table.
             isOn = false
-            entries?.update(repeating: Entry(hash: 0, string: nil), count: Self.slotCount)
+            if let entries { Self.release(entries) }
+            entries = nil
             return UTF8Validation.string(ofChecked: bytes, isASCII: isASCII)
         }
         let table = entries ?? makeTable()
@@ -83,6 +84,11 @@ struct RepeatedStrings: ~Copyable {
         return table
     }
 
+    private static func release(_ table: UnsafeMutablePointer<Entry>) {
+        table.deinitialize(count: slotCount)
+        table.deallocate()
+    }
+
     /// Whether `string` is made of exactly `bytes`.
     @inline(__always)
     private static func has(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -92,7 +98,7 @@ struct RepeatedStrings: ~Copyable {
         return same ?? false
     }
 
-    /// A 64-bit hash of at least eight bytes, their count included: word by word, the last word
+    /// A 64-bit hash of at least eight bytes (``shortestBytes`` is more), their count included: word by word, the last word
     /// overlapping the one before where the count is not a multiple of eight.
     @inline(__always)
     private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
