@@ -134,14 +134,26 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The @JSONModel macro's implementation, run by the compiler; on swift-syntax.
-        .macro(
-            name: "SluiceMacrosPlugin",
+        // The @JSONModel macro's implementation, on swift-syntax: a library of its own, so that
+        // the expansion tests can call it without depending on the macro target. A test that
+        // depends on a macro target is built for the host, and with it everything it links:
+        // SwiftPM then builds every dependency twice (once for the host, once for the target).
+        .target(
+            name: "SluiceMacrosExpansion",
             dependencies: [
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: [.treatAllWarnings(as: .error)]
+        ),
+        // The compiler plugin that serves @JSONModel, run by the compiler.
+        .macro(
+            name: "SluiceMacrosPlugin",
+            dependencies: [
+                "SluiceMacrosExpansion",
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
             ],
             swiftSettings: [.treatAllWarnings(as: .error)]
@@ -177,7 +189,7 @@ let package = Package(
                 "SluiceMacros",
                 "SluiceJSONAPI",
                 "SluiceTools",
-                "SluiceMacrosPlugin",
+                "SluiceMacrosExpansion",
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),

@@ -1,4 +1,4 @@
-import SluiceMacrosPlugin
+import SluiceMacrosExpansion
 import SwiftDiagnostics
 import SwiftParser
 import SwiftSyntax

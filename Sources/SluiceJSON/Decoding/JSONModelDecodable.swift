@@ -11,7 +11,7 @@ public protocol JSONModelDecodable: JSONTapeDecodable {
     init(jsonModelReader reader: borrowing JSONModelReader) throws
     /// The same read, returning the model: what the decoders call. For a struct it can, the
     /// macro writes it to build the model with the memberwise initializer in one call, which
-    /// Swift returns without a copy (see `Model.wholeReader` in SluiceMacrosPlugin); else it is
+    /// Swift returns without a copy (see `Model.wholeReader` in SluiceMacrosExpansion); else it is
     /// the initializer.
     static func readJSONModel(_ reader: borrowing JSONModelReader) throws -> Self
 }

@@ -1,7 +1,7 @@
 // How the encoders' snake and kebab key strategies split a key into words. One file for two
-// targets: SluiceJSON converts keys at run time with it, and SluiceMacrosPlugin (a symbolic link to
-// this file) converts a `@JSONModel` model's member names at expansion time, so the generated
-// writers' names and the general path's cannot drift apart. The plugin is built for the host and
+// targets: SluiceJSON converts keys at run time with it, and SluiceMacrosExpansion (a symbolic link
+// to this file) converts a `@JSONModel` model's member names at expansion time, so the generated
+// writers' names and the general path's cannot drift apart. The macro is built for the host and
 // cannot depend on SluiceJSON (which links yajl), hence the link rather than an import.
 
 enum KeyWords {

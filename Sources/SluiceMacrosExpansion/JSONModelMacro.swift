@@ -8,7 +8,6 @@
 // with an initial value; named by a `CodingKeys` enum's raw values when the model declares one
 // (properties without a case are not decoded), else by their own names.
 
-import SwiftCompilerPlugin
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxBuilder
