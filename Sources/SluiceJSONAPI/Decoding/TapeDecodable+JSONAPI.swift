@@ -276,7 +276,7 @@ extension JSONModelReader {
     @inlinable
     public func decode<Target>(_ type: ToOne<Target>.Type = ToOne<Target>.self, at field: Int) throws -> ToOne<Target> {
         if let value = plainMember(field) {
-            var relationship = ToOne<Target>(identifier: nil, hasLinkage: false, meta: nil, links: nil)
+            var relationship = ToOne<Target>(unfilled: ())
             if relationship.readPlain(value, context: decodingContext) { return relationship }
         }
         return try decodeGenerically(type, at: field)
@@ -289,7 +289,7 @@ extension JSONModelReader {
         at field: Int
     ) throws -> ToOne<Target>? {
         if let value = plainMember(field), !value.isNull {
-            var relationship = ToOne<Target>(identifier: nil, hasLinkage: false, meta: nil, links: nil)
+            var relationship = ToOne<Target>(unfilled: ())
             if relationship.readPlain(value, context: decodingContext) { return relationship }
         }
         return try decodeIfPresentGenerically(type, at: field)
@@ -302,7 +302,7 @@ extension JSONModelReader {
         at field: Int
     ) throws -> ToMany<Target> {
         if let value = plainMember(field) {
-            var relationship = ToMany<Target>(identifiers: [], hasLinkage: false, meta: nil, links: nil)
+            var relationship = ToMany<Target>(unfilled: ())
             if relationship.readPlain(value, context: decodingContext) { return relationship }
         }
         return try decodeGenerically(type, at: field)
@@ -315,7 +315,7 @@ extension JSONModelReader {
         at field: Int
     ) throws -> ToMany<Target>? {
         if let value = plainMember(field), !value.isNull {
-            var relationship = ToMany<Target>(identifiers: [], hasLinkage: false, meta: nil, links: nil)
+            var relationship = ToMany<Target>(unfilled: ())
             if relationship.readPlain(value, context: decodingContext) { return relationship }
         }
         return try decodeIfPresentGenerically(type, at: field)
@@ -365,7 +365,10 @@ func readPlainToOne(
             relationship.identifier = ResourceIdentifier(tokens, identifier)
         }
         relationship.hasLinkage = parts.data >= 0
-        relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+        // The relationship came in unfilled, its box `nil`: made only for members to keep.
+        if parts.meta != nil || parts.links != nil {
+            relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+        }
         return true
     }
 }
@@ -402,7 +405,10 @@ func readPlainToMany(
             }
         }
         relationship.hasLinkage = parts.data >= 0
-        relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+        // The relationship came in unfilled, its box `nil`: made only for members to keep.
+        if parts.meta != nil || parts.links != nil {
+            relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+        }
         return true
     }
 }

@@ -43,6 +43,16 @@ public struct ToOne<Target: Resource>: RelationshipProtocol, Hashable {
         self.rare = RareRelationshipMembers.make(meta: meta, links: links)
     }
 
+    /// A relationship without linkage, `meta` or `links`, for a reader to fill in place. Stored
+    /// directly: the initializer above calls `RareRelationshipMembers.make` and copies its `nil`
+    /// arguments on the way, for every relationship read.
+    @inlinable
+    init(unfilled: Void) {
+        identifier = nil
+        hasLinkage = false
+        rare = nil
+    }
+
     public static func == (left: ToOne, right: ToOne) -> Bool {
         left.identifier == right.identifier && left.hasLinkage == right.hasLinkage
             && RareRelationshipMembers.equal(left.rare, right.rare)
@@ -103,6 +113,15 @@ public struct ToMany<Target: Resource>: RelationshipProtocol, Hashable {
         self.identifiers = identifiers
         self.hasLinkage = hasLinkage
         self.rare = RareRelationshipMembers.make(meta: meta, links: links)
+    }
+
+    /// A relationship without linkage, `meta` or `links`, for a reader to fill in place (see
+    /// `ToOne.init(unfilled:)`).
+    @inlinable
+    init(unfilled: Void) {
+        identifiers = []
+        hasLinkage = false
+        rare = nil
     }
 
     public static func == (left: ToMany, right: ToMany) -> Bool {
