@@ -334,9 +334,12 @@ public struct StreamedResources<Chunks: AsyncSequence>: AsyncSequence where Chun
 @usableFromInline
 final class DocumentAssembly {
     private let store: ResourceStore
-    private var content = PrimaryContent.absent
-    private var items: [PrimaryItem] = []
-    private var included: [AnyResource] = []
+    // Unchecked exclusivity: every resource of the document is appended here, and the run-time
+    // check cost a call into the runtime's access set for each. One thread feeds an assembly at
+    // a time, and nothing it calls reaches back into these.
+    @exclusivity(unchecked) private var content = PrimaryContent.absent
+    @exclusivity(unchecked) private var items: [PrimaryItem] = []
+    @exclusivity(unchecked) private var included: [AnyResource] = []
     private let engine: DocumentEngine
 
     init(decoder: JSONAPIDecoder, primaryModels: [any Resource.Type], holdsIdentifiers: Bool) {
