@@ -275,9 +275,9 @@ extension JSONModelReader {
     /// Reads the required to-one relationship `field`.
     @inlinable
     public func decode<Target>(_ type: ToOne<Target>.Type = ToOne<Target>.self, at field: Int) throws -> ToOne<Target> {
-        if let value = plainMember(field) {
+        if let index = plainMemberIndex(field) {
             var relationship = ToOne<Target>(unfilled: ())
-            if relationship.readPlain(value, context: decodingContext) { return relationship }
+            if relationship.readPlain(at: index, field: field, of: self) { return relationship }
         }
         return try decodeGenerically(type, at: field)
     }
@@ -288,9 +288,9 @@ extension JSONModelReader {
         _ type: ToOne<Target>.Type = ToOne<Target>.self,
         at field: Int
     ) throws -> ToOne<Target>? {
-        if let value = plainMember(field), !value.isNull {
+        if let index = plainMemberIndex(field), plainTokens[index].kind != .null {
             var relationship = ToOne<Target>(unfilled: ())
-            if relationship.readPlain(value, context: decodingContext) { return relationship }
+            if relationship.readPlain(at: index, field: field, of: self) { return relationship }
         }
         return try decodeIfPresentGenerically(type, at: field)
     }
@@ -301,9 +301,9 @@ extension JSONModelReader {
         _ type: ToMany<Target>.Type = ToMany<Target>.self,
         at field: Int
     ) throws -> ToMany<Target> {
-        if let value = plainMember(field) {
+        if let index = plainMemberIndex(field) {
             var relationship = ToMany<Target>(unfilled: ())
-            if relationship.readPlain(value, context: decodingContext) { return relationship }
+            if relationship.readPlain(at: index, field: field, of: self) { return relationship }
         }
         return try decodeGenerically(type, at: field)
     }
@@ -314,103 +314,106 @@ extension JSONModelReader {
         _ type: ToMany<Target>.Type = ToMany<Target>.self,
         at field: Int
     ) throws -> ToMany<Target>? {
-        if let value = plainMember(field), !value.isNull {
+        if let index = plainMemberIndex(field), plainTokens[index].kind != .null {
             var relationship = ToMany<Target>(unfilled: ())
-            if relationship.readPlain(value, context: decodingContext) { return relationship }
+            if relationship.readPlain(at: index, field: field, of: self) { return relationship }
         }
         return try decodeIfPresentGenerically(type, at: field)
     }
 }
 
 extension ToOne {
-    /// Fills this empty relationship from `value` in its usual shape; `false`, leaving it empty,
-    /// for one the general reader must read or report.
+    /// Fills this unfilled relationship from the member of property `field`, at tape index
+    /// `index`, in its usual shape; `false`, leaving it unfilled, for one the general reader must
+    /// read or report.
     @inlinable
-    mutating func readPlain(_ value: JSONTape.Value, context: TapeDecodingContext) -> Bool {
+    mutating func readPlain(at index: Int, field: Int, of reader: borrowing JSONModelReader) -> Bool {
         withUnsafeMutablePointer(to: &self) { relationship in
             // Safe: `Target` is only a name, so every `ToOne` has the same layout.
             relationship.withMemoryRebound(to: ToOne<AnyResource>.self, capacity: 1) {
-                readPlainToOne(value, context: context, into: &$0.pointee)
+                readPlainToOne(at: index, field: field, of: reader, into: &$0.pointee)
             }
         }
     }
 }
 
 extension ToMany {
-    /// Fills this empty relationship from `value` (see `ToOne.readPlain(_:context:)`).
+    /// Fills this unfilled relationship (see `ToOne.readPlain(at:field:of:)`).
     @inlinable
-    mutating func readPlain(_ value: JSONTape.Value, context: TapeDecodingContext) -> Bool {
+    mutating func readPlain(at index: Int, field: Int, of reader: borrowing JSONModelReader) -> Bool {
         withUnsafeMutablePointer(to: &self) { relationship in
             relationship.withMemoryRebound(to: ToMany<AnyResource>.self, capacity: 1) {
-                readPlainToMany(value, context: context, into: &$0.pointee)
+                readPlainToMany(at: index, field: field, of: reader, into: &$0.pointee)
             }
         }
     }
 }
 
+// The two readers take the reader itself, not a tape value and the context: each is borrowed
+// from it unretained, where a `JSONTape.Value` and the context cost a retain and a release each
+// for every relationship. Only a relationship's `meta` or `links` takes them counted.
+
 /// Fills `relationship` from a to-one relationship object in its usual shape; `false` for one the
 /// general reader must read or report.
 @usableFromInline
 func readPlainToOne(
-    _ value: JSONTape.Value,
-    context: TapeDecodingContext,
+    at index: Int,
+    field: Int,
+    of reader: borrowing JSONModelReader,
     into relationship: inout ToOne<AnyResource>
 ) -> Bool {
-    let tape = value.tape
     // One pass over the tokens for the relationship object and its identifier.
-    return tape.withTokens { tokens in
-        guard let parts = plainRelationship(tokens, at: value.index, on: tape, context: context) else { return false }
-        if parts.data >= 0 && tokens[parts.data].kind != .null {
-            guard let identifier = plainIdentifier(tokens, at: parts.data) else { return false }
-            relationship.identifier = ResourceIdentifier(tokens, identifier)
-        }
-        relationship.hasLinkage = parts.data >= 0
-        // The relationship came in unfilled, its box `nil`: made only for members to keep.
-        if parts.meta != nil || parts.links != nil {
-            relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
-        }
-        return true
+    let tokens = reader.plainTokens
+    guard let parts = plainRelationship(tokens, at: index, field: field, of: reader) else { return false }
+    if parts.data >= 0 && tokens[parts.data].kind != .null {
+        guard let identifier = plainIdentifier(tokens, at: parts.data) else { return false }
+        relationship.identifier = ResourceIdentifier(tokens, identifier)
     }
+    relationship.hasLinkage = parts.data >= 0
+    // The relationship came in unfilled, its box `nil`: made only for members to keep.
+    if parts.meta != nil || parts.links != nil {
+        relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+    }
+    return true
 }
 
 /// Fills `relationship` from a to-many relationship object in its usual shape; `false` for one
 /// the general reader must read or report.
 @usableFromInline
 func readPlainToMany(
-    _ value: JSONTape.Value,
-    context: TapeDecodingContext,
+    at index: Int,
+    field: Int,
+    of reader: borrowing JSONModelReader,
     into relationship: inout ToMany<AnyResource>
 ) -> Bool {
-    let tape = value.tape
-    return tape.withTokens { tokens in
-        guard let parts = plainRelationship(tokens, at: value.index, on: tape, context: context) else { return false }
-        if parts.data >= 0 {
-            let data = tokens[parts.data]
-            switch data.kind {
-            case .null:
-                break
-            case .arrayStart:
-                guard let after = tokens.end(ofValue: data, at: parts.data) else { return false }
-                var identifiers: [ResourceIdentifier] = []
-                identifiers.reserveCapacity(Int(data.length))
-                var position = parts.data + 1
-                while position < after - 1 {
-                    guard let identifier = plainIdentifier(tokens, at: position) else { return false }
-                    identifiers.append(ResourceIdentifier(tokens, identifier))
-                    position = identifier.after
-                }
-                relationship.identifiers = identifiers
-            default:
-                return false
+    let tokens = reader.plainTokens
+    guard let parts = plainRelationship(tokens, at: index, field: field, of: reader) else { return false }
+    if parts.data >= 0 {
+        let data = tokens[parts.data]
+        switch data.kind {
+        case .null:
+            break
+        case .arrayStart:
+            guard let after = tokens.end(ofValue: data, at: parts.data) else { return false }
+            var identifiers: [ResourceIdentifier] = []
+            identifiers.reserveCapacity(Int(data.length))
+            var position = parts.data + 1
+            while position < after - 1 {
+                guard let identifier = plainIdentifier(tokens, at: position) else { return false }
+                identifiers.append(ResourceIdentifier(tokens, identifier))
+                position = identifier.after
             }
+            relationship.identifiers = identifiers
+        default:
+            return false
         }
-        relationship.hasLinkage = parts.data >= 0
-        // The relationship came in unfilled, its box `nil`: made only for members to keep.
-        if parts.meta != nil || parts.links != nil {
-            relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
-        }
-        return true
     }
+    relationship.hasLinkage = parts.data >= 0
+    // As for a to-one: the box only for members to keep.
+    if parts.meta != nil || parts.links != nil {
+        relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
+    }
+    return true
 }
 
 /// The members of the relationship object at `index` in its usual shape: the tape index of
@@ -420,8 +423,8 @@ func readPlainToMany(
 private func plainRelationship(
     _ tokens: TapeTokens,
     at index: Int,
-    on tape: JSONTape,
-    context: TapeDecodingContext
+    field: Int,
+    of reader: borrowing JSONModelReader
 ) -> (data: Int, meta: JSONValue?, links: Links?)? {
     let start = tokens[index]
     guard start.kind == .objectStart, let after = tokens.end(ofValue: start, at: index) else { return nil }
@@ -454,17 +457,17 @@ private func plainRelationship(
                 meta = nil
                 break
             }
-            guard let member = try? tape.value(at: valueIndex), let read = try? member.jsonValue() else {
-                return nil
-            }
+            guard let tape = reader.plainMember(field)?.tape, let member = try? tape.value(at: valueIndex),
+                let read = try? member.jsonValue()
+            else { return nil }
             meta = read
         case .links:
             guard member.kind != .null else {
                 links = nil
                 break
             }
-            guard let member = try? tape.value(at: valueIndex),
-                let read = try? Links(from: member, context: context)
+            guard let tape = reader.plainMember(field)?.tape, let member = try? tape.value(at: valueIndex),
+                let read = try? Links(from: member, context: reader.decodingContext)
             else { return nil }
             links = read
         default:
