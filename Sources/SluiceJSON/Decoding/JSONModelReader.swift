@@ -108,7 +108,7 @@ public struct JSONModelReader: ~Copyable {
             base: objectIndex,
             skipping: (-1, -1, -1),
             into: slots,
-            members: members,
+            members: membersReference,
             mode: context.generatedKeyMode ?? .exact,
             guess: &nextGuess
         )
@@ -138,12 +138,14 @@ public struct JSONModelReader: ~Copyable {
         base: Int,
         skipping skipped: (Int, Int, Int),
         into slots: UnsafeMutablePointer<Int32>,
-        members: JSONModelMembers,
+        members: Unmanaged<JSONModelMembers>,
         mode: GeneratedKeyMode,
         guess: inout Int
     ) -> Bool {
+        // The table through its unmanaged reference, each use borrowed: passed as a reference,
+        // it was retained and released around every object filed.
         // Taken once per object rather than for every member's guess.
-        let guesses = members.guesses(under: mode)
+        let guesses = members._withUnsafeGuaranteedRef { $0.guesses(under: mode) }
         let first = start - buffer.pointee.firstIndex
         precondition(
             first >= 0 && start >= base && end - buffer.pointee.firstIndex <= buffer.pointee.tokenCount,
@@ -160,7 +162,9 @@ public struct JSONModelReader: ~Copyable {
         while position < last {
             let key = tokens[position]
             let name = UnsafeRawBufferPointer(start: bytes + (key.payload - arenaBase), count: Int(key.length))
-            let field = members.index(of: name, mode: mode, guess: guess, guesses: guesses)
+            let field = members._withUnsafeGuaranteedRef {
+                $0.index(of: name, mode: mode, guess: guess, guesses: guesses)
+            }
             let valuePosition = position + 1
             if field >= 0 {
                 guess = field + 1
@@ -267,7 +271,7 @@ public struct JSONModelReader: ~Copyable {
                 base: objectIndex,
                 skipping: skipping,
                 into: slots,
-                members: members,
+                members: membersReference,
                 mode: context.generatedKeyMode ?? .exact,
                 guess: &nextGuess
             )
