@@ -302,8 +302,9 @@ public struct JSONModelReader: ~Copyable {
     package mutating func needGeneralPath() { needsGeneralPath = true }
 
     /// The member value filed for property `field`, for another library's reader of a type it
-    /// knows (JSON:API relationships); `nil` when there is none, or when converters or uniquing
-    /// are in force, which such readers leave to ``decodeGenerically(_:at:)``.
+    /// knows (a JSON:API relationship's `meta` and `links`); `nil` when there is none, or when
+    /// converters or uniquing are in force, which such readers leave to
+    /// ``decodeGenerically(_:at:)``.
     @usableFromInline
     package func plainMember(_ field: Int) -> JSONTape.Value? {
         hasTypeHooks ? nil : member(field)

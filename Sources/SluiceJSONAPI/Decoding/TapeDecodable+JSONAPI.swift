@@ -370,10 +370,7 @@ func readPlainToOne(
         relationship.identifier = ResourceIdentifier(tokens, identifier)
     }
     relationship.hasLinkage = parts.data >= 0
-    // The relationship came in unfilled, its box `nil`: made only for members to keep.
-    if parts.meta != nil || parts.links != nil {
-        relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
-    }
+    relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
     return true
 }
 
@@ -409,10 +406,7 @@ func readPlainToMany(
         }
     }
     relationship.hasLinkage = parts.data >= 0
-    // As for a to-one: the box only for members to keep.
-    if parts.meta != nil || parts.links != nil {
-        relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
-    }
+    relationship.rare = RareRelationshipMembers.make(meta: parts.meta, links: parts.links)
     return true
 }
 

@@ -44,8 +44,8 @@ public struct ToOne<Target: Resource>: RelationshipProtocol, Hashable {
     }
 
     /// A relationship without linkage, `meta` or `links`, for a reader to fill in place. Stored
-    /// directly: the initializer above calls `RareRelationshipMembers.make` and copies its `nil`
-    /// arguments on the way, for every relationship read.
+    /// directly: the initializer above copies its `nil` arguments on the way, for every
+    /// relationship read.
     @inlinable
     init(unfilled: Void) {
         identifier = nil
@@ -173,10 +173,16 @@ final class RareRelationshipMembers: Sendable {
         self.links = links
     }
 
-    /// A box for the members, or `nil` when both are absent.
-    @usableFromInline
+    /// A box for the members, or `nil` when both are absent. The test inline, so that the usual
+    /// relationship, which has neither, costs its readers no call; the box out of line.
+    @inlinable
     static func make(meta: JSONValue?, links: Links?) -> RareRelationshipMembers? {
-        meta == nil && links == nil ? nil : RareRelationshipMembers(meta: meta, links: links)
+        meta == nil && links == nil ? nil : boxing(meta: meta, links: links)
+    }
+
+    @usableFromInline
+    static func boxing(meta: JSONValue?, links: Links?) -> RareRelationshipMembers {
+        RareRelationshipMembers(meta: meta, links: links)
     }
 
     static func equal(_ left: RareRelationshipMembers?, _ right: RareRelationshipMembers?) -> Bool {
