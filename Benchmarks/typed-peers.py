@@ -30,6 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PEERS = os.path.join(HERE, ".build-peers")
 PROFILE = os.path.join(HERE, ".build", "release", "Profile")
 SERDE = os.path.join(PEERS, "serde-target", "release", "serde_peer")
+# The same peer with serde_json's float_roundtrip: floats rounded correctly, as Sluice's are.
+SERDE_ROUNDTRIP = os.path.join(PEERS, "serde-roundtrip-target", "release", "serde_peer")
 SIMDJSON = os.path.join(PEERS, "simdjson_floor")
 PYTHON = os.path.join(PEERS, "venv", "bin", "python")
 MSGSPEC = os.path.join(HERE, "Peers", "msgspec_peer.py")
@@ -43,7 +45,7 @@ def setup():
         subprocess.run([sys.executable, "-m", "venv", os.path.join(PEERS, "venv")], check=True)
     if subprocess.run([PYTHON, "-c", "import msgspec"], capture_output=True).returncode != 0:
         subprocess.run([PYTHON, "-m", "pip", "install", "-q", "msgspec"], check=True)
-    if not os.path.exists(SERDE):
+    if not os.path.exists(SERDE) or not os.path.exists(SERDE_ROUNDTRIP):
         subprocess.run([os.path.join(HERE, "Peers", "build-serde.sh")], check=True)
     if not os.path.exists(SIMDJSON):
         subprocess.run([os.path.join(HERE, "Peers", "build-simdjson.sh")], check=True)
@@ -68,6 +70,7 @@ def contenders(document, path):
     return [
         ("Sluice @JSONModel, `sluice models` models", lambda n: [PROFILE, f"{document}-full", str(n)], {}, True),
         ("serde_json, typed structs", lambda n: [SERDE, document, path, str(n)], {}, True),
+        ("serde_json, typed, float_roundtrip", lambda n: [SERDE_ROUNDTRIP, document, path, str(n)], {}, True),
         ("msgspec, typed Structs", lambda n: [PYTHON, MSGSPEC, document, path, str(n)], {}, True),
         ("Foundation JSONDecoder, the same models", lambda n: [PROFILE, f"{document}-full-foundation", str(n)], {}, True),
         ("Sluice @JSONModel, hand-written subset models", lambda n: [PROFILE, f"{document}-generated", str(n)], {}, False),
@@ -94,7 +97,7 @@ def main():
     arguments = parser.parse_args()
     if arguments.setup:
         setup()
-    for needed in (PROFILE, SERDE, PYTHON, SIMDJSON):
+    for needed in (PROFILE, SERDE, SERDE_ROUNDTRIP, PYTHON, SIMDJSON):
         if not os.path.exists(needed):
             sys.exit(f"{needed} is missing: run with --setup (see the header of this script)")
     if not os.path.exists(DOCUMENT):
