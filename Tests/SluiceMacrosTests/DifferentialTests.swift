@@ -399,6 +399,11 @@ struct PlainContainerDifferentialTests {
         (3...22).map(element).joined(separator: ", ")
     }
 
+    /// Forty elements, 3 to 42, each written by `element`.
+    static func longerList(_ element: (Int) -> String) -> String {
+        (3...42).map(element).joined(separator: ", ")
+    }
+
     static let cases: [String] = [
         valid,
         broken("[3e2, 4]", "[3e2, 4, 5]"),  // a vector too long
@@ -425,6 +430,10 @@ struct PlainContainerDifferentialTests {
         broken("[[1, 2], [], [3]]", "[[1, 2], [], [\(longList { $0 == 12 ? #""12""# : "\($0)" })]]"),
         broken(#""tags": null"#, #""tags": ["# + longList { #""t\#($0)""# } + "]"),
         broken(#""tags": null"#, #""tags": ["# + longList { $0 == 17 ? "17" : #""t\#($0)""# } + "]"),
+        // A property's array of scalars is appended to up to 31 elements and filled in place from
+        // 32: whole, and given up part way.
+        broken(#""tags": null"#, #""tags": ["# + longerList { #""t\#($0)""# } + "]"),
+        broken(#""tags": null"#, #""tags": ["# + longerList { $0 == 37 ? "37" : #""t\#($0)""# } + "]"),
     ]
 
     @Test("the same value or the same error on both paths", arguments: cases.indices)

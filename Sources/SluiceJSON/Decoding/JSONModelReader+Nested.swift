@@ -134,7 +134,7 @@ extension JSONModelReader {
         }
         let unmanagedContext = contextReference
         do {
-            return try member.mapElements { element, index in
+            return try member.mapElementsSpecialized { element, index in
                 do {
                     return try unmanagedContext._withUnsafeGuaranteedRef {
                         try T.decodeJSONModel(from: element, context: $0)
@@ -265,6 +265,17 @@ extension JSONModelReader {
             start.payload - buffer.pointee.firstIndex < buffer.pointee.tokenCount,
             "JSONTape index out of range"
         )
+        if count < specializedAppendLimit {
+            // Appended to: see `mapElementsSpecialized` for why a short array is not filled in
+            // place.
+            var elements: [E] = []
+            elements.reserveCapacity(count)
+            for position in 0..<count {
+                guard let element = convert(tokens[position + 1]) else { return nil }
+                elements.append(element)
+            }
+            return elements
+        }
         return try? [E](unsafeUninitializedCapacity: count) { elements, initialized in
             for position in 0..<count {
                 guard let element = convert(tokens[position + 1]) else { throw ElementRefused() }

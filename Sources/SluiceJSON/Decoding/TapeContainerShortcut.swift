@@ -106,21 +106,24 @@ extension TapeDecoder {
 }
 
 extension JSONTape.Value {
-    /// ``mapElements(_:)`` for callers specialized for `E`: the array grows by `reserveCapacity` and
-    /// `append`, which a specialized caller compiles with `[E]`'s storage type known. (The
-    /// uninitialized-capacity initializer `mapElements` uses calls into the standard library,
-    /// which looks the storage type up at run time: some 800 instructions an array, more than
-    /// reading `[true, false, null]`.)
-    @inline(__always)
+    /// ``mapElements(_:)`` for callers specialized for `E` (the generated readers' arrays of
+    /// models): a short array grows by `reserveCapacity` and `append`, which such a caller
+    /// compiles with `[E]`'s storage type known. The uninitialized-capacity initializer that
+    /// ``mapElements(_:)`` uses goes through an entry of the standard library that is never
+    /// specialized and looks the storage type up in the runtime's caches, some 400 instructions
+    /// an array: more than reading a short array's elements. A long array is filled in place,
+    /// where that lookup is less than an `append`'s checks on every element.
+    @inlinable @inline(__always)
     func mapElementsSpecialized<E>(_ transform: (JSONTape.Value, Int) throws -> E) rethrows -> [E] {
         precondition(kind == .arrayStart, "mapElements needs an array")
         let count = self.count
+        guard count < specializedAppendLimit else { return try mapElements(transform) }
         var elements: [E] = []
         elements.reserveCapacity(count)
         var cursor = index + 1
         while elements.count < count {
             let end = tape.endOfValue(at: cursor) ?? endIndex - 1
-            elements.append(try transform(JSONTape.Value(tape: tape, index: cursor, endIndex: end), elements.count))
+            elements.append(try transform(JSONTape.Value(tape, from: cursor, to: end), elements.count))
             cursor = end
         }
         return elements
@@ -152,6 +155,10 @@ extension JSONTape.Value {
         }
     }
 }
+
+/// Up to this many elements, code specialized for the element type builds an array by
+/// `append` into reserved capacity rather than in place (see `mapElementsSpecialized`).
+@inlinable var specializedAppendLimit: Int { 32 }
 
 /// Dictionaries with `String` keys, read member by member: the keys as written (no key strategy
 /// converts them, as in Foundation's JSONDecoder), each value through `decodeValue`.
