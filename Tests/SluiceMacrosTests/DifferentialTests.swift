@@ -430,6 +430,7 @@ struct PlainContainerDifferentialTests {
         broken("[[1, 2], [], [3]]", "[[1, 2], [], [\(longList { $0 == 12 ? #""12""# : "\($0)" })]]"),
         broken(#""tags": null"#, #""tags": ["# + longList { #""t\#($0)""# } + "]"),
         broken(#""tags": null"#, #""tags": ["# + longList { $0 == 17 ? "17" : #""t\#($0)""# } + "]"),
+        broken(#""tags": null"#, #""tags": []"#),  // empty: no buffer made
         // A property's array of scalars is appended to up to 31 elements and filled in place from
         // 32: whole, and given up part way.
         broken(#""tags": null"#, #""tags": ["# + longerList { #""t\#($0)""# } + "]"),

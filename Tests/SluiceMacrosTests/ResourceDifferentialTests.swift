@@ -244,6 +244,7 @@ struct ResourceDifferentialTests {
         (#", "relationships": {"author": {"dato": {"type": "people", "id": "9"}}}"#, "", ""),
         (#", "relationships": {"comments": {"data": {"type": "comments", "id": "5"}}}"#, "", ""),
         (#", "relationships": {"comments": {"data": [5]}}"#, "", ""),
+        (#", "relationships": {"comments": {"data": []}}"#, "", ""),
         (#", "relationships": {"author": []}"#, "", ""),
         (#", "relationships": {"author": {"data": 5, "data": null}}"#, "", ""),
         (#", "relationships": {"author": {"meta": 5, "meta": {"x": [1, "a", null]}, "links": null}}"#, "", ""),

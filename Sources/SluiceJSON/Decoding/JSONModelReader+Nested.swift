@@ -265,6 +265,7 @@ extension JSONModelReader {
             start.payload - buffer.pointee.firstIndex < buffer.pointee.tokenCount,
             "JSONTape index out of range"
         )
+        if count == 0 { return [] }
         if count < specializedAppendLimit {
             // Appended to: see `mapElementsSpecialized` for why a short array is not filled in
             // place.

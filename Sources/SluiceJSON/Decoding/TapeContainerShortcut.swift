@@ -118,6 +118,8 @@ extension JSONTape.Value {
         precondition(kind == .arrayStart, "mapElements needs an array")
         let count = self.count
         guard count < specializedAppendLimit else { return try mapElements(transform) }
+        // Reserving no capacity still makes a new (empty) buffer, some 70 instructions.
+        if count == 0 { return [] }
         var elements: [E] = []
         elements.reserveCapacity(count)
         var cursor = index + 1
