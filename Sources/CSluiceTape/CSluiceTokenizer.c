@@ -287,6 +287,12 @@ typedef struct line_state {
     /// The address just before the line's first byte (it may lie before the chunk): the last
     /// line feed counted. A line's start is one past it.
     intptr_t column_base;
+    /// The line's indentation, and the last change of it from one line to the next, learned as
+    /// the tokenizer goes (see `indented_token`); a chunk starts without them. Here rather than
+    /// in locals of their own: the line state lives in memory (`skip_space` takes its address),
+    /// and two more registers taken for the whole tokenizer slowed canada.json's numbers.
+    intptr_t indent;
+    intptr_t step;
 } line_state;
 
 /// Counts the line feed at `feed`: the next line starts after it.
@@ -318,19 +324,17 @@ __attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, co
     return at;
 }
 
-/// The usual gap of indented JSON, a line feed at `at` and at most 31 spaces: the address of the
-/// token after it, or NULL for any other gap (`skip_space`'s). Two loads and one mask find the
-/// token, inline: called, the gap cost some 80 instructions a line with the call's setup
-/// (twitter.json has a line for every two tokens, citm_catalog.json 50 000 lines).
-static inline __attribute__((always_inline)) const uint8_t *indented_token(const uint8_t *at, const uint8_t *limit) {
+/// The usual gap of indented JSON found from the masks alone: `indented_token` without the
+/// prediction, for an array's opening and closing lines. Predicted there too, every site that
+/// canada.json's coordinates pass through carried the prediction's code, and its tokenizing took
+/// 0.3 M instructions more (spills on its numbers' path) for lines that are rare in any document.
+static inline __attribute__((always_inline)) const uint8_t *indented_token_found(const uint8_t *at, const uint8_t *limit) {
 #if defined(__SSE2__)
     if (limit - at > 32 && *at == '\n') {
         const __m128i spaces = _mm_set1_epi8(' ');
         const uint32_t low = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 1)), spaces));
         const uint32_t high = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 17)), spaces));
         const uint32_t others = ~(low | high << 16);
-        // The first byte after the spaces, if it is within the 32 looked at and no other
-        // whitespace (that, or more spaces, is the general loop's).
         if (others != 0 && at[1 + __builtin_ctz(others)] > ' ') return at + 1 + __builtin_ctz(others);
     }
 #else
@@ -340,13 +344,82 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
     return NULL;
 }
 
+/// The usual gap of indented JSON, a line feed at `at` and at most 31 spaces: the address of the
+/// token after it, or NULL for any other gap (`skip_space`'s). Two loads and one mask find the
+/// token, inline: called, the gap cost some 80 instructions a line with the call's setup
+/// (twitter.json has a line for every two tokens, citm_catalog.json 50 000 lines).
+///
+/// The indentation the grammar's state predicts (`lines->indent` plus `direction` times
+/// `lines->step`, see `SLUICE_SKIP_SPACE_EXPECTING`) is tried first: when the spaces end exactly
+/// there, the token's address is the line feed's plus a number known before the masks are, so
+/// the tokenizer reads on from it while they are worked out, and they only confirm it. Found
+/// from the masks, each line's token waited for two loads, a compare, a mask and a count of
+/// zeros: a chain of some fifteen cycles a line on citm_catalog.json, where the prediction holds
+/// for every line. `lines->indent` is left at the line's indentation and `lines->step` at the
+/// last change of it. The prediction is worked out only here, past the line feed, so that the
+/// tokenizer's other paths (canada.json's numbers) carry none of it.
+static inline __attribute__((always_inline)) const uint8_t *indented_token(const uint8_t *at, const uint8_t *limit, intptr_t direction, line_state *lines) {
+#if defined(__SSE2__)
+    if (limit - at > 32 && *at == '\n') {
+        const intptr_t expected = lines->indent + direction * lines->step;
+        const __m128i spaces = _mm_set1_epi8(' ');
+        const uint32_t low = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 1)), spaces));
+        const uint32_t high = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 17)), spaces));
+        const uint64_t run = (uint64_t)(low | high << 16);
+        // Spaces up to the expected column and none there, and no other whitespace after them.
+        if (__builtin_expect((uintptr_t)expected < 32 && (run & ((UINT64_C(2) << expected) - 1)) == (UINT64_C(1) << expected) - 1 &&
+                                 at[1 + expected] > ' ',
+                             1)) {
+            lines->indent = expected;
+            return at + 1 + expected;
+        }
+        const uint32_t others = ~(uint32_t)run;
+        // The first byte after the spaces, if it is within the 32 looked at and no other
+        // whitespace (that, or more spaces, is the general loop's).
+        if (others != 0 && at[1 + __builtin_ctz(others)] > ' ') {
+            const intptr_t found = __builtin_ctz(others);
+            if (found != lines->indent) lines->step = found > lines->indent ? found - lines->indent : lines->indent - found;
+            lines->indent = found;
+            return at + 1 + found;
+        }
+    }
+#else
+    (void)at;
+    (void)limit;
+    (void)direction;
+    (void)lines;
+#endif
+    return NULL;
+}
+
 /// Steps over whitespace; jumps to `chunk_done` at the chunk's end. One comparison passes over
 /// none, the common case, and one space (after a colon or comma) is stepped over here.
+///
+/// `direction` is where the next line's indentation should lie where the grammar stands, in
+/// steps from the line before: a container's first member one step in (1) from the line that
+/// opened it, a member after a comma where the one before it began (0), a container's closing
+/// bracket (after a member with no comma) one step out (-1). Pretty printers write exactly that;
+/// anything else costs a mispredicted branch.
+#define SLUICE_SKIP_SPACE_EXPECTING(direction)                                                      \
+    if (at >= limit || *at <= ' ') {                                                                \
+        if (at < limit && *at == ' ') at += 1;                                                      \
+        if (at >= limit || *at <= ' ') {                                                            \
+            const uint8_t *const indented = indented_token(at, limit, (direction), &lines);         \
+            if (indented != NULL) {                                                                 \
+                count_line_feed(&lines, at);                                                        \
+                at = indented;                                                                      \
+            } else {                                                                                \
+                at = skip_space(at, base, limit, &lines);                                           \
+                if (at >= limit) goto chunk_done;                                                   \
+            }                                                                                       \
+        }                                                                                           \
+    }
+
 #define SLUICE_SKIP_SPACE()                                                  \
     if (at >= limit || *at <= ' ') {                                         \
         if (at < limit && *at == ' ') at += 1;                               \
         if (at >= limit || *at <= ' ') {                                     \
-            const uint8_t *const indented = indented_token(at, limit);      \
+            const uint8_t *const indented = indented_token_found(at, limit); \
             if (indented != NULL) {                                          \
                 count_line_feed(&lines, at);                                 \
                 at = indented;                                               \
@@ -513,6 +586,8 @@ int sluice_fast_tokenize(sluice_parser_hot *h) {
         .line = h->line,
         .line_number = clamp32(h->line),
         .column_base = h->line_start - origin - 1,
+        .indent = 0,
+        .step = 0,
     };
     // Tokens are at least a byte long, and no text is longer than the bytes it is read from
     // (but for one sixteen-byte move, see `string`), so tokens that end before `room_limit` fit
@@ -550,7 +625,7 @@ top_value_done:
     goto stop;
 
 object_opened:
-    SLUICE_SKIP_SPACE();
+    SLUICE_SKIP_SPACE_EXPECTING(1);
     if (*at == '}') goto close_object;
     goto key;
 
@@ -568,12 +643,12 @@ after_colon:
     goto value;
 
 object_value_done:
-    SLUICE_SKIP_SPACE();
+    SLUICE_SKIP_SPACE_EXPECTING(-1);
     if (*at == '}') goto close_object;
     if (*at != ',') goto stop;
     at += 1;
 after_object_comma:
-    SLUICE_SKIP_SPACE();
+    SLUICE_SKIP_SPACE_EXPECTING(0);
     goto key;
 
 array_value_done:
@@ -582,7 +657,7 @@ array_value_done:
     if (*at != ',') goto stop;
     at += 1;
 after_array_comma:
-    SLUICE_SKIP_SPACE();
+    SLUICE_SKIP_SPACE_EXPECTING(0);
     goto value;
 
 key:
@@ -712,6 +787,7 @@ finish:;
     return outcome;
 }
 #undef SLUICE_SKIP_SPACE
+#undef SLUICE_SKIP_SPACE_EXPECTING
 #undef SLUICE_COLUMN
 #undef SLUICE_CHECK_ROOM
 #undef SLUICE_AFTER_VALUE

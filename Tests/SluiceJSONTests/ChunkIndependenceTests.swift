@@ -29,6 +29,14 @@ struct ChunkIndependenceTests {
         "{\n" + String(repeating: " ", count: 31) + "\"a\": [\n" + String(repeating: " ", count: 40) + "1,\n"
             + String(repeating: " ", count: 16) + "\t2,\n\r\n" + String(repeating: " ", count: 30) + "3\n]}\n"
             + String(repeating: " ", count: 20) + "x",
+        // Lines where the indentation the grammar predicts holds and where it does not: a step of
+        // two, members indented unevenly, a bracket out of place, a comma first, a tab where the
+        // token was expected, nesting past 31 columns, and a bracket at column 0 before its time.
+        "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {\n      \"c\": true,\n   \"d\": null\n        },\n"
+            + "  \"e\": [\n    {\n      \"f\": \"g\"\n    }\n  ]\n  , \"h\": [\n    \t3,\n    4\n  ],\n"
+            + "  \"i\": [[[[[[[[[[[[[[[[\n"
+            + (1...16).map { String(repeating: " ", count: 2 * $0 + 2) + "[" }.joined(separator: "\n")
+            + "\n" + String(repeating: "]", count: 32) + "\n}",
     ]
 
     static var splits: [ChunkingVerifier.Split] {
