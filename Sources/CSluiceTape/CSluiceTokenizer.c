@@ -324,6 +324,17 @@ __attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, co
     return at;
 }
 
+#if defined(__SSE2__)
+/// The spaces after the line feed at `at`: bit i set where byte `at + 1 + i` is a space, for the
+/// 32 bytes after it (which must be there).
+static inline __attribute__((always_inline)) uint32_t indentation_run(const uint8_t *at) {
+    const __m128i spaces = _mm_set1_epi8(' ');
+    const uint32_t low = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 1)), spaces));
+    const uint32_t high = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 17)), spaces));
+    return low | high << 16;
+}
+#endif
+
 /// The usual gap of indented JSON found from the masks alone: `indented_token` without the
 /// prediction, for an array's opening and closing lines. Predicted there too, every site that
 /// canada.json's coordinates pass through carried the prediction's code, and its tokenizing took
@@ -331,10 +342,7 @@ __attribute__((noinline)) static const uint8_t *skip_space(const uint8_t *at, co
 static inline __attribute__((always_inline)) const uint8_t *indented_token_found(const uint8_t *at, const uint8_t *limit) {
 #if defined(__SSE2__)
     if (limit - at > 32 && *at == '\n') {
-        const __m128i spaces = _mm_set1_epi8(' ');
-        const uint32_t low = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 1)), spaces));
-        const uint32_t high = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 17)), spaces));
-        const uint32_t others = ~(low | high << 16);
+        const uint32_t others = ~indentation_run(at);
         if (others != 0 && at[1 + __builtin_ctz(others)] > ' ') return at + 1 + __builtin_ctz(others);
     }
 #else
@@ -362,10 +370,7 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
 #if defined(__SSE2__)
     if (limit - at > 32 && *at == '\n') {
         const intptr_t expected = lines->indent + direction * lines->step;
-        const __m128i spaces = _mm_set1_epi8(' ');
-        const uint32_t low = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 1)), spaces));
-        const uint32_t high = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(at + 17)), spaces));
-        const uint64_t run = (uint64_t)(low | high << 16);
+        const uint64_t run = indentation_run(at);
         // Spaces up to the expected column and none there, and no other whitespace after them.
         if (__builtin_expect((uintptr_t)expected < 32 && (run & ((UINT64_C(2) << expected) - 1)) == (UINT64_C(1) << expected) - 1 &&
                                  at[1 + expected] > ' ',
@@ -400,26 +405,17 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
 /// opened it, a member after a comma where the one before it began (0), a container's closing
 /// bracket (after a member with no comma) one step out (-1). Pretty printers write exactly that;
 /// anything else costs a mispredicted branch.
-#define SLUICE_SKIP_SPACE_EXPECTING(direction)                                                      \
-    if (at >= limit || *at <= ' ') {                                                                \
-        if (at < limit && *at == ' ') at += 1;                                                      \
-        if (at >= limit || *at <= ' ') {                                                            \
-            const uint8_t *const indented = indented_token(at, limit, (direction), &lines);         \
-            if (indented != NULL) {                                                                 \
-                count_line_feed(&lines, at);                                                        \
-                at = indented;                                                                      \
-            } else {                                                                                \
-                at = skip_space(at, base, limit, &lines);                                           \
-                if (at >= limit) goto chunk_done;                                                   \
-            }                                                                                       \
-        }                                                                                           \
-    }
+#define SLUICE_SKIP_SPACE_EXPECTING(direction) SLUICE_SKIP_SPACE_FINDING(indented_token(at, limit, (direction), &lines))
 
-#define SLUICE_SKIP_SPACE()                                                  \
+/// The same without a prediction (`indented_token_found`).
+#define SLUICE_SKIP_SPACE() SLUICE_SKIP_SPACE_FINDING(indented_token_found(at, limit))
+
+/// What both share: `find` gives the usual gap's end, or NULL for the general loop's.
+#define SLUICE_SKIP_SPACE_FINDING(find)                                      \
     if (at >= limit || *at <= ' ') {                                         \
         if (at < limit && *at == ' ') at += 1;                               \
         if (at >= limit || *at <= ' ') {                                     \
-            const uint8_t *const indented = indented_token_found(at, limit); \
+            const uint8_t *const indented = (find);                          \
             if (indented != NULL) {                                          \
                 count_line_feed(&lines, at);                                 \
                 at = indented;                                               \
@@ -788,6 +784,7 @@ finish:;
 }
 #undef SLUICE_SKIP_SPACE
 #undef SLUICE_SKIP_SPACE_EXPECTING
+#undef SLUICE_SKIP_SPACE_FINDING
 #undef SLUICE_COLUMN
 #undef SLUICE_CHECK_ROOM
 #undef SLUICE_AFTER_VALUE
