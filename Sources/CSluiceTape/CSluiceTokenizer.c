@@ -336,9 +336,11 @@ static inline __attribute__((always_inline)) uint32_t indentation_run(const uint
 #endif
 
 /// The usual gap of indented JSON found from the masks alone: `indented_token` without the
-/// prediction, for an array's opening and closing lines. Predicted there too, every site that
-/// canada.json's coordinates pass through carried the prediction's code, and its tokenizing took
-/// 0.3 M instructions more (spills on its numbers' path) for lines that are rare in any document.
+/// prediction, for the gaps `SLUICE_SKIP_SPACE` steps over (an array's opening and closing
+/// lines, around a colon, at the top level). Predicted at an array's opening and closing too,
+/// the sites canada.json's coordinates pass through carried the prediction's code, and its
+/// tokenizing took 0.3 M instructions more (spills on its numbers' path) for lines that are
+/// rare in any document.
 static inline __attribute__((always_inline)) const uint8_t *indented_token_found(const uint8_t *at, const uint8_t *limit) {
 #if defined(__SSE2__)
     if (limit - at > 32 && *at == '\n') {

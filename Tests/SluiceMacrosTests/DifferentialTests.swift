@@ -425,14 +425,16 @@ struct PlainContainerDifferentialTests {
         broken("[9007199254740993, -1]", "[9223372036854775808]"),  // beyond Int64
         broken(#""box": [0, 1.5, 2, 3.25]"#, #""box": null"#),
         broken(#""names": {"7": "seven", "a\u00e9": "accent"}"#, #""names": []"#),
-        // Arrays of 16 elements and more are filled in place: whole, and given up part way.
+        // Arrays are appended to while short and filled in place when long (from 16 elements in
+        // plain containers, from 32 in a property's array): both, whole and given up part way.
         broken("[[1, 2], [], [3]]", "[[1, 2], [], [\(longList { "\($0)" })]]"),
         broken("[[1, 2], [], [3]]", "[[1, 2], [], [\(longList { $0 == 12 ? #""12""# : "\($0)" })]]"),
+        broken("[[1, 2], [], [3]]", "[[1, 2], [], [\(longerList { "\($0)" })]]"),
+        broken("[[1, 2], [], [3]]", "[[1, 2], [], [\(longerList { $0 == 35 ? #""35""# : "\($0)" })]]"),
         broken(#""tags": null"#, #""tags": ["# + longList { #""t\#($0)""# } + "]"),
         broken(#""tags": null"#, #""tags": ["# + longList { $0 == 17 ? "17" : #""t\#($0)""# } + "]"),
         broken(#""tags": null"#, #""tags": []"#),  // empty: no buffer made
-        // A property's array of scalars is appended to up to 31 elements and filled in place from
-        // 32: whole, and given up part way.
+        // The same for a property's array of scalars.
         broken(#""tags": null"#, #""tags": ["# + longerList { #""t\#($0)""# } + "]"),
         broken(#""tags": null"#, #""tags": ["# + longerList { $0 == 37 ? "37" : #""t\#($0)""# } + "]"),
     ]

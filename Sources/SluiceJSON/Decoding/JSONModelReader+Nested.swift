@@ -265,25 +265,7 @@ extension JSONModelReader {
             start.payload - buffer.pointee.firstIndex < buffer.pointee.tokenCount,
             "JSONTape index out of range"
         )
-        if count == 0 { return [] }
-        if count < specializedAppendLimit {
-            // Appended to: see `mapElementsSpecialized` for why a short array is not filled in
-            // place.
-            var elements: [E] = []
-            elements.reserveCapacity(count)
-            for position in 0..<count {
-                guard let element = convert(tokens[position + 1]) else { return nil }
-                elements.append(element)
-            }
-            return elements
-        }
-        return try? [E](unsafeUninitializedCapacity: count) { elements, initialized in
-            for position in 0..<count {
-                guard let element = convert(tokens[position + 1]) else { throw ElementRefused() }
-                (elements.baseAddress! + position).initialize(to: element)
-                initialized = position + 1
-            }
-        }
+        return specializedArray(count: count) { position in convert(tokens[position + 1]) }
     }
 
     /// An array of scalars that ``tokenScalarArray(at:)`` did not take, read as the general path
@@ -304,4 +286,3 @@ extension JSONModelReader {
 
 /// Stops filling an array from its tokens at an element that does not convert (the general read
 /// then reads it, or words its error).
-private struct ElementRefused: Error {}

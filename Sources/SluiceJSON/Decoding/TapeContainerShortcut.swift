@@ -107,28 +107,17 @@ extension TapeDecoder {
 
 extension JSONTape.Value {
     /// ``mapElements(_:)`` for callers specialized for `E` (the generated readers' arrays of
-    /// models): a short array grows by `reserveCapacity` and `append`, which such a caller
-    /// compiles with `[E]`'s storage type known. The uninitialized-capacity initializer that
-    /// ``mapElements(_:)`` uses goes through an entry of the standard library that is never
-    /// specialized and looks the storage type up in the runtime's caches, some 400 instructions
-    /// an array: more than reading a short array's elements. A long array is filled in place,
-    /// where that lookup is less than an `append`'s checks on every element.
+    /// models), built by ``specializedArray(count:_:)``.
     @inlinable @inline(__always)
     func mapElementsSpecialized<E>(_ transform: (JSONTape.Value, Int) throws -> E) rethrows -> [E] {
         precondition(kind == .arrayStart, "mapElements needs an array")
-        let count = self.count
-        guard count < specializedAppendLimit else { return try mapElements(transform) }
-        // Reserving no capacity still makes a new (empty) buffer, some 70 instructions.
-        if count == 0 { return [] }
-        var elements: [E] = []
-        elements.reserveCapacity(count)
         var cursor = index + 1
-        while elements.count < count {
+        // Never `nil`: `transform` gives an element or throws.
+        return try specializedArray(count: count) { position -> E? in
             let end = tape.endOfValue(at: cursor) ?? endIndex - 1
-            elements.append(try transform(JSONTape.Value(tape, from: cursor, to: end), elements.count))
-            cursor = end
-        }
-        return elements
+            defer { cursor = end }
+            return try transform(JSONTape.Value(tape, from: cursor, to: end), position)
+        }.unsafelyUnwrapped
     }
 
     /// The elements of this array, each turned into an `E` by `transform` (given the element and
@@ -157,10 +146,6 @@ extension JSONTape.Value {
         }
     }
 }
-
-/// Up to this many elements, code specialized for the element type builds an array by
-/// `append` into reserved capacity rather than in place (see `mapElementsSpecialized`).
-@inlinable var specializedAppendLimit: Int { 32 }
 
 /// Dictionaries with `String` keys, read member by member: the keys as written (no key strategy
 /// converts them, as in Foundation's JSONDecoder), each value through `decodeValue`.
