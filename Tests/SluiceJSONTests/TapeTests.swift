@@ -98,6 +98,7 @@ struct TapeTests {
         #expect(parser.depth == 2)
         #expect(!parser.isComplete)
         let error = try #require(throws: JSONError.self) { try parser.tape.value(at: 0) }
+        #expect(parser.tape.withTokens { $0.jsonValue(at: 0) } == nil)
         #expect(error.kind == .unexpectedEndOfInput)
         #expect(error.message == "The object at this position has not been fully parsed yet.")
     }
@@ -112,5 +113,29 @@ struct TapeTests {
         try parser.finish()
         #expect(Array(fromArray) == Array(fromData))
         #expect(Array(fromArray) == Array(parser.tape))
+    }
+
+    /// Values whose every kind, nesting, escape and empty container the two builders must agree on.
+    static let builderCases = [
+        #"{"s": "a\"b\\c\n\u00e9\ud83c\udf0a", "o": {"e": {}, "a": [[], [true, false, null], -1.5e-3]}}"#,
+        #"[0, -0, 1E400, 12345678901234567890, "", {"": ""}]"#,
+        #"{"k": 1, "k": 2, "long key of more than sixteen bytes": "and a value as long as it"}"#,
+        #""just a string""#, "7", "null", "[[[[[]]]]]",
+    ]
+
+    @Test(
+        "the package's pointer builder makes the values the tape's reader makes",
+        arguments: builderCases + Fixtures.jsonTestSuite(prefix: "y_")
+    )
+    func pointerBuilder(source: String) throws {
+        let bytes = source.hasSuffix(".json") ? try Fixtures.bytes(ofJSONTestSuiteCase: source) : Array(source.utf8)
+        let tape = try JSONParser.parse(bytes)
+        let expected = try tape.value(at: tape.startIndex).jsonValue()
+        #expect(tape.withTokens { $0.jsonValue(at: tape.startIndex) } == expected)
+        // A value inside the document, where the whole is a container.
+        if case .arrayStart = tape[tape.startIndex].kind, tape.endIndex - tape.startIndex > 2 {
+            let inner = tape.startIndex + 1
+            #expect(tape.withTokens { $0.jsonValue(at: inner) } == (try tape.value(at: inner).jsonValue()))
+        }
     }
 }

@@ -248,6 +248,10 @@ struct ResourceDifferentialTests {
         (#", "relationships": {"author": []}"#, "", ""),
         (#", "relationships": {"author": {"data": 5, "data": null}}"#, "", ""),
         (#", "relationships": {"author": {"meta": 5, "meta": {"x": [1, "a", null]}, "links": null}}"#, "", ""),
+        (
+            #", "relationships": {"author": {"data": null, "meta": {"s": "q\"b\\\n\u00e9", "o": {"e": {}, "a": [[], [true, -1.5e-3]]}}}, "comments": {"data": [], "meta": [{}]}}"#,
+            "", ""
+        ),
         (#", "relationships": {"author": {"data": null, "links": {"self": 5}}}"#, "", ""),
         (#", "relationships": {"comments": {"data": [{"type": "comments", "id": 5}]}}"#, "", ""),
         (#", "attributes": {"metadata": {"word-count": 1, "flags": [], "ratio": "x"}}"#, "", ""),

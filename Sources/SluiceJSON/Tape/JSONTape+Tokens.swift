@@ -81,3 +81,59 @@ extension JSONTape {
         }
     }
 }
+
+extension TapeTokens {
+    /// The value at `index` as a ``JSONValue``, the one ``JSONTape/Value/jsonValue()`` makes;
+    /// `nil` for an array or object not closed yet.
+    ///
+    /// Why a second builder: through `JSONTape.Value`, each member is a value that retains the
+    /// tape, and each text a closure call; for a relationship's small `meta` object that was
+    /// some 1 400 instructions, more than the rest of reading the relationship.
+    package func jsonValue(at index: Int) -> JSONValue? {
+        var position = index
+        return jsonValue(advancing: &position)
+    }
+
+    /// The value whose first token is at `position`; moves `position` past it. Recursion is
+    /// bounded by the parser's depth limit.
+    private func jsonValue(advancing position: inout Int) -> JSONValue? {
+        let token = self[position]
+        position &+= 1
+        switch token.kind {
+        case .null: return .null
+        case .true: return .bool(true)
+        case .false: return .bool(false)
+        case .number: return .number(string(of: token))
+        case .string: return .string(string(of: token))
+        case .arrayStart:
+            guard token.payload >= 0 else { return nil }
+            var elements: [JSONValue] = []
+            if token.length > 0 { elements.reserveCapacity(Int(token.length)) }
+            while self[position].kind != .arrayEnd {
+                guard let element = jsonValue(advancing: &position) else { return nil }
+                elements.append(element)
+            }
+            position &+= 1
+            return .array(elements)
+        case .objectStart:
+            guard token.payload >= 0 else { return nil }
+            // The object's two arrays built directly, as `JSONTape.Value.jsonValue()` builds them.
+            var keys: [String] = []
+            var values: [JSONValue] = []
+            if token.length > 0 {
+                keys.reserveCapacity(Int(token.length))
+                values.reserveCapacity(Int(token.length))
+            }
+            while self[position].kind != .objectEnd {
+                keys.append(string(of: self[position]))
+                position &+= 1
+                guard let value = jsonValue(advancing: &position) else { return nil }
+                values.append(value)
+            }
+            position &+= 1
+            return .object(JSONObject(keys: keys, values: values))
+        case .key, .objectEnd, .arrayEnd:
+            return nil
+        }
+    }
+}

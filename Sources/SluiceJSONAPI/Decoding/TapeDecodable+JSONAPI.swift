@@ -453,9 +453,7 @@ private func plainRelationship(
                 meta = nil
                 break
             }
-            guard let tape = reader.plainMember(field)?.tape, let member = try? tape.value(at: valueIndex),
-                let read = try? member.jsonValue()
-            else { return nil }
+            guard let read = tokens.jsonValue(at: valueIndex) else { return nil }
             meta = read
         case .links:
             guard member.kind != .null else {

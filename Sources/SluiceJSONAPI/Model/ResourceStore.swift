@@ -77,7 +77,9 @@ public final class ResourceStore: @unchecked Sendable {
     public subscript(identity: ResourceIdentity) -> AnyResource? {
         lock.lock()
         defer { lock.unlock() }
-        return tables.pointee.find(type: identity.type, key: identity.key, isLocal: identity.isLocal)
+        return tables.pointee.find(type: identity.type, key: identity.key, isLocal: identity.isLocal).map {
+            AnyResource(storage: $0.takeUnretainedValue())
+        }
     }
 
     /// The resources of the type named `type`, in the order they were added (primary data before
@@ -104,6 +106,16 @@ public final class ResourceStore: @unchecked Sendable {
     /// ``ResourceIdentity`` is made on the way.
     @usableFromInline
     func resource(for identifier: ResourceIdentifier) -> AnyResource? {
+        storage(for: identifier).map { AnyResource(storage: $0.takeUnretainedValue()) }
+    }
+
+    /// The storage of the resource an identifier names, not retained. Safe while the caller holds
+    /// the store: a store never removes or replaces a resource, so each storage lives as long as
+    /// the store. Why: a `Linked` view made from it retains it once, where a resource handed
+    /// back retained, then copied into the view and released, cost two more atomic operations
+    /// for every relationship followed.
+    @usableFromInline
+    func storage(for identifier: ResourceIdentifier) -> Unmanaged<ResourceStorage>? {
         guard identifier.id != nil || identifier.lid != nil else { return nil }
         lock.lock()
         defer { lock.unlock() }
@@ -145,9 +157,9 @@ private struct StoreTables {
     // `resources` and `byName` around every lookup (atomically: a relationship followed paid
     // two atomic operations for them).
     @inline(__always)
-    mutating func find(type: String, key: String, isLocal: Bool) -> AnyResource? {
+    mutating func find(type: String, key: String, isLocal: Bool) -> Unmanaged<ResourceStorage>? {
         guard let number = number(ofType: type), let types else { return nil }
-        return types[number].resource(key: key, isLocal: isLocal)
+        return types[number].storage(key: key, isLocal: isLocal)
     }
 
     mutating func insert(_ resource: AnyResource, identity: ResourceIdentity) -> Bool {
@@ -261,13 +273,14 @@ private struct TypeTable {
         var resource: AnyResource
     }
 
+    /// The storage of the resource with this key, not retained (see `ResourceStore.storage(for:)`).
     @inline(__always)
-    func resource(key: String, isLocal: Bool) -> AnyResource? {
+    func storage(key: String, isLocal: Bool) -> Unmanaged<ResourceStorage>? {
         // An empty table answers before the key is hashed.
         guard slotCount > 0, let entries,
             let index = index(key: key, isLocal: isLocal, hash: hash(key, isLocal: isLocal))
         else { return nil }
-        return entries[index].resource
+        return Unmanaged.passUnretained(entries[index].resource.storage)
     }
 
     @inline(__always)
@@ -476,8 +489,8 @@ public struct Linked<Model: Resource>: Sendable {
         var linked: [Linked<Target>] = []
         linked.reserveCapacity(identifiers.count)
         for identifier in identifiers {
-            if let resource = store.resource(for: identifier),
-                let view = Linked<Target>(resolving: resource, store: store)
+            if let storage = store.storage(for: identifier),
+                let view = Linked<Target>(resolving: storage, store: store)
             {
                 linked.append(view)
             }
@@ -487,8 +500,8 @@ public struct Linked<Model: Resource>: Sendable {
 
     @inlinable
     func resolve<Target>(_ identifier: ResourceIdentifier?) -> Linked<Target>? {
-        guard let identifier, let resource = store.resource(for: identifier) else { return nil }
-        return Linked<Target>(resolving: resource, store: store)
+        guard let identifier, let storage = store.storage(for: identifier) else { return nil }
+        return Linked<Target>(resolving: storage, store: store)
     }
 
     /// This resource as a `T`, for polymorphic relationships (`Linked<AnyResource>`).
@@ -509,6 +522,21 @@ extension Linked {
             self.init(model, store: store)
         } else {
             return nil
+        }
+    }
+}
+
+extension Linked {
+    /// A view of the resource whose storage the store handed back unretained
+    /// (`ResourceStore.storage(for:)`): the view retains it once, and its model type is checked
+    /// before anything is retained.
+    @inlinable
+    init?(resolving storage: Unmanaged<ResourceStorage>, store: ResourceStore) {
+        let resolved = storage.takeUnretainedValue()
+        if Model.self == AnyResource.self || resolved.modelType == ObjectIdentifier(Model.self) {
+            self.init(storage: resolved, store: store)
+        } else {
+            self.init(resolving: AnyResource(storage: resolved), store: store)
         }
     }
 }
