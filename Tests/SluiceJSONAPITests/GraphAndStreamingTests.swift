@@ -167,4 +167,36 @@ struct AnyResourceCastTests {
         #expect(base.as(Base.self)?.id == "8")
         #expect(AnyResource(type: "x", identity: nil, model: nil, raw: nil).as(Person.self) == nil)
     }
+
+    struct Shelf: Resource {
+        static let resourceType = "shelves"
+        var id: String
+        var top: ToOne<Base>
+        var all: ToMany<Base>
+        var stray: ToOne<Base>
+        var any: ToOne<AnyResource>
+    }
+
+    @Test("relationships resolve to their exact type, a subclass as its superclass, and nothing else")
+    func linkedCasts() throws {
+        let json = #"""
+            {"data": {"type": "shelves", "id": "1", "relationships": {
+                "top": {"data": {"type": "deriveds", "id": "7"}},
+                "all": {"data": [{"type": "deriveds", "id": "7"}, {"type": "people", "id": "3"},
+                                 {"type": "bases", "id": "8"}, {"type": "bases", "id": "9"}]},
+                "stray": {"data": {"type": "people", "id": "3"}},
+                "any": {"data": {"type": "people", "id": "3"}}}},
+             "included": [{"type": "deriveds", "id": "7"}, {"type": "bases", "id": "8"},
+                          {"type": "people", "id": "3", "attributes": {"firstName": "A", "lastName": "B"}}]}
+            """#
+        let decoder = JSONAPIDecoder(registry: [Shelf.self, Base.self, Derived.self, Person.self])
+        let shelf = try decoder.decode(Linked<Shelf>.self, from: Data(json.utf8)).data
+        #expect(shelf.top?.id == "7")
+        #expect(shelf.top?.model is Derived)
+        // The person is left out as another type; bases 9 is not in the document.
+        #expect(shelf.all.map(\.id) == ["7", "8"])
+        #expect(shelf.stray == nil)
+        #expect(shelf.any?.type == "people")
+        #expect(shelf.any?.as(Person.self)?.firstName == "A")
+    }
 }
