@@ -5,7 +5,7 @@
 //     Profile MODE N [ARTICLES]
 //
 // Modes: jsonapi-{general,generated}-{whole,stream}, jsonapi-foundation, jsonapi-flatten
-// (ARTICLES, default 2000);
+// (ARTICLES, default 2000; SLUICE_DOC=FILE reads that document instead, to weigh a variant of it);
 // jsonapi-document writes the generated document to standard output and exits;
 // {twitter,citm_catalog,canada}-{general,generated,foundation,tape} (corpora from SLUICE_CORPORA,
 // which scripts/profile.sh sets), with the suites' models, a subset of each corpus's fields;
