@@ -12,9 +12,9 @@ import SluiceJSON
 /// another appends a page to it (`Document.appending(_:)` adds to the shared store).
 public final class ResourceStore: @unchecked Sendable {
     // How resources are found (linking by index): types are numbered in the order they are met
-    // (a decoder numbers its registry's types first), each type keeps its resources in an array
-    // in the order they were added, and an identity is found as (type number, id) through a small
-    // open-addressing table per type (a decimal id is its own hash, any other key is hashed by its
+    // (a decoder numbers its registry's types first), each type keeps its resources in a table
+    // whose entries are in the order they were added, and an identity is found as (type number,
+    // id) through the table's open addressing (a decimal id is its own hash, any other key is hashed by its
     // UTF-8 bytes; see `TypeTable.hash`). A lookup costs a short
     // comparison of type names, one cheap hash and usually one comparison of ids; the
     // `[ResourceIdentity: AnyResource]` dictionary it replaced hashed two Strings with SipHash and
@@ -83,7 +83,8 @@ public final class ResourceStore: @unchecked Sendable {
     }
 
     /// The resources of the type named `type`, in the order they were added (primary data before
-    /// included resources, each in document order); empty when the store holds none.
+    /// included resources, each in document order); empty when the store holds none. Made anew at
+    /// each call, in time proportional to their number.
     ///
     /// ```swift
     /// let people = document.store.resources(ofType: "people")
@@ -92,7 +93,7 @@ public final class ResourceStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let number = tables.pointee.number(ofType: type) else { return [] }
-        return tables.pointee.resources[number]
+        return tables.pointee.resources(ofTypeNumber: number)
     }
 
     /// The model an identifier names, if the document holds it and it is a `T`.
@@ -140,8 +141,6 @@ private struct StoreTables {
     private var types: UnsafeMutablePointer<TypeTable>?
     private var typeCount = 0
     private var typeCapacity = 0
-    /// The resources of each type in the order added, by type number.
-    var resources: [[AnyResource]] = []
     /// Type numbers by name, once there are too many types for a scan of the names to be quick.
     var byName: [String: Int] = [:]
     var total = 0
@@ -154,7 +153,7 @@ private struct StoreTables {
     // taking it out costs no retain. `mutating` though it changes nothing: called on
     // `tables.pointee`, a non-mutating method got a copy of the whole struct, since the name
     // comparison is a call the compiler cannot see into, and the copy retained and released
-    // `resources` and `byName` around every lookup (atomically: a relationship followed paid
+    // `byName` (and an array of each type's resources, since dropped) around every lookup (atomically: a relationship followed paid
     // two atomic operations for them).
     @inline(__always)
     mutating func find(type: String, key: String, isLocal: Bool) -> Unmanaged<ResourceStorage>? {
@@ -165,9 +164,14 @@ private struct StoreTables {
     mutating func insert(_ resource: AnyResource, identity: ResourceIdentity) -> Bool {
         let number = numberAdding(type: identity.type)
         guard types![number].insert(resource, key: identity.key, isLocal: identity.isLocal) else { return false }
-        resources[number].append(resource)
         total += 1
         return true
+    }
+
+    /// The resources of type `number`, in the order added: its table's entries. (Kept only there:
+    /// an array of them beside the table cost every resource a retain, a release and an append.)
+    func resources(ofTypeNumber number: Int) -> [AnyResource] {
+        types.map { $0[number].resources } ?? []
     }
 
     /// The number of the type named `name`, if it has one (`mutating` for `find`'s reason).
@@ -212,7 +216,6 @@ private struct StoreTables {
         (names! + typeCount).initialize(to: name)
         (types! + typeCount).initialize(to: TypeTable())
         typeCount += 1
-        resources.append([])
         if typeCount > Self.scannedTypes {
             if byName.isEmpty {
                 for number in 0..<typeCount { byName[names![number]] = number }
@@ -299,6 +302,12 @@ private struct TypeTable {
             slot = (slot + 1) & mask
         }
         return nil
+    }
+
+    /// Every resource in the table, in the order added.
+    var resources: [AnyResource] {
+        guard let entries else { return [] }
+        return UnsafeBufferPointer(start: entries, count: count).map(\.resource)
     }
 
     /// Adds `resource` under its identity unless one is there already.
