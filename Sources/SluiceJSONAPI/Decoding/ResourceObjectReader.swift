@@ -132,7 +132,7 @@ final class ResourceObjectReader {
         guard let typeValue = view.type else {
             throw JSONAPIDecodingError(
                 pointer: pointer,
-                position: value.position,
+                position: view.value.position,
                 message: SpecificationText.resourceWithoutType
             )
         }
@@ -194,15 +194,15 @@ final class ResourceObjectReader {
         if let rawEncoding {
             // The tape straight into bytes; the shapes the encoding leaves go through RawResource,
             // whose decoding reports any fault as always.
-            if let refusal = rawEncoding.nulRefusal, let (holder, inner) = value.firstTextHoldingNUL() {
+            if let refusal = rawEncoding.nulRefusal, let (holder, inner) = view.value.firstTextHoldingNUL() {
                 throw JSONAPIDecodingError(pointer: pointer + inner, position: holder.position, message: refusal)
             }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(encodedSizeHint)
-            if !rawEncoding.fromTape(value, specContext, &bytes) {
+            if !rawEncoding.fromTape(view.value, specContext, &bytes) {
                 bytes.removeAll(keepingCapacity: true)
                 rawEncoding.fromRawResource(
-                    try decode(RawResource.self, from: value, pointer: pointer, as: .resource),
+                    try decode(RawResource.self, from: view.value, pointer: pointer, as: .resource),
                     &bytes
                 )
             }
@@ -210,7 +210,7 @@ final class ResourceObjectReader {
             // No identity: the bytes carry the key, and a String per key is what they save.
             return AnyResource(type: typeName, encoded: bytes)
         }
-        let raw = try decode(RawResource.self, from: value, pointer: pointer, as: .resource)
+        let raw = try decode(RawResource.self, from: view.value, pointer: pointer, as: .resource)
         return AnyResource(type: typeName, identity: raw.identity, model: nil, raw: raw)
     }
 
