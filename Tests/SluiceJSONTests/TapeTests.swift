@@ -115,7 +115,8 @@ struct TapeTests {
         #expect(Array(fromArray) == Array(parser.tape))
     }
 
-    /// Values whose every kind, nesting, escape and empty container the two builders must agree on.
+    /// Values whose every kind, nesting, escape and empty container `jsonValue()` must make as the
+    /// tape's reader walks them.
     static let builderCases = [
         #"{"s": "a\"b\\c\n\u00e9\ud83c\udf0a", "o": {"e": {}, "a": [[], [true, false, null], -1.5e-3]}}"#,
         #"[0, -0, 1E400, 12345678901234567890, "", {"": ""}]"#,
@@ -123,19 +124,44 @@ struct TapeTests {
         #""just a string""#, "7", "null", "[[[[[]]]]]",
     ]
 
+    /// The value as the tape's public reader walks it: members, elements and texts one by one,
+    /// the reference `jsonValue()` (built from the tape's token pointers) is held to.
+    static func walked(_ value: JSONTape.Value) throws -> JSONValue {
+        switch value.kind {
+        case .null: return .null
+        case .true: return .bool(true)
+        case .false: return .bool(false)
+        case .number: return .number(try value.numberText())
+        case .string: return .string(try value.string())
+        case .arrayStart: return .array(try value.elements().map(walked))
+        case .objectStart: return .object(JSONObject(try value.members().map { ($0.key, try walked($0.value)) }))
+        case .key, .objectEnd, .arrayEnd:
+            Issue.record("a value never starts at \(value.kind)")
+            return .null
+        }
+    }
+
     @Test(
-        "the package's pointer builder makes the values the tape's reader makes",
+        "jsonValue() makes the values the tape's reader walks, and writes the text the tape writes",
         arguments: builderCases + Fixtures.jsonTestSuite(prefix: "y_")
     )
     func pointerBuilder(source: String) throws {
         let bytes = source.hasSuffix(".json") ? try Fixtures.bytes(ofJSONTestSuiteCase: source) : Array(source.utf8)
         let tape = try JSONParser.parse(bytes)
-        let expected = try tape.value(at: tape.startIndex).jsonValue()
+        let root = try tape.value(at: tape.startIndex)
+        let expected = try Self.walked(root)
         #expect(tape.withTokens { $0.jsonValue(at: tape.startIndex) } == expected)
+        #expect(try root.jsonValue() == expected)
+        // The same through text: the value written back equals the tape's own compact writing.
+        var written: [UInt8] = []
+        try root.jsonValue().write(into: &written)
+        var fromTape: [UInt8] = []
+        root.writeJSON(into: &fromTape)
+        #expect(written == fromTape)
         // A value inside the document, where the whole is a container.
         if case .arrayStart = tape[tape.startIndex].kind, tape.endIndex - tape.startIndex > 2 {
             let inner = tape.startIndex + 1
-            #expect(tape.withTokens { $0.jsonValue(at: inner) } == (try tape.value(at: inner).jsonValue()))
+            #expect(tape.withTokens { $0.jsonValue(at: inner) } == (try Self.walked(tape.value(at: inner))))
         }
     }
 }

@@ -49,10 +49,10 @@ let printsResults = ProcessInfo.processInfo.environment["SLUICE_PRINT"] == "1"
 
 /// The input of a mode: the generated JSON:API document or a corpus file.
 func input(for mode: String) throws -> [UInt8] {
-    if mode.hasPrefix("jsonapi"), let path = ProcessInfo.processInfo.environment["SLUICE_DOC"] {
-        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-    }
     if mode.hasPrefix("jsonapi") {
+        if let path = ProcessInfo.processInfo.environment["SLUICE_DOC"] {
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
         var bytes: [UInt8] = []
         SampleDocumentGenerator(articles: articles).write { bytes.append(contentsOf: $0) }
         return bytes

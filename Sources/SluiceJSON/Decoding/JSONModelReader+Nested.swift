@@ -283,6 +283,3 @@ extension JSONModelReader {
         }
     }
 }
-
-/// Stops filling an array from its tokens at an element that does not convert (the general read
-/// then reads it, or words its error).

@@ -83,12 +83,9 @@ extension JSONTape {
 }
 
 extension TapeTokens {
-    /// The value at `index` as a ``JSONValue``, the one ``JSONTape/Value/jsonValue()`` makes;
-    /// `nil` for an array or object not closed yet.
-    ///
-    /// Why a second builder: through `JSONTape.Value`, each member is a value that retains the
-    /// tape, and each text a closure call; for a relationship's small `meta` object that was
-    /// some 1 400 instructions, more than the rest of reading the relationship.
+    /// The value at `index` as a ``JSONValue`` (what ``JSONTape/Value/jsonValue()`` returns, and
+    /// what the generated readers keep of a relationship's `meta`); `nil` for an array or object
+    /// not closed yet.
     package func jsonValue(at index: Int) -> JSONValue? {
         var position = index
         return jsonValue(advancing: &position)
@@ -117,7 +114,8 @@ extension TapeTokens {
             return .array(elements)
         case .objectStart:
             guard token.payload >= 0 else { return nil }
-            // The object's two arrays built directly, as `JSONTape.Value.jsonValue()` builds them.
+            // The object's two arrays built directly: through an array of pairs, each object
+            // cost a third allocation and two more passes.
             var keys: [String] = []
             var values: [JSONValue] = []
             if token.length > 0 {

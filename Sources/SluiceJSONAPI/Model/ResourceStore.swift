@@ -14,9 +14,9 @@ public final class ResourceStore: @unchecked Sendable {
     // How resources are found (linking by index): types are numbered in the order they are met
     // (a decoder numbers its registry's types first), each type keeps its resources in a table
     // whose entries are in the order they were added, and an identity is found as (type number,
-    // id) through the table's open addressing (a decimal id is its own hash, any other key is hashed by its
-    // UTF-8 bytes; see `TypeTable.hash`). A lookup costs a short
-    // comparison of type names, one cheap hash and usually one comparison of ids; the
+    // id) through the table's open addressing (a decimal id is its own hash, any other key is
+    // hashed by its UTF-8 bytes; see `TypeTable.hash`). A lookup costs a short comparison of type
+    // names, one cheap hash and usually one comparison of ids; the
     // `[ResourceIdentity: AnyResource]` dictionary it replaced hashed two Strings with SipHash and
     // built an identity value for every relationship followed.
     //
@@ -153,8 +153,8 @@ private struct StoreTables {
     // taking it out costs no retain. `mutating` though it changes nothing: called on
     // `tables.pointee`, a non-mutating method got a copy of the whole struct, since the name
     // comparison is a call the compiler cannot see into, and the copy retained and released
-    // `byName` (and an array of each type's resources, since dropped) around every lookup (atomically: a relationship followed paid
-    // two atomic operations for them).
+    // `byName` around every lookup (atomically: a relationship followed paid two atomic
+    // operations for it).
     @inline(__always)
     mutating func find(type: String, key: String, isLocal: Bool) -> Unmanaged<ResourceStorage>? {
         guard let number = number(ofType: type), let types else { return nil }
@@ -168,8 +168,9 @@ private struct StoreTables {
         return true
     }
 
-    /// The resources of type `number`, in the order added: its table's entries. (Kept only there:
-    /// an array of them beside the table cost every resource a retain, a release and an append.)
+    /// The resources of type `number`, in the order added: its table's entries, where alone they
+    /// are kept (an array of them beside the table cost every resource a retain, a release and an
+    /// append).
     func resources(ofTypeNumber number: Int) -> [AnyResource] {
         types.map { $0[number].resources } ?? []
     }
@@ -538,7 +539,9 @@ extension Linked {
 extension Linked {
     /// A view of the resource whose storage the store handed back unretained
     /// (`ResourceStore.storage(for:)`): the view retains it once, and its model type is checked
-    /// before anything is retained.
+    /// before anything is retained; a class model seen as its superclass goes to the initializer
+    /// above. (That one does not come here in turn: through `Unmanaged`, the document's primary
+    /// views, which it makes, cost two retains more each.)
     @inlinable
     init?(resolving storage: Unmanaged<ResourceStorage>, store: ResourceStore) {
         let resolved = storage.takeUnretainedValue()
