@@ -168,6 +168,47 @@ struct ResourceStoreTests {
         #expect(document.store.resolve(ResourceIdentifier(type: "people"), as: StorePerson.self) == nil)
     }
 
+    @Test("views outlive the document and the models they were made from")
+    func viewsKeepWhatTheyRead() throws {
+        let json = #"""
+            {"data": {"type": "articles", "id": "1", "attributes": {"title": "A title longer than fifteen bytes"},
+                      "relationships": {"author": {"data": {"type": "people", "id": "9"}},
+                                        "comments": {"data": [{"type": "comments", "id": "5"}]}}},
+             "included": [{"type": "people", "id": "9", "attributes": {"name": "Ann, named at some length"}},
+                          {"type": "comments", "id": "5", "attributes": {"body": "A body past the small form"},
+                           "relationships": {"author": {"data": {"type": "people", "id": "9"}}}}]}
+            """#
+        let decoder = JSONAPIDecoder(registry: [StoreArticle.self, StorePerson.self, StoreComment.self])
+        // Views reached through relationships, kept after the document and the primary view go:
+        // the store they hold keeps every resource they stand for.
+        var (author, comment): (Linked<StorePerson>?, Linked<StoreComment>?) = (nil, nil)
+        weak var weakStore: ResourceStore?
+        do {
+            let document = try decoder.decode(Linked<StoreArticle>.self, from: Data(json.utf8))
+            weakStore = document.store
+            author = document.data.author
+            comment = document.data.comments.first
+        }
+        #expect(weakStore != nil)
+        #expect(author?.name == "Ann, named at some length")
+        #expect(comment?.body == "A body past the small form")
+        #expect(comment?.author?.name == "Ann, named at some length")
+        let copies = Array(repeating: comment, count: 3)
+        author = nil
+        comment = nil
+        #expect(copies.compactMap { $0?.author?.name }.count == 3)
+        // A view made from a model (the store does not hold it) keeps its own copy.
+        let store = ResourceStore()
+        var made: Linked<StorePerson>? = Linked(
+            StorePerson(id: "7", name: String(repeating: "long name ", count: 4)),
+            store: store
+        )
+        let kept = made
+        made = nil
+        #expect(kept?.name == String(repeating: "long name ", count: 4))
+        #expect(kept?.as(StorePerson.self)?.id == "7")
+    }
+
     @Test("readers and a writer at once: pages appended while other tasks resolve")
     func concurrentReads() async throws {
         let store = ResourceStore()

@@ -447,28 +447,48 @@ private struct TypeTable {
 @dynamicMemberLookup
 public struct Linked<Model: Resource>: Sendable {
     /// The resource the view stands for. For any `Model` but ``AnyResource`` it is a
-    /// `ModelStorage<Model>`: a view is two references, so that copying one, or making one for
-    /// each relationship followed, costs two retains rather than a copy of the model's fields.
-    @usableFromInline let storage: ResourceStorage
+    /// `ModelStorage<Model>`: a view is references, so that copying one, or making one for each
+    /// relationship followed, costs retains rather than a copy of the model's fields.
+    ///
+    /// Not retained by the view: `owner` keeps it alive, or, when that is `nil`, the store does
+    /// (a store never removes a resource). Why: a view made by following a relationship lands on
+    /// a resource no code has touched for a while, and retaining it cost an atomic write to a
+    /// cold cache line, and another to release it, for every relationship followed.
+    @usableFromInline unowned(unsafe) let storage: ResourceStorage
     /// The document's resources.
     public let store: ResourceStore
+    /// `storage`, retained, when the store may not hold it: a view made from a model or from a
+    /// resource handed in (primary data without an identity, a duplicate the store turned away).
+    /// `nil` for the views relationships resolve to, whose storage the store's tables hold.
+    @usableFromInline let owner: ResourceStorage?
 
     /// Creates a view of `model` through `store`.
     public init(_ model: Model, store: ResourceStore) {
+        let storage: ResourceStorage
         if let resource = model as? AnyResource {
             storage = resource.storage
         } else {
             storage = ModelStorage(model, type: Model.resourceType, identity: nil, raw: nil)
         }
-        self.store = store
+        self.init(storage: storage, store: store)
     }
 
     /// A view of the resource in `storage`, which must be a `ModelStorage<Model>` unless `Model`
-    /// is ``AnyResource``.
+    /// is ``AnyResource``; the view keeps it alive.
     @usableFromInline
     init(storage: ResourceStorage, store: ResourceStore) {
         self.storage = storage
         self.store = store
+        self.owner = storage
+    }
+
+    /// A view of a resource the store holds (one a lookup in it handed back): the store keeps
+    /// it alive, so the view does not retain it.
+    @usableFromInline
+    init(heldBy store: ResourceStore, storage: ResourceStorage) {
+        self.storage = storage
+        self.store = store
+        self.owner = nil
     }
 
     /// The resource's model.
@@ -488,7 +508,11 @@ public struct Linked<Model: Resource>: Sendable {
     @inlinable
     public subscript<Value>(dynamicMember keyPath: KeyPath<Model, Value>) -> Value {
         if Model.self == AnyResource.self { return model[keyPath: keyPath] }
-        return unsafeDowncast(storage, to: ModelStorage<Model>.self).model[keyPath: keyPath]
+        // Read through a borrowed reference: loaded from the unretained `storage` as a strong
+        // one, the whole model was copied out before the field was picked.
+        return Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef {
+            unsafeDowncast($0, to: ModelStorage<Model>.self).model[keyPath: keyPath]
+        }
     }
 
     /// A to-one relationship, resolved.
@@ -561,16 +585,19 @@ extension Linked {
 
 extension Linked {
     /// A view of the resource whose storage the store handed back unretained
-    /// (`ResourceStore.storage(for:)`): the view retains it once, and its model type is checked
-    /// before anything is retained; a class model seen as its superclass goes to the initializer
-    /// above. (That one does not come here in turn: through `Unmanaged`, the document's primary
-    /// views, which it makes, cost two retains more each.)
+    /// (`ResourceStore.storage(for:)`): the store keeps it alive, so the view retains only the
+    /// store; its model type is checked first. A class model seen as its superclass goes to the
+    /// initializer above, whose view owns the copy it makes. (That one does not come here in
+    /// turn: through `Unmanaged`, the document's primary views, which it makes, cost two retains
+    /// more each.)
     @inlinable
     init?(resolving storage: Unmanaged<ResourceStorage>, store: ResourceStore) {
-        let resolved = storage.takeUnretainedValue()
-        if Model.self == AnyResource.self || resolved.modelType == ObjectIdentifier(Model.self) {
-            self.init(storage: resolved, store: store)
+        if Model.self == AnyResource.self
+            || storage._withUnsafeGuaranteedRef({ $0.modelType }) == ObjectIdentifier(Model.self)
+        {
+            self.init(heldBy: store, storage: storage.takeUnretainedValue())
         } else {
+            let resolved = storage.takeUnretainedValue()
             self.init(resolving: AnyResource(storage: resolved), store: store)
         }
     }
