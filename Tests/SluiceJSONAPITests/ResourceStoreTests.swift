@@ -168,6 +168,31 @@ struct ResourceStoreTests {
         #expect(document.store.resolve(ResourceIdentifier(type: "people"), as: StorePerson.self) == nil)
     }
 
+    @Test("an id resolves whether its String is held in the small form or on the heap")
+    func idsInEitherForm() {
+        // Short ids are kept inside the String value, the same text built up with spare room is
+        // kept on the heap; the store hashes the two forms by different paths.
+        func heapForm(_ text: String) -> String {
+            var string = ""
+            string.reserveCapacity(64)
+            string.append(text)
+            return string
+        }
+        let ids = ["0", "7", "10", "00", "01", "123456789", "123456789012345", "12345678901234", "1a", "a1", " 1", "-1", "é1", "99999999"]
+        let store = ResourceStore()
+        for (index, id) in ids.enumerated() {
+            let stored = index % 2 == 0 ? id : heapForm(id)
+            #expect(store.add(raw("people", id: stored)))
+        }
+        for (index, id) in ids.enumerated() {
+            let asked = index % 2 == 0 ? heapForm(id) : id
+            #expect(store[ResourceIdentity(type: "people", id: asked)]?.id == id, "id \(id)")
+            #expect(store.resolve(ResourceIdentifier(type: "people", id: asked), as: AnyResource.self)?.id == id)
+        }
+        #expect(store[ResourceIdentity(type: "people", id: "8")] == nil)
+        #expect(store[ResourceIdentity(type: "people", id: heapForm("1234567890123456"))] == nil)
+    }
+
     @Test("views outlive the document and the models they were made from")
     func viewsKeepWhatTheyRead() throws {
         let json = #"""

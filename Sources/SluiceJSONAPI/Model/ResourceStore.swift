@@ -422,6 +422,7 @@ private struct TypeTable {
     /// bytes (see `ByteHash`), seeded apart.
     @inline(__always)
     private func hash(_ key: String, isLocal: Bool) -> UInt64 {
+        if !isLocal && !scrambled, let value = Self.smallDecimalValue(key) { return value }
         var key = key
         return key.withUTF8 { bytes in
             if !isLocal && !scrambled, let value = decimalIDValue(UnsafeRawBufferPointer(bytes)) { return value }
@@ -430,6 +431,38 @@ private struct TypeTable {
                 seed: isLocal ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D
             )
         }
+    }
+
+    /// `decimalIDValue` of a key held in Swift's small form (up to 15 ASCII bytes, kept in the
+    /// String value itself, as nearly every id is), read from the value's two words; `nil` for
+    /// any other key, which `hash` reads through `withUTF8`. Why: copying the bytes out for
+    /// `withUTF8` and the call to parse them were half of a lookup's instructions, and every
+    /// resource added and every relationship followed hashes its id.
+    ///
+    /// The layout read is the standard library's, fixed by its ABI on 64-bit platforms: the
+    /// bytes in order from the low byte of the first word, then the second word's low seven
+    /// bytes; that word's top nibble 0xE marks a small ASCII string, the next its byte count.
+    @inline(__always)
+    static func smallDecimalValue(_ key: String) -> UInt64? {
+        #if _endian(little) && (arch(x86_64) || arch(arm64))
+        let (low, high) = unsafeBitCast(key, to: (UInt64, UInt64).self)
+        guard high >> 60 == 0xE else { return nil }
+        let count = Int(truncatingIfNeeded: (high >> 56) & 0xF)
+        // No leading zero but in "0" itself, as `decimalIDValue` has it.
+        guard count > 0, low & 0xFF != UInt64(UInt8(ascii: "0")) || count == 1 else { return nil }
+        var value: UInt64 = 0
+        var word = low
+        for index in 0..<count {
+            if index == 8 { word = high }
+            let digit = UInt8(truncatingIfNeeded: word) &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ UInt64(digit)
+            word >>= 8
+        }
+        return value
+        #else
+        return nil
+        #endif
     }
 }
 
