@@ -551,13 +551,27 @@ public struct Linked<Model: Resource>: Sendable {
     /// A to-one relationship, resolved.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>>) -> Linked<Target>? {
-        resolve(self[dynamicMember: keyPath].identifier)
+        follow { $0[keyPath: keyPath].identifier }
     }
 
     /// An optional to-one relationship, resolved.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>?>) -> Linked<Target>? {
-        resolve(self[dynamicMember: keyPath]?.identifier)
+        follow { $0[keyPath: keyPath]?.identifier }
+    }
+
+    /// The resource named by the identifier `read` takes from the model, found while the model
+    /// is borrowed where the storage holds it. Why: the relationship taken out first was copied
+    /// whole (through the runtime's generic witnesses for its optional fields), then its
+    /// identifier, which cost more than the lookup.
+    @inlinable @inline(__always)
+    func follow<Target>(_ read: (Model) -> ResourceIdentifier?) -> Linked<Target>? {
+        if Model.self == AnyResource.self { return resolve(read(model)) }
+        let found = Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef { object in
+            read(unsafeDowncast(object, to: ModelStorage<Model>.self).model).flatMap { store.storage(for: $0) }
+        }
+        guard let found else { return nil }
+        return Linked<Target>(resolving: found, store: store)
     }
 
     /// A to-many relationship, resolved; members the document does not include are left out.
