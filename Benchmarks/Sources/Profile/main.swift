@@ -4,7 +4,9 @@
 //
 //     Profile MODE N [ARTICLES]
 //
-// Modes: jsonapi-{general,generated}-{whole,stream}, jsonapi-foundation, jsonapi-flatten
+// Modes: jsonapi-{general,generated}-{whole,stream}, jsonapi-foundation, jsonapi-flatten,
+// jsonapi-generated-phases (the generated whole-document run with the median CPU time of its
+// decode, its walk over the links and its release printed on standard error)
 // (ARTICLES, default 2000; SLUICE_DOC=FILE reads that document instead, to weigh a variant of it);
 // jsonapi-document writes the generated document to standard output and exits;
 // {twitter,citm_catalog,canada}-{general,generated,foundation,tape} (corpora from SLUICE_CORPORA,
@@ -69,6 +71,7 @@ func run(_ mode: String, _ bytes: [UInt8]) async throws {
     switch mode {
     case "jsonapi-general-whole": consume(try SluiceModels.wholeDocument(bytes, threads: threads))
     case "jsonapi-generated-whole": consume(try GeneratedModels.wholeDocument(bytes, threads: threads))
+    case "jsonapi-generated-phases": try phases(bytes)
     case "jsonapi-general-stream": consume(try await SluiceModels.streaming(bytes, threads: threads))
     case "jsonapi-generated-stream": consume(try await GeneratedModels.streaming(bytes, threads: threads))
     case "jsonapi-foundation": consume(try CodableModels.decodeAndLink(Data(bytes)))
@@ -92,6 +95,28 @@ func run(_ mode: String, _ bytes: [UInt8]) async throws {
         FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
         exit(2)
     }
+}
+
+/// The CPU time of each phase of `jsonapi-generated-whole`, one list per phase: the decode, the
+/// checksum's walk over the links, and the release of the document.
+nonisolated(unsafe) var phaseTimes: [[Double]] = [[], [], []]
+
+/// `jsonapi-generated-whole` in its three phases, each timed (`phaseTimes`): where the time of a
+/// decode and link goes, to set beside a peer's own phases.
+func phases(_ bytes: [UInt8]) throws {
+    let start = processCPUTime()
+    var document: Document<[Linked<GeneratedModels.Article>]>? = try GeneratedModels.decoder(threads).decode(
+        [Linked<GeneratedModels.Article>].self,
+        from: bytes
+    )
+    let decoded = processCPUTime()
+    consume(GeneratedModels.checksum(of: document!))
+    let linked = processCPUTime()
+    document = nil
+    let released = processCPUTime()
+    phaseTimes[0].append(decoded - start)
+    phaseTimes[1].append(linked - decoded)
+    phaseTimes[2].append(released - linked)
 }
 
 /// `sluice flatten`'s work on the generated document, read from a file as the command reads it:
@@ -191,6 +216,11 @@ Task.detached {
             FileHandle.standardError.write(
                 Data("\(mode) median \(String(format: "%.3f", median * 1000)) ms of \(times.count)\n".utf8)
             )
+        }
+        if !phaseTimes[0].isEmpty {
+            let medians = phaseTimes.map { $0.sorted()[$0.count / 2] * 1000 }
+            let line = String(format: "decode %.2f ms, link %.2f ms, release %.2f ms", medians[0], medians[1], medians[2])
+            FileHandle.standardError.write(Data("\(mode) medians of \(phaseTimes[0].count): \(line)\n".utf8))
         }
     } catch {
         failure = error

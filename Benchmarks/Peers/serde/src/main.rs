@@ -15,6 +15,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::process::exit;
+use std::time::Instant;
 
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
@@ -844,11 +845,22 @@ mod jsonapi {
 /// Decodes `bytes` `runs` times, each result alive until the next decode starts, and does `each`
 /// to every result (the JSON:API modes link every document, as msgspec_anchor.py does); returns
 /// what `each` gave for the last.
+///
+/// With PEER_PHASES=1 in the environment it also prints, on standard error, the median wall time
+/// of each phase: the decode, `each` (the link), and the drop of the result (timed as the next
+/// run starts, so runs - 1 of them), to set beside the Profile harness's jsonapi-generated-phases.
 fn repeat<T: DeserializeOwned, C>(bytes: &[u8], runs: u64, each: impl Fn(&T) -> C) -> C {
+    let timed = std::env::var("PEER_PHASES").map_or(false, |value| value == "1");
+    let mut phases: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     let mut last: Option<T> = None;
     let mut outcome = None;
     for _ in 0..runs {
-        drop(last.take());
+        let start = Instant::now();
+        if let Some(previous) = last.take() {
+            drop(previous);
+            phases[2].push(start.elapsed().as_secs_f64());
+        }
+        let start = Instant::now();
         let decoded: T = match serde_json::from_slice(bytes) {
             Ok(decoded) => decoded,
             Err(error) => {
@@ -856,8 +868,24 @@ fn repeat<T: DeserializeOwned, C>(bytes: &[u8], runs: u64, each: impl Fn(&T) -> 
                 exit(1)
             }
         };
+        let decoded_at = Instant::now();
         outcome = Some(each(&decoded));
+        phases[0].push((decoded_at - start).as_secs_f64());
+        phases[1].push(decoded_at.elapsed().as_secs_f64());
         last = Some(decoded);
+    }
+    if timed {
+        let median = |times: &mut Vec<f64>| {
+            times.sort_by(|a, b| a.total_cmp(b));
+            times.get(times.len() / 2).map_or(f64::NAN, |time| time * 1000.0)
+        };
+        let [decode, link, release] = &mut phases;
+        eprintln!(
+            "serde_peer medians of {runs}: decode {:.2} ms, link {:.2} ms, release {:.2} ms",
+            median(decode),
+            median(link),
+            median(release)
+        );
     }
     outcome.expect("at least one run")
 }
