@@ -178,7 +178,10 @@ struct ResourceStoreTests {
             string.append(text)
             return string
         }
-        let ids = ["0", "7", "10", "00", "01", "123456789", "123456789012345", "12345678901234", "1a", "a1", " 1", "-1", "é1", "99999999"]
+        let ids = [
+            "0", "7", "10", "00", "01", "123456789", "123456789012345", "12345678901234", "1a", "a1", " 1", "-1",
+            "é1", "99999999",
+        ]
         let store = ResourceStore()
         for (index, id) in ids.enumerated() {
             let stored = index % 2 == 0 ? id : heapForm(id)
