@@ -105,10 +105,7 @@ nonisolated(unsafe) var phaseTimes: [[Double]] = [[], [], []]
 /// decode and link goes, to set beside a peer's own phases.
 func phases(_ bytes: [UInt8]) throws {
     let start = processCPUTime()
-    var document: Document<[Linked<GeneratedModels.Article>]>? = try GeneratedModels.decoder(threads).decode(
-        [Linked<GeneratedModels.Article>].self,
-        from: bytes
-    )
+    var document = Optional(try GeneratedModels.document(bytes, threads: threads))
     let decoded = processCPUTime()
     consume(GeneratedModels.checksum(of: document!))
     let linked = processCPUTime()

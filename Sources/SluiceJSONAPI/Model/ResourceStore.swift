@@ -111,9 +111,9 @@ public final class ResourceStore: @unchecked Sendable {
 
     /// The storage of the resource an identifier names, not retained. Safe while the caller holds
     /// the store: a store never removes or replaces a resource, so each storage lives as long as
-    /// the store. Why: a `Linked` view made from it retains it once, where a resource handed
-    /// back retained, then copied into the view and released, cost two more atomic operations
-    /// for every relationship followed.
+    /// the store. Why: a `Linked` view made from it need not retain it at all (the view retains
+    /// the store), where a resource handed back retained, then copied into the view and
+    /// released, cost atomic operations on a cold cache line for every relationship followed.
     @usableFromInline
     func storage(for identifier: ResourceIdentifier) -> Unmanaged<ResourceStorage>? {
         guard identifier.id != nil || identifier.lid != nil else { return nil }
@@ -437,7 +437,10 @@ private struct TypeTable {
     /// String value itself, as nearly every id is), read from the value's two words; `nil` for
     /// any other key, which `hash` reads through `withUTF8`. Why: copying the bytes out for
     /// `withUTF8` and the call to parse them were half of a lookup's instructions, and every
-    /// resource added and every relationship followed hashes its id.
+    /// resource added and every relationship followed hashes its id. Its rule is
+    /// `decimalIDValue`'s, written out on the words: handing the words' bytes to that function
+    /// instead cost 1.4 M instructions more on a 2 000-article decode. Both forms of an id must
+    /// hash alike; `ResourceStoreTests` holds them to it.
     ///
     /// The layout read is the standard library's, fixed by its ABI on 64-bit platforms: the
     /// bytes in order from the low byte of the first word, then the second word's low seven
@@ -480,8 +483,8 @@ private struct TypeTable {
 @dynamicMemberLookup
 public struct Linked<Model: Resource>: Sendable {
     /// The resource the view stands for. For any `Model` but ``AnyResource`` it is a
-    /// `ModelStorage<Model>`: a view is references, so that copying one, or making one for each
-    /// relationship followed, costs retains rather than a copy of the model's fields.
+    /// `ModelStorage<Model>`: a view holds references, so that copying one, or making one for
+    /// each relationship followed, costs a retain or two rather than a copy of the model's fields.
     ///
     /// Not retained by the view: `owner` keeps it alive, or, when that is `nil`, the store does
     /// (a store never removes a resource). Why: a view made by following a relationship lands on
@@ -540,12 +543,7 @@ public struct Linked<Model: Resource>: Sendable {
     /// A field of the model.
     @inlinable
     public subscript<Value>(dynamicMember keyPath: KeyPath<Model, Value>) -> Value {
-        if Model.self == AnyResource.self { return model[keyPath: keyPath] }
-        // Read through a borrowed reference: loaded from the unretained `storage` as a strong
-        // one, the whole model was copied out before the field was picked.
-        return Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef {
-            unsafeDowncast($0, to: ModelStorage<Model>.self).model[keyPath: keyPath]
-        }
+        reading { $0[keyPath: keyPath] }
     }
 
     /// A to-one relationship, resolved.
@@ -560,17 +558,23 @@ public struct Linked<Model: Resource>: Sendable {
         follow { $0[keyPath: keyPath]?.identifier }
     }
 
-    /// The resource named by the identifier `read` takes from the model, found while the model
-    /// is borrowed where the storage holds it. Why: the relationship taken out first was copied
-    /// whole (through the runtime's generic witnesses for its optional fields), then its
-    /// identifier, which cost more than the lookup.
+    /// `body` of the model, borrowed where the storage holds it. Why: loaded from the unretained
+    /// `storage` as a strong reference, the whole model was copied out before a field was picked.
+    @inlinable @inline(__always)
+    func reading<Result>(_ body: (Model) -> Result) -> Result {
+        if Model.self == AnyResource.self { return body(model) }
+        return Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef {
+            body(unsafeDowncast($0, to: ModelStorage<Model>.self).model)
+        }
+    }
+
+    /// The resource named by the identifier `read` takes from the model, looked up while the
+    /// model is still borrowed. Why: the relationship taken out first was copied whole (through
+    /// the runtime's generic witnesses for its optional fields), then its identifier, which cost
+    /// more than the lookup.
     @inlinable @inline(__always)
     func follow<Target>(_ read: (Model) -> ResourceIdentifier?) -> Linked<Target>? {
-        if Model.self == AnyResource.self { return resolve(read(model)) }
-        let found = Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef { object in
-            read(unsafeDowncast(object, to: ModelStorage<Model>.self).model).flatMap { store.storage(for: $0) }
-        }
-        guard let found else { return nil }
+        guard let found = reading({ read($0).flatMap { store.storage(for: $0) } }) else { return nil }
         return Linked<Target>(resolving: found, store: store)
     }
 
