@@ -237,6 +237,92 @@ struct ResourceStoreTests {
         #expect(kept?.as(StorePerson.self)?.id == "7")
     }
 
+    /// A document of `people` people and as many comments, each comment by the person of its
+    /// number, with the comment numbered `bad` (if any) missing its body.
+    private func manyResources(people: Int, bad: Int? = nil) -> [UInt8] {
+        var json = #"{"data": ["#
+        for number in 0..<people {
+            if number > 0 { json += "," }
+            json +=
+                #"{"type": "people", "id": "\#(number)", "attributes": {"name": "person number \#(number), named at length"}}"#
+        }
+        json += #"], "included": ["#
+        for number in 0..<people {
+            if number > 0 { json += "," }
+            let body = number == bad ? "" : #""body": "comment \#(number)", "#
+            json += #"{"type": "comments", "id": "\#(number)", "attributes": {\#(body)"likes": 1},"#
+            json += #""relationships": {"author": {"data": {"type": "people", "id": "\#(number)"}}}}"#
+        }
+        return Array((json + "]}").utf8)
+    }
+
+    @Test("models kept in shared blocks: each keeps its fields and identity past the document")
+    func blocksOfModels() throws {
+        // More resources of each type than one block holds, and a resource that fails part way
+        // through its model: the entries after it are the next resources', whole.
+        let count = 1_500
+        let decoder = JSONAPIDecoder(registry: [StorePerson.self, StoreComment.self])
+        let skipped = LockedList()
+        decoder.onUndecodableResource = { skipped.append($0.pointer) }
+        var kept: [AnyResource] = []
+        var people: [Linked<StorePerson>] = []
+        do {
+            let document = try decoder.decode([Linked<StorePerson>].self, from: manyResources(people: count, bad: 700))
+            #expect(document.store.count == 2 * count - 1)
+            people = [document.data[0], document.data[count - 1]]
+            kept = document.included
+            for (number, person) in document.data.enumerated() {
+                #expect(person.id == "\(number)" && person.name == "person number \(number), named at length")
+            }
+        }
+        #expect(skipped.items == ["/included/700"])
+        #expect(kept.count == count - 1)
+        for (offset, resource) in kept.enumerated() {
+            let number = offset < 700 ? offset : offset + 1
+            #expect(resource.identity == ResourceIdentity(type: "comments", id: "\(number)"))
+            let comment = resource.as(StoreComment.self)
+            #expect(comment?.body == "comment \(number)" && comment?.author.identifier?.id == "\(number)")
+            #expect(resource.withModel(as: StoreComment.self, \.body) == "comment \(number)")
+            #expect((resource.model as? StoreComment)?.id == "\(number)")
+        }
+        #expect(
+            people.map(\.name) == ["person number 0, named at length", "person number \(count - 1), named at length"]
+        )
+    }
+
+    @Test("streamed resources stay whole while the decoder fills the rest of their block")
+    func streamedBlocks() async throws {
+        let count = 1_200
+        let decoder = JSONAPIDecoder(registry: [StorePerson.self, StoreComment.self])
+        // Resources are kept as they arrive and read only after the stream ends, and read on
+        // another task while it runs: entries handed out are never written again.
+        var kept: [AnyResource] = []
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for try await streamed in decoder.resources(
+                from: ChunkSequence(bytes: manyResources(people: count), size: 777)
+            ) {
+                let resource = streamed.resource
+                kept.append(resource)
+                group.addTask {
+                    resource.as(StorePerson.self)?.name.count ?? resource.as(StoreComment.self)?.body.count ?? -1
+                }
+            }
+            var lengths = 0
+            for try await length in group { lengths += length }
+            #expect(lengths > 0)
+        }
+        #expect(kept.count == 2 * count)
+        for (offset, resource) in kept.enumerated() {
+            let number = offset % count
+            if offset < count {
+                #expect(resource.as(StorePerson.self)?.name == "person number \(number), named at length")
+            } else {
+                #expect(resource.as(StoreComment.self)?.body == "comment \(number)")
+            }
+            #expect(resource.id == "\(number)")
+        }
+    }
+
     @Test("readers and a writer at once: pages appended while other tasks resolve")
     func concurrentReads() async throws {
         let store = ResourceStore()
@@ -259,5 +345,23 @@ struct ResourceStoreTests {
         }
         #expect(store.count == 5000)
         #expect(store.resources(ofType: "people").count == 5000)
+    }
+}
+
+/// What a `@Sendable` callback collects.
+private final class LockedList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+
+    func append(_ item: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        list.append(item)
+    }
+
+    var items: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return list
     }
 }

@@ -32,6 +32,8 @@ final class ResourceObjectReader {
     private var encodedSizeHint = 256
     /// Reused for every resource a model decodes (see `ResourceFields`).
     private let fields = ResourceFields()
+    /// Where the models this reader decodes are kept.
+    private let blocks = ResourceBlocks()
 
     init(
         registry: ResourceRegistry,
@@ -156,7 +158,7 @@ final class ResourceObjectReader {
                 {
                     return try makeResource(
                         generated,
-                        storage: model.storage,
+                        in: blocks,
                         from: reader,
                         type: model.name,
                         identity: identity
@@ -166,7 +168,7 @@ final class ResourceObjectReader {
                 let decoder = ResourceDecoder(view: view, context: context, fields: fields)
                 return try makeResource(
                     model.type,
-                    storage: model.storage,
+                    in: blocks,
                     from: decoder,
                     type: model.name,
                     identity: identity

@@ -8,10 +8,13 @@ public import SluiceJSON
 /// if let article = resource.as(Article.self) { ... }
 /// ```
 public struct AnyResource: Resource {
-    /// Every part in one reference: copying a resource (into the store, an event, `included`, a
-    /// `Linked` view) costs one retain rather than one per field, and a model decoded by the
-    /// document decoder sits inline in it, not in an existential's separate box.
+    /// Where the resource lies: entry `index` of `storage`. A decoded model sits inline in a
+    /// block of its type's models (``ModelStorage``), shared with the resources read after it, so
+    /// copying a resource (into the store, an event, `included`, a `Linked` view) costs one
+    /// retain, and a document of many resources is a few allocations per type rather than one
+    /// per resource.
     @usableFromInline let storage: ResourceStorage
+    @usableFromInline let index: Int
 
     /// `AnyResource` stands for every type; it is never a resource object's `type`.
     public static var resourceType: String { "" }
@@ -19,9 +22,9 @@ public struct AnyResource: Resource {
     /// The resource's type.
     public var type: String { storage.type }
     /// Its identity (by `id`, else `lid`), if it has one.
-    public var identity: ResourceIdentity? { storage.identity }
+    public var identity: ResourceIdentity? { storage.identity(at: index) }
     /// The decoded model, when a model is registered for ``type``.
-    public var model: (any Resource)? { storage.anyModel }
+    public var model: (any Resource)? { storage.anyModel(at: index) }
     /// The raw resource object, kept when no model is registered for ``type``.
     public var raw: RawResource? { storage.raw }
     /// The bytes a ``RawResourceEncoding`` made of a resource no model is registered for, in place
@@ -35,31 +38,19 @@ public struct AnyResource: Resource {
         } else {
             storage = ResourceStorage(type: type, identity: identity, raw: raw, encoded: nil)
         }
-    }
-
-    /// A resource whose model is `model`, held in `storage`, which must be `ModelStorage<Model>`
-    /// (the registry's, looked up once per model type).
-    init<Model: Resource>(
-        model: consuming Model,
-        storage: ResourceStorage.Type,
-        type: String,
-        identity: ResourceIdentity?
-    ) {
-        // Safe: the registry pairs each model type with its own storage class (checked in debug
-        // builds, where the lookup this avoids does not matter).
-        assert(storage == ModelStorage<Model>.self, "a model's resource made with another model's storage")
-        let storageType = unsafeBitCast(storage, to: ModelStorage<Model>.Type.self)
-        self.storage = storageType.init(model, type: type, identity: identity, raw: nil)
+        index = 0
     }
 
     /// A resource kept as the bytes a ``RawResourceEncoding`` made of it.
     package init(type: String, encoded: [UInt8]) {
         storage = ResourceStorage(type: type, identity: nil, raw: nil, encoded: encoded)
+        index = 0
     }
 
     @usableFromInline
-    init(storage: ResourceStorage) {
+    init(storage: ResourceStorage, index: Int) {
         self.storage = storage
+        self.index = index
     }
 
     /// The storage for a model given as an existential: opened, so that it is held as its own type.
@@ -92,8 +83,8 @@ public struct AnyResource: Resource {
         // hundreds of instructions, and a consumer asks each resource for its type, often several
         // times. Only a class can be a `T` without being exactly `T` (a subclass), so only then
         // does the cast run.
-        if let model = storage.model(as: T.self) { return model }
-        return T.self is AnyObject.Type ? storage.anyModel as? T : nil
+        if let model = storage.model(as: T.self, at: index) { return model }
+        return T.self is AnyObject.Type ? storage.anyModel(at: index) as? T : nil
     }
 
     /// Calls `body` with the model where it lies, when it is a `T`, and returns what `body`
@@ -113,9 +104,10 @@ public struct AnyResource: Resource {
     @inlinable
     public func withModel<T: Resource, Result>(as type: T.Type, _ body: (T) throws -> Result) rethrows -> Result? {
         if storage.modelType == ObjectIdentifier(T.self) {
-            // Safe: only a ModelStorage<T> records T's identifier. Its model is a `let` of a
-            // class the resource keeps alive, so `body` borrows it without a copy.
-            return try body(unsafeDowncast(storage, to: ModelStorage<T>.self).model)
+            // Safe: only a ModelStorage<T> records T's identifier. Its entries are never written
+            // again once handed out, and the resource keeps the block alive, so `body` borrows
+            // the model without a copy.
+            return try body(unsafeDowncast(storage, to: ModelStorage<T>.self).models[index])
         }
         guard let model = self.as(T.self) else { return nil }
         return try body(model)
@@ -129,55 +121,130 @@ public struct AnyResource: Resource {
     }
 }
 
-/// The parts of an ``AnyResource``; a ``ModelStorage`` when it has a model.
+/// The parts of an ``AnyResource``: one resource without a model (raw, encoded or bare), or, as
+/// a ``ModelStorage``, a block of models of one type.
 ///
-/// Immutable once made, so sharing it between threads is safe.
+/// Immutable once an entry is handed out, so sharing it between threads is safe.
 @usableFromInline
 class ResourceStorage: @unchecked Sendable {
+    /// The type of every resource here.
     @usableFromInline let type: String
-    @usableFromInline let identity: ResourceIdentity?
+    /// The identity of a resource without a model, alone in its storage.
+    private let soleIdentity: ResourceIdentity?
+    /// The identities of a block's entries, by index; `nil` for a resource alone.
+    let identities: UnsafeMutablePointer<ResourceIdentity?>?
     let raw: RawResource?
     let encoded: [UInt8]?
-    /// The model's type when a ``ModelStorage`` holds one: what ``model(as:)`` compares.
+    /// The model's type when a ``ModelStorage`` holds models: what ``model(as:at:)`` compares.
     @usableFromInline let modelType: ObjectIdentifier?
+    /// How many entries the storage has room for, and how many are taken (1 and 1 for a
+    /// resource alone). Here rather than in ``ModelStorage``: the decoder asks whether a block is
+    /// full from code generic over the model, where a generic class's property is a call.
+    let capacity: Int
+    /// Written only by the decoder that fills the block, before it hands out the entry; read by
+    /// `deinit`, which runs after every reference is gone.
+    @exclusivity(unchecked) final var count: Int
 
     init(
         type: String,
         identity: ResourceIdentity?,
         raw: RawResource?,
         encoded: [UInt8]?,
-        modelType: ObjectIdentifier? = nil
+        modelType: ObjectIdentifier? = nil,
+        identities: UnsafeMutablePointer<ResourceIdentity?>? = nil,
+        capacity: Int = 1,
+        count: Int = 1
     ) {
         self.type = type
-        self.identity = identity
+        self.soleIdentity = identity
         self.raw = raw
         self.encoded = encoded
         self.modelType = modelType
+        self.identities = identities
+        self.capacity = capacity
+        self.count = count
     }
 
-    /// The model as an existential (which copies it): for callers that do not know its type.
-    @usableFromInline var anyModel: (any Resource)? { nil }
+    /// Whether every entry is taken.
+    final var isFull: Bool { count == capacity }
 
-    /// The model, when it is exactly a `T`.
+    /// The identity of entry `index`.
+    @inline(__always)
+    final func identity(at index: Int) -> ResourceIdentity? {
+        if let identities { return identities[index] }
+        return soleIdentity
+    }
+
+    /// The model of entry `index` as an existential (which copies it): for callers that do not
+    /// know its type.
+    @usableFromInline func anyModel(at index: Int) -> (any Resource)? { nil }
+
+    /// The model of entry `index`, when it is exactly a `T`.
     @inlinable @inline(__always)
-    final func model<T: Resource>(as type: T.Type) -> T? {
+    final func model<T: Resource>(as type: T.Type, at index: Int) -> T? {
         guard modelType == ObjectIdentifier(T.self) else { return nil }
         // Safe: only a ModelStorage<T> records T's identifier.
-        return unsafeDowncast(self, to: ModelStorage<T>.self).model
+        return unsafeDowncast(self, to: ModelStorage<T>.self).models[index]
     }
 }
 
-/// A resource's parts with its model, of a type known when it was made, held inline.
+/// Models of one type, held inline, each with its identity: a block the decoder fills in
+/// document order, or one model made into a resource by hand.
+///
+/// Why blocks: a storage object per resource was an allocation, a header to initialize and,
+/// when the document went, a free of a block too large for the allocator's fast bins (which
+/// sent it merging free chunks for every resource); most of a document's release. A block's
+/// entries are written once, before any resource naming them is handed out, and its buffers
+/// never move, so readers of the entries handed out (on any thread) and the decoder appending the
+/// next entry never touch the same memory.
 @usableFromInline
 final class ModelStorage<Model: Resource>: ResourceStorage, @unchecked Sendable {
-    @usableFromInline let model: Model
+    /// The entries' models; the first `count` are initialized.
+    @usableFromInline let models: UnsafeMutablePointer<Model>
 
+    /// An empty block for `capacity` models of the type named `type`.
+    init(capacity: Int, type: String) {
+        models = .allocate(capacity: capacity)
+        let identities = UnsafeMutablePointer<ResourceIdentity?>.allocate(capacity: capacity)
+        super.init(
+            type: type,
+            identity: nil,
+            raw: nil,
+            encoded: nil,
+            modelType: ObjectIdentifier(Model.self),
+            identities: identities,
+            capacity: capacity,
+            count: 0
+        )
+    }
+
+    /// One model alone: a resource made by hand.
     init(_ model: consuming Model, type: String, identity: ResourceIdentity?, raw: RawResource?) {
-        self.model = model
+        models = .allocate(capacity: 1)
+        models.initialize(to: model)
         super.init(type: type, identity: identity, raw: raw, encoded: nil, modelType: ObjectIdentifier(Model.self))
     }
 
-    @usableFromInline override var anyModel: (any Resource)? { model }
+    deinit {
+        models.deinitialize(count: count)
+        models.deallocate()
+        if let identities {
+            identities.deinitialize(count: count)
+            identities.deallocate()
+        }
+    }
+
+    /// Adds the model `read` returns, with `identity`, as the next entry, which must be free;
+    /// returns its index. Nothing is added when `read` throws.
+    func append(identity: consuming ResourceIdentity?, reading read: () throws -> Model) rethrows -> Int {
+        precondition(count < capacity && identities != nil, "a resource added to a full block")
+        (models + count).initialize(to: try read())
+        (identities.unsafelyUnwrapped + count).initialize(to: identity)
+        count += 1
+        return count - 1
+    }
+
+    @usableFromInline override func anyModel(at index: Int) -> (any Resource)? { models[index] }
 }
 
 /// A resource object as written: for types no model is registered for, and for `sluice flatten`.

@@ -78,7 +78,7 @@ public final class ResourceStore: @unchecked Sendable {
         let storage = lock.withLock {
             tables.pointee.find(type: identity.type, key: identity.key, isLocal: identity.isLocal)
         }
-        return storage.map { AnyResource(storage: $0.takeUnretainedValue()) }
+        return storage.map { AnyResource(storage: $0.storage.takeUnretainedValue(), index: $0.index) }
     }
 
     /// The resources of the type named `type`, in the order they were added (primary data before
@@ -106,16 +106,16 @@ public final class ResourceStore: @unchecked Sendable {
     /// ``ResourceIdentity`` is made on the way.
     @usableFromInline
     func resource(for identifier: ResourceIdentifier) -> AnyResource? {
-        storage(for: identifier).map { AnyResource(storage: $0.takeUnretainedValue()) }
+        storage(for: identifier).map { AnyResource(storage: $0.storage.takeUnretainedValue(), index: $0.index) }
     }
 
-    /// The storage of the resource an identifier names, not retained. Safe while the caller holds
-    /// the store: a store never removes or replaces a resource, so each storage lives as long as
-    /// the store. Why: a `Linked` view made from it need not retain it at all (the view retains
+    /// Where the resource an identifier names lies, its storage not retained. Safe while the
+    /// caller holds the store: a store never removes or replaces a resource, so each storage
+    /// lives as long as the store. Why: a `Linked` view made from it need not retain it at all (the view retains
     /// the store), where a resource handed back retained, then copied into the view and
     /// released, cost atomic operations on a cold cache line for every relationship followed.
     @usableFromInline
-    func storage(for identifier: ResourceIdentifier) -> Unmanaged<ResourceStorage>? {
+    func storage(for identifier: ResourceIdentifier) -> HeldResource? {
         guard identifier.id != nil || identifier.lid != nil else { return nil }
         return lock.withLock {
             // The identifier's fields are read where it lies, inside the lock: a key copied out
@@ -153,6 +153,19 @@ private struct StoreLock: ~Copyable {
     #endif
 }
 
+/// A resource the store holds: its storage, not retained, and its entry there.
+@usableFromInline
+struct HeldResource {
+    @usableFromInline let storage: Unmanaged<ResourceStorage>
+    @usableFromInline let index: Int
+
+    @usableFromInline
+    init(storage: Unmanaged<ResourceStorage>, index: Int) {
+        self.storage = storage
+        self.index = index
+    }
+}
+
 /// A store's types and their resources.
 ///
 /// The type names and tables a lookup reads are raw storage the store frees itself: held in
@@ -179,7 +192,7 @@ private struct StoreTables {
     // `byName` around every lookup (atomically: a relationship followed paid two atomic
     // operations for it).
     @inline(__always)
-    mutating func find(type: String, key: String, isLocal: Bool) -> Unmanaged<ResourceStorage>? {
+    mutating func find(type: String, key: String, isLocal: Bool) -> HeldResource? {
         guard let number = number(ofType: type), let types else { return nil }
         return types[number].storage(key: key, isLocal: isLocal)
     }
@@ -302,12 +315,16 @@ private struct TypeTable {
 
     /// The storage of the resource with this key, not retained (see `ResourceStore.storage(for:)`).
     @inline(__always)
-    func storage(key: String, isLocal: Bool) -> Unmanaged<ResourceStorage>? {
+    func storage(key: String, isLocal: Bool) -> HeldResource? {
         // An empty table answers before the key is hashed.
         guard slotCount > 0, let entries,
             let index = index(key: key, isLocal: isLocal, hash: hash(key, isLocal: isLocal))
         else { return nil }
-        return Unmanaged.passUnretained(entries[index].resource.storage)
+        let resource = entries + index
+        return HeldResource(
+            storage: .passUnretained(resource.pointee.resource.storage),
+            index: resource.pointee.resource.index
+        )
     }
 
     @inline(__always)
@@ -482,15 +499,17 @@ private struct TypeTable {
 /// (to-many); its identifier stays on the model (`linked.model.author.identifier`).
 @dynamicMemberLookup
 public struct Linked<Model: Resource>: Sendable {
-    /// The resource the view stands for. For any `Model` but ``AnyResource`` it is a
-    /// `ModelStorage<Model>`: a view holds references, so that copying one, or making one for
-    /// each relationship followed, costs a retain or two rather than a copy of the model's fields.
+    /// The storage of the resource the view stands for, whose entry `index` it is. For any
+    /// `Model` but ``AnyResource`` it is a `ModelStorage<Model>`: a view holds references, so
+    /// that copying one, or making one for each relationship followed, costs a retain or two
+    /// rather than a copy of the model's fields.
     ///
     /// Not retained by the view: `owner` keeps it alive, or, when that is `nil`, the store does
     /// (a store never removes a resource). Why: a view made by following a relationship lands on
     /// a resource no code has touched for a while, and retaining it cost an atomic write to a
     /// cold cache line, and another to release it, for every relationship followed.
     @usableFromInline unowned(unsafe) let storage: ResourceStorage
+    @usableFromInline let index: Int
     /// The document's resources.
     public let store: ResourceStore
     /// `storage`, retained, when the store may not hold it: a view made from a model or from a
@@ -500,39 +519,44 @@ public struct Linked<Model: Resource>: Sendable {
 
     /// Creates a view of `model` through `store`.
     public init(_ model: Model, store: ResourceStore) {
-        let storage: ResourceStorage
         if let resource = model as? AnyResource {
-            storage = resource.storage
+            self.init(viewing: resource, store: store)
         } else {
-            storage = ModelStorage(model, type: Model.resourceType, identity: nil, raw: nil)
+            let storage = ModelStorage(model, type: Model.resourceType, identity: nil, raw: nil)
+            self.init(viewing: AnyResource(storage: storage, index: 0), store: store)
         }
-        self.init(storage: storage, store: store)
     }
 
-    /// A view of the resource in `storage`, which must be a `ModelStorage<Model>` unless `Model`
-    /// is ``AnyResource``; the view keeps it alive.
+    /// A view of `resource`, whose storage must be a `ModelStorage<Model>` unless `Model` is
+    /// ``AnyResource``; the view keeps it alive.
     @usableFromInline
-    init(storage: ResourceStorage, store: ResourceStore) {
-        self.storage = storage
+    init(viewing resource: AnyResource, store: ResourceStore) {
+        self.storage = resource.storage
+        self.index = resource.index
         self.store = store
-        self.owner = storage
+        self.owner = resource.storage
     }
 
     /// A view of a resource the store holds (one a lookup in it handed back): the store keeps
     /// it alive, so the view does not retain it.
     @usableFromInline
-    init(heldBy store: ResourceStore, storage: ResourceStorage) {
-        self.storage = storage
+    init(heldBy store: ResourceStore, resource: HeldResource) {
+        self.storage = resource.storage.takeUnretainedValue()
+        self.index = resource.index
         self.store = store
         self.owner = nil
     }
 
+    /// The resource the view stands for.
+    @inlinable
+    var resource: AnyResource { AnyResource(storage: storage, index: index) }
+
     /// The resource's model.
     @inlinable
     public var model: Model {
-        if Model.self == AnyResource.self { return AnyResource(storage: storage) as! Model }
+        if Model.self == AnyResource.self { return resource as! Model }
         // Safe: every initializer keeps `storage` a ModelStorage<Model> for such a Model.
-        return unsafeDowncast(storage, to: ModelStorage<Model>.self).model
+        return unsafeDowncast(storage, to: ModelStorage<Model>.self).models[index]
     }
 
     // The subscripts below are inlinable, so that they are specialized where the models are
@@ -543,29 +567,31 @@ public struct Linked<Model: Resource>: Sendable {
     /// A field of the model.
     @inlinable
     public subscript<Value>(dynamicMember keyPath: KeyPath<Model, Value>) -> Value {
-        reading { $0[keyPath: keyPath] }
+        reading { $0.pointee[keyPath: keyPath] }
     }
 
     /// A to-one relationship, resolved.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>>) -> Linked<Target>? {
-        follow { $0[keyPath: keyPath].identifier }
+        follow { $0.pointee[keyPath: keyPath].identifier }
     }
 
     /// An optional to-one relationship, resolved.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>?>) -> Linked<Target>? {
-        follow { $0[keyPath: keyPath]?.identifier }
+        follow { $0.pointee[keyPath: keyPath]?.identifier }
     }
 
-    /// `body` of the model, borrowed where the storage holds it. Why: loaded from the unretained
-    /// `storage` as a strong reference, the whole model was copied out before a field was picked.
+    /// `body` of the model where the storage holds it. Why a pointer: handed over as a value
+    /// from the block's memory, which the compiler cannot prove unchanged across a call, the
+    /// whole model was copied out (every string and array retained) before a field was picked.
     @inlinable @inline(__always)
-    func reading<Result>(_ body: (Model) -> Result) -> Result {
-        if Model.self == AnyResource.self { return body(model) }
-        return Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef {
-            body(unsafeDowncast($0, to: ModelStorage<Model>.self).model)
+    func reading<Result>(_ body: (UnsafePointer<Model>) -> Result) -> Result {
+        if Model.self == AnyResource.self { return withUnsafePointer(to: model, body) }
+        let models = Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef {
+            unsafeDowncast($0, to: ModelStorage<Model>.self).models
         }
+        return body(models + index)
     }
 
     /// The resource named by the identifier `read` takes from the model, looked up while the
@@ -573,7 +599,7 @@ public struct Linked<Model: Resource>: Sendable {
     /// the runtime's generic witnesses for its optional fields), then its identifier, which cost
     /// more than the lookup.
     @inlinable @inline(__always)
-    func follow<Target>(_ read: (Model) -> ResourceIdentifier?) -> Linked<Target>? {
+    func follow<Target>(_ read: (UnsafePointer<Model>) -> ResourceIdentifier?) -> Linked<Target>? {
         guard let found = reading({ read($0).flatMap { store.storage(for: $0) } }) else { return nil }
         return Linked<Target>(resolving: found, store: store)
     }
@@ -597,8 +623,8 @@ public struct Linked<Model: Resource>: Sendable {
         var linked: [Linked<Target>] = []
         linked.reserveCapacity(identifiers.count)
         for identifier in identifiers {
-            if let storage = store.storage(for: identifier),
-                let view = Linked<Target>(resolving: storage, store: store)
+            if let found = store.storage(for: identifier),
+                let view = Linked<Target>(resolving: found, store: store)
             {
                 linked.append(view)
             }
@@ -608,13 +634,13 @@ public struct Linked<Model: Resource>: Sendable {
 
     @inlinable
     func resolve<Target>(_ identifier: ResourceIdentifier?) -> Linked<Target>? {
-        guard let identifier, let storage = store.storage(for: identifier) else { return nil }
-        return Linked<Target>(resolving: storage, store: store)
+        guard let identifier, let found = store.storage(for: identifier) else { return nil }
+        return Linked<Target>(resolving: found, store: store)
     }
 
     /// This resource as a `T`, for polymorphic relationships (`Linked<AnyResource>`).
     public func `as`<T: Resource>(_ type: T.Type) -> Linked<T>? {
-        Linked<T>(resolving: AnyResource(storage: storage), store: store)
+        Linked<T>(resolving: resource, store: store)
     }
 }
 
@@ -625,7 +651,7 @@ extension Linked {
     @inlinable
     init?(resolving resource: AnyResource, store: ResourceStore) {
         if Model.self == AnyResource.self || resource.storage.modelType == ObjectIdentifier(Model.self) {
-            self.init(storage: resource.storage, store: store)
+            self.init(viewing: resource, store: store)
         } else if let model = resource.as(Model.self) {
             self.init(model, store: store)
         } else {
@@ -635,21 +661,21 @@ extension Linked {
 }
 
 extension Linked {
-    /// A view of the resource whose storage the store handed back unretained
+    /// A view of the resource the store handed back, its storage unretained
     /// (`ResourceStore.storage(for:)`): the store keeps it alive, so the view retains only the
     /// store; its model type is checked first. A class model seen as its superclass goes to the
     /// initializer above, whose view owns the copy it makes. (That one does not come here in
     /// turn: through `Unmanaged`, the document's primary views, which it makes, cost two retains
     /// more each.)
     @inlinable
-    init?(resolving storage: Unmanaged<ResourceStorage>, store: ResourceStore) {
+    init?(resolving found: HeldResource, store: ResourceStore) {
         if Model.self == AnyResource.self
-            || storage._withUnsafeGuaranteedRef({ $0.modelType }) == ObjectIdentifier(Model.self)
+            || found.storage._withUnsafeGuaranteedRef({ $0.modelType }) == ObjectIdentifier(Model.self)
         {
-            self.init(heldBy: store, storage: storage.takeUnretainedValue())
+            self.init(heldBy: store, resource: found)
         } else {
-            let resolved = storage.takeUnretainedValue()
-            self.init(resolving: AnyResource(storage: resolved), store: store)
+            let resolved = AnyResource(storage: found.storage.takeUnretainedValue(), index: found.index)
+            self.init(resolving: resolved, store: store)
         }
     }
 }
