@@ -7,6 +7,10 @@ public import SluiceJSON
 /// ```swift
 /// if let article = resource.as(Article.self) { ... }
 /// ```
+///
+/// A decoder keeps the models it reads in blocks of up to 256 of one type: a resource (or a
+/// `Linked` view) kept after its document is gone keeps the models decoded beside it in memory
+/// too. To keep a few resources of a large stream, keep their models (``as(_:)``) instead.
 public struct AnyResource: Resource {
     /// Where the resource lies: entry `index` of `storage`. A decoded model sits inline in a
     /// block of its type's models (``ModelStorage``), shared with the resources read after it, so
