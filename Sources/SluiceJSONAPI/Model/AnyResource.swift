@@ -135,7 +135,8 @@ class ResourceStorage: @unchecked Sendable {
     @usableFromInline let type: String
     /// The identity of a resource without a model, alone in its storage.
     private let soleIdentity: ResourceIdentity?
-    /// The identities of a block's entries, by index; `nil` for a resource alone.
+    /// The identities of a block's entries, by index, freed with the storage; `nil` for a
+    /// resource alone.
     let identities: UnsafeMutablePointer<ResourceIdentity?>?
     let raw: RawResource?
     let encoded: [UInt8]?
@@ -167,6 +168,13 @@ class ResourceStorage: @unchecked Sendable {
         self.identities = identities
         self.capacity = capacity
         self.count = count
+    }
+
+    deinit {
+        if let identities {
+            identities.deinitialize(count: count)
+            identities.deallocate()
+        }
     }
 
     /// Whether every entry is taken.
@@ -232,10 +240,6 @@ final class ModelStorage<Model: Resource>: ResourceStorage, @unchecked Sendable 
     deinit {
         models.deinitialize(count: count)
         models.deallocate()
-        if let identities {
-            identities.deinitialize(count: count)
-            identities.deallocate()
-        }
     }
 
     /// Adds the model `read` returns, with `identity`, as the next entry, which must be free;

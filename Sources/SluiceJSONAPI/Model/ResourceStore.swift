@@ -75,10 +75,9 @@ public final class ResourceStore: @unchecked Sendable {
 
     /// The resource with `identity`.
     public subscript(identity: ResourceIdentity) -> AnyResource? {
-        let storage = lock.withLock {
+        lock.withLock {
             tables.pointee.find(type: identity.type, key: identity.key, isLocal: identity.isLocal)
-        }
-        return storage.map { AnyResource(storage: $0.storage.takeUnretainedValue(), index: $0.index) }
+        }?.resource
     }
 
     /// The resources of the type named `type`, in the order they were added (primary data before
@@ -106,16 +105,17 @@ public final class ResourceStore: @unchecked Sendable {
     /// ``ResourceIdentity`` is made on the way.
     @usableFromInline
     func resource(for identifier: ResourceIdentifier) -> AnyResource? {
-        storage(for: identifier).map { AnyResource(storage: $0.storage.takeUnretainedValue(), index: $0.index) }
+        held(for: identifier)?.resource
     }
 
     /// Where the resource an identifier names lies, its storage not retained. Safe while the
     /// caller holds the store: a store never removes or replaces a resource, so each storage
-    /// lives as long as the store. Why: a `Linked` view made from it need not retain it at all (the view retains
-    /// the store), where a resource handed back retained, then copied into the view and
-    /// released, cost atomic operations on a cold cache line for every relationship followed.
+    /// lives as long as the store. Why: a `Linked` view made from it need not retain it at all
+    /// (the view retains the store), where a resource handed back retained, then copied into the
+    /// view and released, cost atomic operations on a cold cache line for every relationship
+    /// followed.
     @usableFromInline
-    func storage(for identifier: ResourceIdentifier) -> HeldResource? {
+    func held(for identifier: ResourceIdentifier) -> HeldResource? {
         guard identifier.id != nil || identifier.lid != nil else { return nil }
         return lock.withLock {
             // The identifier's fields are read where it lies, inside the lock: a key copied out
@@ -164,6 +164,10 @@ struct HeldResource {
         self.storage = storage
         self.index = index
     }
+
+    /// The resource, its storage retained: one that may outlive the store.
+    @inlinable
+    var resource: AnyResource { AnyResource(storage: storage.takeUnretainedValue(), index: index) }
 }
 
 /// A store's types and their resources.
@@ -194,10 +198,12 @@ private struct StoreTables {
     @inline(__always)
     mutating func find(type: String, key: String, isLocal: Bool) -> HeldResource? {
         guard let number = number(ofType: type), let types else { return nil }
-        return types[number].storage(key: key, isLocal: isLocal)
+        return types[number].held(key: key, isLocal: isLocal)
     }
 
-    mutating func insert(_ resource: AnyResource, identity: ResourceIdentity) -> Bool {
+    /// Adds `resource` under `identity`, whose key the table keeps (consumed: passed on rather
+    /// than copied again, as the decoder adds every resource of a document).
+    mutating func insert(_ resource: AnyResource, identity: consuming ResourceIdentity) -> Bool {
         let number = numberAdding(type: identity.type)
         guard types![number].insert(resource, key: identity.key, isLocal: identity.isLocal) else { return false }
         total += 1
@@ -313,9 +319,9 @@ private struct TypeTable {
         var resource: AnyResource
     }
 
-    /// The storage of the resource with this key, not retained (see `ResourceStore.storage(for:)`).
+    /// The resource with this key, its storage not retained (see `ResourceStore.held(for:)`).
     @inline(__always)
-    func storage(key: String, isLocal: Bool) -> HeldResource? {
+    func held(key: String, isLocal: Bool) -> HeldResource? {
         // An empty table answers before the key is hashed.
         guard slotCount > 0, let entries,
             let index = index(key: key, isLocal: isLocal, hash: hash(key, isLocal: isLocal))
@@ -352,7 +358,7 @@ private struct TypeTable {
     }
 
     /// Adds `resource` under its identity unless one is there already.
-    mutating func insert(_ resource: AnyResource, key: String, isLocal: Bool) -> Bool {
+    mutating func insert(_ resource: AnyResource, key: consuming String, isLocal: Bool) -> Bool {
         var hash = hash(key, isLocal: isLocal)
         if index(key: key, isLocal: isLocal, hash: hash) != nil { return false }
         if count == capacity { growEntries() }
@@ -600,7 +606,7 @@ public struct Linked<Model: Resource>: Sendable {
     /// more than the lookup.
     @inlinable @inline(__always)
     func follow<Target>(_ read: (UnsafePointer<Model>) -> ResourceIdentifier?) -> Linked<Target>? {
-        guard let found = reading({ read($0).flatMap { store.storage(for: $0) } }) else { return nil }
+        guard let found = reading({ read($0).flatMap { store.held(for: $0) } }) else { return nil }
         return Linked<Target>(resolving: found, store: store)
     }
 
@@ -623,19 +629,13 @@ public struct Linked<Model: Resource>: Sendable {
         var linked: [Linked<Target>] = []
         linked.reserveCapacity(identifiers.count)
         for identifier in identifiers {
-            if let found = store.storage(for: identifier),
+            if let found = store.held(for: identifier),
                 let view = Linked<Target>(resolving: found, store: store)
             {
                 linked.append(view)
             }
         }
         return linked
-    }
-
-    @inlinable
-    func resolve<Target>(_ identifier: ResourceIdentifier?) -> Linked<Target>? {
-        guard let identifier, let found = store.storage(for: identifier) else { return nil }
-        return Linked<Target>(resolving: found, store: store)
     }
 
     /// This resource as a `T`, for polymorphic relationships (`Linked<AnyResource>`).
@@ -662,7 +662,7 @@ extension Linked {
 
 extension Linked {
     /// A view of the resource the store handed back, its storage unretained
-    /// (`ResourceStore.storage(for:)`): the store keeps it alive, so the view retains only the
+    /// (`ResourceStore.held(for:)`): the store keeps it alive, so the view retains only the
     /// store; its model type is checked first. A class model seen as its superclass goes to the
     /// initializer above, whose view owns the copy it makes. (That one does not come here in
     /// turn: through `Unmanaged`, the document's primary views, which it makes, cost two retains
@@ -674,8 +674,7 @@ extension Linked {
         {
             self.init(heldBy: store, resource: found)
         } else {
-            let resolved = AnyResource(storage: found.storage.takeUnretainedValue(), index: found.index)
-            self.init(resolving: resolved, store: store)
+            self.init(resolving: found.resource, store: store)
         }
     }
 }
