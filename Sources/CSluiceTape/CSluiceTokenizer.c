@@ -252,6 +252,124 @@ static size_t decode_string(const uint8_t *content, intptr_t length, uint8_t *ta
     return written;
 }
 
+/// `scan_string` and the copy of the text, escapes decoded, in one pass over a string longer
+/// than `SLUICE_SHORT_STRING` takes: its closing quote, with the text's length in `*written`,
+/// or NULL where `scan_string` would give NULL or the string does not close before `end`.
+/// Scanned first and decoded after, a string with escapes was read twice more (a search for each
+/// backslash, and a copy of each run between them), and one without, copied again whole.
+///
+/// Each sixteen bytes read are stored at once where the text stands; the bytes past a stop are
+/// overwritten by what follows. `end` must leave the text room for what is read before it and
+/// sixteen bytes more: what `room_limit` keeps (decoded text is never longer than its input).
+/// Out of line: the usual string is the short path's, and these registers would be taken from
+/// every token.
+__attribute__((noinline)) static const uint8_t *copy_string(const uint8_t *at, const uint8_t *end, uint8_t *target, size_t *written, bool *is_ascii) {
+    const uint8_t *source = at + 1;
+    uint8_t *out = target;
+    bool ascii = true;
+    for (;;) {
+        // Copy up to the next byte the scan must look at: a quote, a backslash, a control
+        // character or one that is not ASCII.
+#if defined(__SSE2__)
+        const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+        for (;;) {
+            if (end - source < 16) goto bytes;
+            const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)source);
+            _mm_storeu_si128((__m128i *)(void *)out, chunk);
+            const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quotes), _mm_cmpeq_epi8(chunk, backslashes)), _mm_cmplt_epi8(chunk, space));
+            const unsigned mask = (unsigned)_mm_movemask_epi8(stops);
+            if (mask != 0) {
+                const unsigned skipped = (unsigned)__builtin_ctz(mask);
+                source += skipped;
+                out += skipped;
+                goto found;
+            }
+            source += 16;
+            out += 16;
+        }
+    bytes:
+#endif
+        // The last bytes before `end`, one at a time (and every byte without SSE2).
+        while (source < end) {
+            const uint8_t byte = *source;
+            if (byte == '"' || byte == '\\' || byte < 0x20 || byte >= 0x80) break;
+            *out++ = byte;
+            source += 1;
+        }
+        if (source >= end) return NULL;
+#if defined(__SSE2__)
+    found:;
+#endif
+        const uint8_t byte = *source;
+        if (byte == '"') {
+            *written = (size_t)(out - target);
+            *is_ascii = ascii;
+            return source;
+        }
+        if (byte == '\\') {
+            if (end - source < 2) return NULL;
+            const uint8_t escape = source[1];
+            uint8_t decoded;
+            switch (escape) {
+            case '"': case '\\': case '/': decoded = escape; break;
+            case 'b': decoded = '\b'; break;
+            case 'f': decoded = '\f'; break;
+            case 'n': decoded = '\n'; break;
+            case 'r': decoded = '\r'; break;
+            case 't': decoded = '\t'; break;
+            case 'u': {
+                if (end - source < 6) return NULL;
+                const int32_t unit = hex4(source + 2);
+                if (unit < 0 || (unit & 0xFC00) == 0xDC00) return NULL;
+                uint32_t code_point = (uint32_t)unit;
+                if ((unit & 0xFC00) == 0xD800) {
+                    if (end - source < 12 || source[6] != '\\' || source[7] != 'u') return NULL;
+                    const int32_t low = hex4(source + 8);
+                    if (low < 0 || (low & 0xFC00) != 0xDC00) return NULL;
+                    code_point = 0x10000 + (((uint32_t)unit - 0xD800) << 10) + ((uint32_t)low - 0xDC00);
+                    source += 12;
+                } else {
+                    source += 6;
+                }
+                if (code_point >= 0x80) ascii = false;
+                out += encode_utf8(code_point, out);
+                continue;
+            }
+            default: return NULL;
+            }
+            *out++ = decoded;
+            source += 2;
+            continue;
+        }
+        if (byte < 0x20) return NULL;
+        // A run of non-ASCII characters, checked sequence by sequence as `scan_string` checks
+        // them, then copied.
+        const uint8_t *const run = source;
+        do {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            if (end - source >= 4 && common_three_byte(source)) {
+                source += 3;
+#if defined(__SSE2__)
+                if (end - source >= 6 + 16 && common_three_byte(source) && common_three_byte(source + 3)) source = skip_cjk_run(source + 6, end);
+#endif
+                continue;
+            }
+#endif
+            const intptr_t length = utf8_sequence(source, end - source);
+            if (length == 0) return NULL;
+            source += length;
+        } while (source < end && *source >= 0x80);
+        const size_t run_length = (size_t)(source - run);
+        if (run_length <= 16 && end - run >= 16) {
+            memcpy(out, run, 16);
+        } else {
+            copy_text(out, run, run_length);
+        }
+        out += run_length;
+        ascii = false;
+    }
+}
+
 /// The number at `at`: its length with `*digits` filled, or 0 where it is not one or reaches
 /// `limit` (more digits may follow in the next chunk: yajl takes it). Out of line: inside the
 /// tokenizer its registers and its 128-bit product cost every string and key spills (a
@@ -444,21 +562,22 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
 /// that each gets code of its own); stops where the tokenizer does not take it.
 #define SLUICE_STRING(is_key)                                                                                   \
     {                                                                                                           \
-        bool ascii = true, escaped = false;                                                                     \
-        const uint8_t *const close = scan_string(at, limit, &ascii, &escaped);                                 \
-        if (close == NULL) goto stop;                                                                           \
-        const intptr_t raw_length = close - at - 1;                                                            \
-        if (raw_length > max_token_bytes) goto stop;                                                            \
-        SLUICE_CHECK_ROOM(close + 1, raw_length + 16);                                                          \
-        size_t length = (size_t)raw_length;                                                                     \
-        if (escaped) {                                                                                          \
-            length = decode_string(at + 1, raw_length, text);                                                   \
-        } else if (raw_length <= 16 && limit - at > 16) {                                                       \
-            /* One sixteen-byte move covers the text. What it writes past the text is free */                   \
-            /* space: `room_limit` keeps sixteen bytes spare. */                                                \
-            memcpy(text, at + 1, 16);                                                                           \
-        } else {                                                                                                \
-            copy_text(text, at + 1, length);                                                                    \
+        bool ascii = true;                                                                                      \
+        size_t length = 0;                                                                                      \
+        const uint8_t *const scan_end = room_limit < limit ? room_limit : limit;                               \
+        const uint8_t *close = copy_string(at, scan_end, text, &length, &ascii);                               \
+        if (close == NULL) {                                                                                    \
+            /* Not closed before the tape's room ends, or a fault: the exact path decides. */                   \
+            if (scan_end == limit) goto stop;                                                                   \
+            bool escaped = false;                                                                               \
+            close = scan_string(at, limit, &ascii, &escaped);                                                   \
+            if (close == NULL) goto stop;                                                                       \
+            const intptr_t raw_length = close - at - 1;                                                        \
+            if (raw_length > max_token_bytes) goto stop;                                                        \
+            SLUICE_CHECK_ROOM(close + 1, raw_length + 16);                                                      \
+            length = escaped ? decode_string(at + 1, raw_length, text) : (copy_text(text, at + 1, (size_t)raw_length), (size_t)raw_length); \
+        } else if (close - at - 1 > max_token_bytes) {                                                         \
+            goto stop;                                                                                          \
         }                                                                                                       \
         write_token(token, (is_key) ? kind_key : kind_string, ascii, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, \
                     (intptr_t)text + text_origin, (intptr_t)at + origin);                                      \

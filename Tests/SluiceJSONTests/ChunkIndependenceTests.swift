@@ -21,6 +21,17 @@ struct ChunkIndependenceTests {
         #"["a\qb"]"#,
         #"["ok", "\uD800x"]"#,
         "{\"key\": \"value\"} trailing",
+        // Strings longer than sixteen bytes, copied as they are scanned: escapes, runs of
+        // multi-byte characters longer than a sixteen-byte move, and each kind of fault, at
+        // offsets before and after the first sixteen bytes.
+        #"["a long string, then \"quoted\" words\n\ttabbed, a \u00e9 and \ud83d\ude00 at the end\\", "#
+            + "\"naïve café 漢字漢字漢字漢字漢字漢字漢字漢字 über 🌊🌊🌊🌊🌊 tail\", \"漢字漢字漢字漢字漢字漢字\\n\"]",
+        "[\"twenty bytes of text\u{01} then a control character\"]",
+        #"["twenty bytes of text\x then a bad escape"]"#,
+        #"["twenty bytes of text \udc00 a lone low surrogate"]"#,
+        #"["twenty bytes of text \ud800\u0041 a broken pair"]"#,
+        "[\"twenty bytes of text é",
+        "[\"twenty bytes of text \\u00",
         "[[[[[[",
         "{\"a\": \"unterminated",
         "",
@@ -53,6 +64,11 @@ struct ChunkIndependenceTests {
         verify(Array("[\"abc".utf8) + [0xE2, 0x82] + Array("x\"]".utf8))
         verify(Array("[\"abc".utf8) + [0xC0, 0xAF] + Array("\"]".utf8))
         verify(Array("[\"abc".utf8) + [0xFF] + Array("\"]".utf8))
+        // Past the first sixteen bytes, where the long string's copy meets them.
+        let long = Array("[\"twenty bytes of text ".utf8)
+        verify(long + [0xE2, 0x82] + Array("x and more text\"]".utf8))
+        verify(long + [0xED, 0xA0, 0x80] + Array(" a surrogate's encoding\"]".utf8))
+        verify(long + [0xF4, 0x90, 0x80, 0x80] + Array(" past U+10FFFF\"]".utf8))
     }
 
     @Test("every JSONTestSuite case agrees whole, byte by byte and in random splits", arguments: ["y_", "n_", "i_"])
