@@ -18,6 +18,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <cpuid.h>
+#include <tmmintrin.h>
+#endif
 
 static inline bool is_digit(uint8_t byte) { return byte >= '0' && byte <= '9'; }
 
@@ -252,6 +256,103 @@ static size_t decode_string(const uint8_t *content, intptr_t length, uint8_t *ta
     return written;
 }
 
+/// Whether the `length` bytes of text at `text` are UTF-8, one sequence at a time.
+static bool utf8_text_valid(const uint8_t *text, size_t length) {
+    size_t at = 0;
+    while (at < length) {
+        if (text[at] < 0x80) {
+            at += 1;
+            continue;
+        }
+        const intptr_t sequence = utf8_sequence(text + at, (intptr_t)(length - at));
+        if (sequence == 0) return false;
+        at += (size_t)sequence;
+    }
+    return true;
+}
+
+#if defined(__x86_64__) && defined(__SSE2__)
+/// Whether the `length` bytes of text at `text` are UTF-8, sixteen at a time, the sixteen bytes
+/// after them readable: each byte classed by table lookups on its high and low nibbles and the
+/// next byte's high nibble, where a fault is a class the three share, and the bytes two and three
+/// before it say whether it must be a continuation (Keiser and Lemire's check, "Validating UTF-8
+/// in less than one instruction per byte", 2021). Checked a sequence at a time, text in most
+/// scripts but Latin, where every few bytes start a sequence, cost a mispredicted branch for most
+/// of them.
+__attribute__((target("ssse3"))) static bool utf8_text_valid_ssse3(const uint8_t *text, size_t length) {
+    // The faults a pair of bytes can show, one bit each.
+    enum {
+        too_short = 1 << 0,     // a lead or ASCII byte, then a lead or ASCII byte where a continuation must be
+        too_long = 1 << 1,      // ASCII, then a continuation
+        overlong_3 = 1 << 2,    // E0, then 80-9F
+        too_large = 1 << 3,     // F4 then 90-BF, or F5-FF then 90-BF
+        surrogate = 1 << 4,     // ED, then A0-BF
+        overlong_2 = 1 << 5,    // C0 or C1, then a continuation
+        too_large_1000 = 1 << 6, // F5-FF, then 80-8F
+        overlong_4 = 1 << 6,    // F0, then 80-8F
+        two_continuations = 1 << 7,
+        carry = too_short | too_long | two_continuations,
+    };
+    const __m128i first_high = _mm_setr_epi8(too_long, too_long, too_long, too_long, too_long, too_long, too_long, too_long,
+                                             (char)two_continuations, (char)two_continuations, (char)two_continuations, (char)two_continuations,
+                                             too_short | overlong_2, too_short, too_short | overlong_3 | surrogate,
+                                             too_short | too_large | too_large_1000 | overlong_4);
+    const __m128i first_low = _mm_setr_epi8((char)(carry | overlong_3 | overlong_2 | overlong_4), (char)(carry | overlong_2), (char)carry, (char)carry,
+                                            (char)(carry | too_large), (char)(carry | too_large | too_large_1000), (char)(carry | too_large | too_large_1000),
+                                            (char)(carry | too_large | too_large_1000), (char)(carry | too_large | too_large_1000),
+                                            (char)(carry | too_large | too_large_1000), (char)(carry | too_large | too_large_1000),
+                                            (char)(carry | too_large | too_large_1000), (char)(carry | too_large | too_large_1000),
+                                            (char)(carry | too_large | too_large_1000 | surrogate), (char)(carry | too_large | too_large_1000),
+                                            (char)(carry | too_large | too_large_1000));
+    const __m128i second_high = _mm_setr_epi8(too_short, too_short, too_short, too_short, too_short, too_short, too_short, too_short,
+                                              (char)(too_long | overlong_2 | two_continuations | overlong_3 | too_large_1000 | overlong_4),
+                                              (char)(too_long | overlong_2 | two_continuations | overlong_3 | too_large),
+                                              (char)(too_long | overlong_2 | two_continuations | surrogate | too_large),
+                                              (char)(too_long | overlong_2 | two_continuations | surrogate | too_large),
+                                              too_short, too_short, too_short, too_short);
+    // A sliding mask: sixteen kept bytes, then sixteen cleared, for the last, partial sixteen.
+    static const uint8_t kept[32] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+    const __m128i nibble = _mm_set1_epi8(0x0F);
+    __m128i faults = _mm_setzero_si128();
+    __m128i previous = _mm_setzero_si128();
+    for (size_t at = 0; at < length; at += 16) {
+        __m128i input = _mm_loadu_si128((const __m128i *)(const void *)(text + at));
+        // Past the end, zeros: ASCII, which ends a sequence left open as too short.
+        if (length - at < 16) input = _mm_and_si128(input, _mm_loadu_si128((const __m128i *)(const void *)(kept + 16 - (length - at))));
+        const __m128i before1 = _mm_alignr_epi8(input, previous, 15);
+        const __m128i classes = _mm_and_si128(_mm_and_si128(_mm_shuffle_epi8(first_high, _mm_and_si128(_mm_srli_epi16(before1, 4), nibble)),
+                                                            _mm_shuffle_epi8(first_low, _mm_and_si128(before1, nibble))),
+                                              _mm_shuffle_epi8(second_high, _mm_and_si128(_mm_srli_epi16(input, 4), nibble)));
+        // Third and fourth bytes of a sequence (two or three after a lead of E0-FF or F0-FF) must be
+        // continuations: the pair check marks those as two continuations, which this cancels.
+        const __m128i third = _mm_subs_epu8(_mm_alignr_epi8(input, previous, 14), _mm_set1_epi8((char)(0xE0 - 0x80)));
+        const __m128i fourth = _mm_subs_epu8(_mm_alignr_epi8(input, previous, 13), _mm_set1_epi8((char)(0xF0 - 0x80)));
+        const __m128i continuing = _mm_and_si128(_mm_or_si128(third, fourth), _mm_set1_epi8((char)0x80));
+        faults = _mm_or_si128(faults, _mm_xor_si128(continuing, classes));
+        previous = input;
+    }
+    // A sequence left open by the last sixteen bytes, where they were whole: a lead in the last
+    // byte, E0 or above in the one before, F0 or above in the one before that.
+    const __m128i open_limits = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, (char)(0xF0 - 1), (char)(0xE0 - 1), (char)(0xC0 - 1));
+    faults = _mm_or_si128(faults, _mm_subs_epu8(previous, open_limits));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(faults, _mm_setzero_si128())) == 0xFFFF;
+}
+
+/// Whether this processor has SSSE3 (the byte shuffle `utf8_text_valid_ssse3` is made of): 1 or
+/// 0, or -1 before the first string that needs it has asked.
+static int ssse3_at_hand = -1;
+
+static bool has_ssse3(void) {
+    int known = __atomic_load_n(&ssse3_at_hand, __ATOMIC_RELAXED);
+    if (known < 0) {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        known = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSSE3) != 0;
+        __atomic_store_n(&ssse3_at_hand, known, __ATOMIC_RELAXED);
+    }
+    return known != 0;
+}
+#endif
+
 /// `scan_string` and the copy of the text, escapes decoded, in one pass over a string longer
 /// than `SLUICE_SHORT_STRING` takes: its closing quote, with the text's length in `*written`,
 /// or NULL where `scan_string` would give NULL or the string does not close before `end`.
@@ -259,25 +360,33 @@ static size_t decode_string(const uint8_t *content, intptr_t length, uint8_t *ta
 /// backslash, and a copy of each run between them), and one without, copied again whole.
 ///
 /// Each sixteen bytes read are stored at once where the text stands; the bytes past a stop are
-/// overwritten by what follows. `end` must leave the text room for what is read before it and
-/// sixteen bytes more: what `room_limit` keeps (decoded text is never longer than its input).
+/// overwritten by what follows. Bytes that are not ASCII do not stop the copy: the text is
+/// checked as UTF-8 once whole (escapes decode to ASCII or to whole sequences, so the text is
+/// UTF-8 exactly where the input is). `end` must leave the text room for what is read before it
+/// and sixteen bytes more: what `room_limit` keeps (decoded text is never longer than its input).
 /// Out of line: the usual string is the short path's, and these registers would be taken from
 /// every token.
 __attribute__((noinline)) static const uint8_t *copy_string(const uint8_t *at, const uint8_t *end, uint8_t *target, size_t *written, bool *is_ascii) {
     const uint8_t *source = at + 1;
     uint8_t *out = target;
-    bool ascii = true;
+    // The sign bits of the bytes copied, but for escapes: nonzero where one is not ASCII.
+    unsigned high = 0;
+    bool escaped_high = false;
     for (;;) {
-        // Copy up to the next byte the scan must look at: a quote, a backslash, a control
-        // character or one that is not ASCII.
+        // Copy up to the next byte the scan must look at: a quote, a backslash or a control
+        // character.
 #if defined(__SSE2__)
-        const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+        const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'), controls = _mm_set1_epi8(0x1F);
         for (;;) {
             if (end - source < 16) goto bytes;
             const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)source);
             _mm_storeu_si128((__m128i *)(void *)out, chunk);
-            const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quotes), _mm_cmpeq_epi8(chunk, backslashes)), _mm_cmplt_epi8(chunk, space));
+            // Unsigned: a byte at most 0x1F is its own minimum with 0x1F.
+            const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quotes), _mm_cmpeq_epi8(chunk, backslashes)),
+                                               _mm_cmpeq_epi8(_mm_min_epu8(chunk, controls), chunk));
             const unsigned mask = (unsigned)_mm_movemask_epi8(stops);
+            // The sign bits of the bytes before the first stop (all sixteen where there is none).
+            high |= (unsigned)_mm_movemask_epi8(chunk) & ((mask & -mask) - 1);
             if (mask != 0) {
                 const unsigned skipped = (unsigned)__builtin_ctz(mask);
                 source += skipped;
@@ -292,7 +401,8 @@ __attribute__((noinline)) static const uint8_t *copy_string(const uint8_t *at, c
         // The last bytes before `end`, one at a time (and every byte without SSE2).
         while (source < end) {
             const uint8_t byte = *source;
-            if (byte == '"' || byte == '\\' || byte < 0x20 || byte >= 0x80) break;
+            if (byte == '"' || byte == '\\' || byte < 0x20) break;
+            high |= byte & 0x80;
             *out++ = byte;
             source += 1;
         }
@@ -301,73 +411,53 @@ __attribute__((noinline)) static const uint8_t *copy_string(const uint8_t *at, c
     found:;
 #endif
         const uint8_t byte = *source;
-        if (byte == '"') {
-            *written = (size_t)(out - target);
-            *is_ascii = ascii;
-            return source;
-        }
-        if (byte == '\\') {
-            if (end - source < 2) return NULL;
-            const uint8_t escape = source[1];
-            uint8_t decoded;
-            switch (escape) {
-            case '"': case '\\': case '/': decoded = escape; break;
-            case 'b': decoded = '\b'; break;
-            case 'f': decoded = '\f'; break;
-            case 'n': decoded = '\n'; break;
-            case 'r': decoded = '\r'; break;
-            case 't': decoded = '\t'; break;
-            case 'u': {
-                if (end - source < 6) return NULL;
-                const int32_t unit = hex4(source + 2);
-                if (unit < 0 || (unit & 0xFC00) == 0xDC00) return NULL;
-                uint32_t code_point = (uint32_t)unit;
-                if ((unit & 0xFC00) == 0xD800) {
-                    if (end - source < 12 || source[6] != '\\' || source[7] != 'u') return NULL;
-                    const int32_t low = hex4(source + 8);
-                    if (low < 0 || (low & 0xFC00) != 0xDC00) return NULL;
-                    code_point = 0x10000 + (((uint32_t)unit - 0xD800) << 10) + ((uint32_t)low - 0xDC00);
-                    source += 12;
-                } else {
-                    source += 6;
-                }
-                if (code_point >= 0x80) ascii = false;
-                out += encode_utf8(code_point, out);
-                continue;
+        if (byte == '"') break;
+        if (byte != '\\') return NULL;  // a control character
+        if (end - source < 2) return NULL;
+        const uint8_t escape = source[1];
+        uint8_t decoded;
+        switch (escape) {
+        case '"': case '\\': case '/': decoded = escape; break;
+        case 'b': decoded = '\b'; break;
+        case 'f': decoded = '\f'; break;
+        case 'n': decoded = '\n'; break;
+        case 'r': decoded = '\r'; break;
+        case 't': decoded = '\t'; break;
+        case 'u': {
+            if (end - source < 6) return NULL;
+            const int32_t unit = hex4(source + 2);
+            if (unit < 0 || (unit & 0xFC00) == 0xDC00) return NULL;
+            uint32_t code_point = (uint32_t)unit;
+            if ((unit & 0xFC00) == 0xD800) {
+                if (end - source < 12 || source[6] != '\\' || source[7] != 'u') return NULL;
+                const int32_t low = hex4(source + 8);
+                if (low < 0 || (low & 0xFC00) != 0xDC00) return NULL;
+                code_point = 0x10000 + (((uint32_t)unit - 0xD800) << 10) + ((uint32_t)low - 0xDC00);
+                source += 12;
+            } else {
+                source += 6;
             }
-            default: return NULL;
-            }
-            *out++ = decoded;
-            source += 2;
+            if (code_point >= 0x80) escaped_high = true;
+            out += encode_utf8(code_point, out);
             continue;
         }
-        if (byte < 0x20) return NULL;
-        // A run of non-ASCII characters, checked sequence by sequence as `scan_string` checks
-        // them, then copied.
-        const uint8_t *const run = source;
-        do {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            if (end - source >= 4 && common_three_byte(source)) {
-                source += 3;
-#if defined(__SSE2__)
-                if (end - source >= 6 + 16 && common_three_byte(source) && common_three_byte(source + 3)) source = skip_cjk_run(source + 6, end);
-#endif
-                continue;
-            }
-#endif
-            const intptr_t length = utf8_sequence(source, end - source);
-            if (length == 0) return NULL;
-            source += length;
-        } while (source < end && *source >= 0x80);
-        const size_t run_length = (size_t)(source - run);
-        if (run_length <= 16 && end - run >= 16) {
-            memcpy(out, run, 16);
-        } else {
-            copy_text(out, run, run_length);
+        default: return NULL;
         }
-        out += run_length;
-        ascii = false;
+        *out++ = decoded;
+        source += 2;
     }
+    const size_t length = (size_t)(out - target);
+    if (high != 0) {
+#if defined(__x86_64__) && defined(__SSE2__)
+        // The sixteen bytes after the text are the tape's spare room (see `end`).
+        if (has_ssse3() ? !utf8_text_valid_ssse3(target, length) : !utf8_text_valid(target, length)) return NULL;
+#else
+        if (!utf8_text_valid(target, length)) return NULL;
+#endif
+    }
+    *written = length;
+    *is_ascii = high == 0 && !escaped_high;
+    return source;
 }
 
 /// The number at `at`: its length with `*digits` filled, or 0 where it is not one or reaches

@@ -71,6 +71,42 @@ struct ChunkIndependenceTests {
         verify(long + [0xF4, 0x90, 0x80, 0x80] + Array(" past U+10FFFF\"]".utf8))
     }
 
+    /// Every byte pair, and every lead byte with the second bytes that bound its ranges and
+    /// the third and fourth bytes that may follow, inside strings long enough for the tokenizer
+    /// to check their text sixteen bytes at a time: it takes or leaves each exactly as yajl does,
+    /// wherever the sequence falls against those sixteen bytes and the string's end.
+    @Test("every UTF-8 sequence up to four bytes is taken or refused as yajl does")
+    func utf8Sequences() {
+        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xF0, 0xF4, 0xFF]
+        var sequences: [[UInt8]] = []
+        for lead in UInt8(0x80)...0xFF {
+            for second in UInt8(0x00)...0xFF where second != UInt8(ascii: "\\") && second != UInt8(ascii: "\"") {
+                sequences.append([lead, second])
+            }
+            guard lead >= 0xE0 else { continue }
+            for second in edges {
+                for third in edges {
+                    sequences.append([lead, second, third])
+                    if lead >= 0xF0 { for fourth in edges { sequences.append([lead, second, third, fourth]) } }
+                }
+            }
+        }
+        var disagreements: [String] = []
+        for (index, sequence) in sequences.enumerated() {
+            // Text before it of 13 to 28 bytes, so that it meets each place in sixteen; with a
+            // multi-byte character before it, and just before the closing quote.
+            let padding = Array(repeating: UInt8(ascii: "a"), count: 13 + index % 16)
+            for text in [padding + sequence + Array("tail".utf8), Array("é".utf8) + padding + sequence] {
+                let bytes = Array("[\"".utf8) + text + Array("\"]".utf8)
+                let tokenizer = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true)
+                let yajl = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true, usesTokenizer: false)
+                if tokenizer != yajl { disagreements.append(sequence.map { String($0, radix: 16) }.joined(separator: " ")) }
+            }
+        }
+        #expect(disagreements.isEmpty, "tokenizer and yajl differ on: \(disagreements.prefix(20))")
+        #expect(sequences.count > 40_000)
+    }
+
     @Test("every JSONTestSuite case agrees whole, byte by byte and in random splits", arguments: ["y_", "n_", "i_"])
     func jsonTestSuite(prefix: String) throws {
         for name in Fixtures.jsonTestSuite(prefix: prefix) {
