@@ -77,7 +77,9 @@ struct ChunkIndependenceTests {
     /// wherever the sequence falls against those sixteen bytes and the string's end.
     @Test("every UTF-8 sequence up to four bytes is taken or refused as yajl does")
     func utf8Sequences() {
-        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xF0, 0xF4, 0xFF]
+        let edges: [UInt8] = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xF0, 0xF4, 0xFF,
+        ]
         var sequences: [[UInt8]] = []
         for lead in UInt8(0x80)...0xFF {
             for second in UInt8(0x00)...0xFF where second != UInt8(ascii: "\\") && second != UInt8(ascii: "\"") {
@@ -100,7 +102,9 @@ struct ChunkIndependenceTests {
                 let bytes = Array("[\"".utf8) + text + Array("\"]".utf8)
                 let tokenizer = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true)
                 let yajl = ChunkingVerifier.transcript(of: bytes, split: .whole, releasing: true, usesTokenizer: false)
-                if tokenizer != yajl { disagreements.append(sequence.map { String($0, radix: 16) }.joined(separator: " ")) }
+                if tokenizer != yajl {
+                    disagreements.append(sequence.map { String($0, radix: 16) }.joined(separator: " "))
+                }
             }
         }
         #expect(disagreements.isEmpty, "tokenizer and yajl differ on: \(disagreements.prefix(20))")
