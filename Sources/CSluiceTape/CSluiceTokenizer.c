@@ -26,174 +26,17 @@
 static inline bool is_digit(uint8_t byte) { return byte >= '0' && byte <= '9'; }
 
 #if !defined(__SSE2__)
-/// Nonzero when one of the eight bytes of `word` is a quote, a backslash, a control character
-/// or not ASCII: the bytes a string's scan must stop at. Its lowest set bit marks the first such
-/// byte (the borrows of the subtractions set bits only above a byte that is one).
+/// Nonzero when one of the eight bytes of `word` is a quote, a backslash or a control character:
+/// the bytes a string's scan must stop at. Its lowest set bit marks the first such byte (the
+/// borrows of the subtractions set bits only above a byte that is one).
 static inline uint64_t stop_bytes(uint64_t word) {
     const uint64_t ones = 0x0101010101010101ULL;
     const uint64_t quotes = word ^ (ones * '"');
     const uint64_t backslashes = word ^ (ones * '\\');
-    return (((quotes - ones) & ~quotes) | ((backslashes - ones) & ~backslashes) | (word - ones * 0x20) | word) &
+    return (((quotes - ones) & ~quotes) | ((backslashes - ones) & ~backslashes) | ((word - ones * 0x20) & ~word)) &
            0x8080808080808080ULL;
 }
 #endif
-
-#if defined(__SSE2__)
-/// Steps over the three-byte sequences at `at`, four at a time, while the sixteen bytes there
-/// start with four whose lead is E1-EC or EE-EF (each followed by any two continuation bytes: the
-/// sequences of most CJK text, whose second byte needs no check beyond its shape); returns where
-/// it stopped. One load and a few comparisons for twelve bytes, where the check of one sequence
-/// at a time costs some twenty instructions for three. Out of line: its constants would take
-/// registers from the tokenizer's every string.
-__attribute__((noinline)) static const uint8_t *skip_cjk_run(const uint8_t *at, const uint8_t *end) {
-    const __m128i shape_mask = _mm_setr_epi8((char)0xF0, (char)0xC0, (char)0xC0, (char)0xF0, (char)0xC0, (char)0xC0, (char)0xF0, (char)0xC0,
-                                             (char)0xC0, (char)0xF0, (char)0xC0, (char)0xC0, 0, 0, 0, 0);
-    const __m128i shape_bits = _mm_setr_epi8((char)0xE0, (char)0x80, (char)0x80, (char)0xE0, (char)0x80, (char)0x80, (char)0xE0, (char)0x80,
-                                             (char)0x80, (char)0xE0, (char)0x80, (char)0x80, 0, 0, 0, 0);
-    // E0 and ED bound their second byte: leads equal to either fail here. The zeros elsewhere
-    // can only match bytes that already fail the shape.
-    const __m128i e0_leads = _mm_setr_epi8((char)0xE0, 0, 0, (char)0xE0, 0, 0, (char)0xE0, 0, 0, (char)0xE0, 0, 0, 0, 0, 0, 0);
-    const __m128i ed_leads = _mm_setr_epi8((char)0xED, 0, 0, (char)0xED, 0, 0, (char)0xED, 0, 0, (char)0xED, 0, 0, 0, 0, 0, 0);
-    while (end - at >= 16) {
-        const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)at);
-        const unsigned shaped = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(chunk, shape_mask), shape_bits));
-        const unsigned bounded = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(chunk, e0_leads), _mm_cmpeq_epi8(chunk, ed_leads)));
-        if (((shaped & ~bounded) & 0x0FFFu) != 0x0FFFu) break;
-        at += 12;
-    }
-    return at;
-}
-#endif
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/// Whether the four bytes at `at` start with a three-byte sequence whose lead is E1-EC or EE-EF
-/// (which take any two continuation bytes), checked as one word. E0 and ED bound their second
-/// byte: their sequences go through the table's check.
-static inline bool common_three_byte(const uint8_t *at) {
-    uint32_t word;
-    memcpy(&word, at, 4);
-    return (word & 0x00C0C0F0u) == 0x008080E0u && at[0] != 0xE0 && at[0] != 0xED;
-}
-#endif
-
-/// Finds the end of the string whose opening quote is at `at`: its closing quote, or NULL when
-/// it is not the tokenizer's to take (a fault, a lone surrogate, or its end not before `end`).
-/// Tells whether its decoded text is all ASCII and whether it has escapes.
-static inline __attribute__((always_inline)) const uint8_t *scan_string(const uint8_t *at, const uint8_t *end, bool *is_ascii, bool *escaped) {
-    at += 1;
-    bool ascii = true;
-    bool escapes = false;
-    for (;;) {
-        // Step to the next byte the scan must look at: a quote, a backslash, a control
-        // character or one that is not ASCII.
-#if defined(__SSE2__)
-        const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
-        for (;;) {
-            if (end - at < 16) goto words;
-            const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)at);
-            // A signed comparison with a space flags control characters and, as negative
-            // numbers, the bytes of non-ASCII characters.
-            const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quotes), _mm_cmpeq_epi8(chunk, backslashes)), _mm_cmplt_epi8(chunk, space));
-            const unsigned mask = (unsigned)_mm_movemask_epi8(stops);
-            if (mask != 0) {
-                at += __builtin_ctz(mask);
-                goto found;
-            }
-            at += 16;
-        }
-    words:
-        // The last fifteen bytes of the chunk, one at a time: the word scan below would set up
-        // its constants for every string, as the compiler hoists them, for a case this rare.
-        while (at < end) {
-            const uint8_t byte = *at;
-            if (byte == '"' || byte == '\\' || byte < 0x20 || byte >= 0x80) break;
-            at += 1;
-        }
-        if (at >= end) return NULL;
-#else
-        for (;;) {
-            if (end - at >= 8) {
-                uint64_t word;
-                memcpy(&word, at, 8);
-                const uint64_t stops = stop_bytes(word);
-                if (stops == 0) {
-                    at += 8;
-                    continue;
-                }
-                at += __builtin_ctzll(stops) >> 3;
-                break;
-            }
-            while (at < end) {
-                const uint8_t byte = *at;
-                if (byte == '"' || byte == '\\' || byte < 0x20 || byte >= 0x80) break;
-                at += 1;
-            }
-            if (at >= end) return NULL;
-            break;
-        }
-#endif
-#if defined(__SSE2__)
-    found:;
-#endif
-        const uint8_t byte = *at;
-        if (byte == '"') {
-            *is_ascii = ascii;
-            *escaped = escapes;
-            return at;
-        }
-        if (byte == '\\') {
-            if (end - at < 2) return NULL;
-            escapes = true;
-            const uint8_t escape = at[1];
-            if (escape == 'u') {
-                if (end - at < 6) return NULL;
-                const int32_t unit = hex4(at + 2);
-                if (unit < 0 || (unit & 0xFC00) == 0xDC00) return NULL;
-                if ((unit & 0xFC00) == 0xD800) {
-                    if (end - at < 12 || at[6] != '\\' || at[7] != 'u') return NULL;
-                    const int32_t low = hex4(at + 8);
-                    if (low < 0 || (low & 0xFC00) != 0xDC00) return NULL;
-                    ascii = false;
-                    at += 12;
-                } else {
-                    if (unit >= 0x80) ascii = false;
-                    at += 6;
-                }
-                continue;
-            }
-            switch (escape) {
-            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-                at += 2;
-                continue;
-            default:
-                return NULL;
-            }
-        }
-        if (byte < 0x20) return NULL;
-        // A run of non-ASCII characters (text in most scripts but Latin) is checked sequence by
-        // sequence here, without going back to the word scan, which would stop at once.
-        do {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            // The three-byte sequences of most CJK text checked in one word; every other
-            // sequence goes through the table's check.
-            if (end - at >= 4 && common_three_byte(at)) {
-                at += 3;
-#if defined(__SSE2__)
-                // Three in a row: likely a sentence of CJK text, taken four at a time from here,
-                // where sixteen bytes remain past the two checked. (One or two is often a word in
-                // other text, where the call would be lost.)
-                if (end - at >= 6 + 16 && common_three_byte(at) && common_three_byte(at + 3)) at = skip_cjk_run(at + 6, end);
-#endif
-                continue;
-            }
-#endif
-            const intptr_t length = utf8_sequence(at, end - at);
-            if (length == 0) return NULL;
-            at += length;
-        } while (at < end && *at >= 0x80);
-        ascii = false;
-    }
-}
 
 /// Writes `code_point` as UTF-8 at `target`; returns the byte count.
 static inline size_t encode_utf8(uint32_t code_point, uint8_t *target) {
@@ -219,44 +62,10 @@ static inline size_t encode_utf8(uint32_t code_point, uint8_t *target) {
     return 4;
 }
 
-/// Writes the text of a string's content (between its quotes, checked by `scan_string`) with its
-/// escapes decoded, as yajl hands it over; returns the byte count, at most `length`.
-static size_t decode_string(const uint8_t *content, intptr_t length, uint8_t *target) {
-    size_t written = 0;
-    intptr_t at = 0;
-    while (at < length) {
-        const uint8_t *backslash = memchr(content + at, '\\', (size_t)(length - at));
-        const intptr_t run = (backslash != NULL ? backslash - content : length) - at;
-        memcpy(target + written, content + at, (size_t)run);
-        written += (size_t)run;
-        at += run;
-        if (at >= length) break;
-        const uint8_t escape = content[at + 1];
-        at += 2;
-        switch (escape) {
-        case 'b': target[written++] = '\b'; break;
-        case 'f': target[written++] = '\f'; break;
-        case 'n': target[written++] = '\n'; break;
-        case 'r': target[written++] = '\r'; break;
-        case 't': target[written++] = '\t'; break;
-        case 'u': {
-            uint32_t code_point = (uint32_t)hex4(content + at);
-            at += 4;
-            if ((code_point & 0xFC00) == 0xD800) {
-                const uint32_t low = (uint32_t)hex4(content + at + 2);
-                code_point = 0x10000 + ((code_point - 0xD800) << 10) + (low - 0xDC00);
-                at += 6;
-            }
-            written += encode_utf8(code_point, target + written);
-            break;
-        }
-        default: target[written++] = escape; break;  // '"', '\\' and '/' stand for themselves
-        }
-    }
-    return written;
-}
-
-/// Whether the `length` bytes of text at `text` are UTF-8, one sequence at a time.
+/// Whether the `length` bytes of text at `text` are UTF-8, one sequence at a time, by the same
+/// `utf8_sequence` as `sluice_check_utf8` (CSluiceTape.c). Not a call to that: with it, clang
+/// laid out this file's tokenizer loop otherwise, at 1 M more instructions a 2 000-article
+/// JSON:API decode (callgrind), for a check off the usual path.
 static bool utf8_text_valid(const uint8_t *text, size_t length) {
     size_t at = 0;
     while (at < length) {
@@ -353,34 +162,77 @@ static bool has_ssse3(void) {
 }
 #endif
 
-/// `scan_string` and the copy of the text, escapes decoded, in one pass over a string longer
-/// than `SLUICE_SHORT_STRING` takes: its closing quote, with the text's length in `*written`,
-/// or NULL where `scan_string` would give NULL or the string does not close before `end`.
-/// Scanned first and decoded after, a string with escapes was read twice more (a search for each
-/// backslash, and a copy of each run between them), and one without, copied again whole.
+/// Whether the `length` bytes of text at `text` are UTF-8, with the sixteen bytes after them
+/// readable: sixteen at a time where the processor has SSSE3, else a sequence at a time.
+static inline bool utf8_text_valid_fast(const uint8_t *text, size_t length) {
+#if defined(__x86_64__) && defined(__SSE2__)
+    if (has_ssse3()) return utf8_text_valid_ssse3(text, length);
+#endif
+    return utf8_text_valid(text, length);
+}
+
+/// The escape at `at`, a backslash before `end`: its length in the input (2, 6, or 12 for a
+/// surrogate pair) with the code point it stands for in `*code_point`; 0 where it is not the
+/// tokenizer's to take (a fault, a lone surrogate, or its end not before `end`).
+static inline __attribute__((always_inline)) intptr_t escape_sequence(const uint8_t *at, const uint8_t *end, uint32_t *code_point) {
+    if (end - at < 2) return 0;
+    const uint8_t escape = at[1];
+    switch (escape) {
+    case '"': case '\\': case '/': *code_point = escape; return 2;
+    case 'b': *code_point = '\b'; return 2;
+    case 'f': *code_point = '\f'; return 2;
+    case 'n': *code_point = '\n'; return 2;
+    case 'r': *code_point = '\r'; return 2;
+    case 't': *code_point = '\t'; return 2;
+    case 'u': break;
+    default: return 0;
+    }
+    if (end - at < 6) return 0;
+    const int32_t unit = hex4(at + 2);
+    if (unit < 0 || (unit & 0xFC00) == 0xDC00) return 0;
+    if ((unit & 0xFC00) != 0xD800) {
+        *code_point = (uint32_t)unit;
+        return 6;
+    }
+    if (end - at < 12 || at[6] != '\\' || at[7] != 'u') return 0;
+    const int32_t low = hex4(at + 8);
+    if (low < 0 || (low & 0xFC00) != 0xDC00) return 0;
+    *code_point = 0x10000 + (((uint32_t)unit - 0xD800) << 10) + ((uint32_t)low - 0xDC00);
+    return 12;
+}
+
+/// One pass over the string whose opening quote is at `at`: its closing quote, or NULL when it
+/// is not the tokenizer's to take (a fault, a lone surrogate, or its end not before `end`).
+/// `copying` (a constant at each call, so that each gets code of its own, without a test of it
+/// per step): the text is copied to `target` with its escapes decoded, its length put in
+/// `*written` and whether it is all ASCII in `*is_ascii`; else the string is only found and
+/// checked.
 ///
-/// Each sixteen bytes read are stored at once where the text stands; the bytes past a stop are
-/// overwritten by what follows. Bytes that are not ASCII do not stop the copy: the text is
-/// checked as UTF-8 once whole (escapes decode to ASCII or to whole sequences, so the text is
-/// UTF-8 exactly where the input is). `end` must leave the text room for what is read before it
-/// and sixteen bytes more: what `room_limit` keeps (decoded text is never longer than its input).
-/// Out of line: the usual string is the short path's, and these registers would be taken from
-/// every token.
-__attribute__((noinline)) static const uint8_t *copy_string(const uint8_t *at, const uint8_t *end, uint8_t *target, size_t *written, bool *is_ascii) {
+/// The scan stops only at quotes, backslashes and control characters, sixteen bytes at a time
+/// (eight without SSE2); each sixteen read are stored at once where the text stands, and the
+/// bytes past a stop are overwritten by what follows. Bytes that are not ASCII do not stop it:
+/// where there are any, the text is checked as UTF-8 once whole. Checked a sequence at a time,
+/// text in most scripts but Latin stopped the scan at nearly every character, a mispredicted
+/// branch for most; and a string with escapes was read twice more to decode it. The text and the
+/// input are UTF-8 alike, since escapes stand for ASCII or for whole sequences. When copying,
+/// `end` must leave the text room for what is read before it and sixteen bytes more: what
+/// `room_limit` keeps (decoded text is never longer than its input), and the room the check
+/// reads past the text.
+static inline __attribute__((always_inline)) const uint8_t *string_pass(const uint8_t *at, const uint8_t *end, bool copying, uint8_t *target, size_t *written,
+                                                                      bool *is_ascii) {
     const uint8_t *source = at + 1;
-    uint8_t *out = target;
-    // The sign bits of the bytes copied, but for escapes: nonzero where one is not ASCII.
-    unsigned high = 0;
+    // The text's length so far (when copying).
+    size_t length = 0;
+    // Nonzero where a byte of the input's own text (not of an escape) is not ASCII.
+    uint64_t high = 0;
     bool escaped_high = false;
     for (;;) {
-        // Copy up to the next byte the scan must look at: a quote, a backslash or a control
-        // character.
 #if defined(__SSE2__)
         const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'), controls = _mm_set1_epi8(0x1F);
         for (;;) {
             if (end - source < 16) goto bytes;
             const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)source);
-            _mm_storeu_si128((__m128i *)(void *)out, chunk);
+            if (copying) _mm_storeu_si128((__m128i *)(void *)(target + length), chunk);
             // Unsigned: a byte at most 0x1F is its own minimum with 0x1F.
             const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quotes), _mm_cmpeq_epi8(chunk, backslashes)),
                                                _mm_cmpeq_epi8(_mm_min_epu8(chunk, controls), chunk));
@@ -390,75 +242,73 @@ __attribute__((noinline)) static const uint8_t *copy_string(const uint8_t *at, c
             if (mask != 0) {
                 const unsigned skipped = (unsigned)__builtin_ctz(mask);
                 source += skipped;
-                out += skipped;
+                length += skipped;
                 goto found;
             }
             source += 16;
-            out += 16;
+            length += 16;
         }
-    bytes:
+#else
+        for (;;) {
+            if (end - source < 8) goto bytes;
+            uint64_t word;
+            memcpy(&word, source, 8);
+            if (copying) memcpy(target + length, &word, 8);
+            const uint64_t stops = stop_bytes(word);
+            if (stops == 0) {
+                high |= word & 0x8080808080808080ULL;
+                source += 8;
+                length += 8;
+                continue;
+            }
+            const unsigned skipped = (unsigned)__builtin_ctzll(stops) >> 3;
+            if (skipped > 0) high |= word & (~UINT64_C(0) >> (64 - 8 * skipped)) & 0x8080808080808080ULL;
+            source += skipped;
+            length += skipped;
+            goto found;
+        }
 #endif
-        // The last bytes before `end`, one at a time (and every byte without SSE2).
+    bytes:
+        // The last bytes before `end`, one at a time.
         while (source < end) {
             const uint8_t byte = *source;
             if (byte == '"' || byte == '\\' || byte < 0x20) break;
             high |= byte & 0x80;
-            *out++ = byte;
+            if (copying) target[length] = byte;
+            length += 1;
             source += 1;
         }
         if (source >= end) return NULL;
-#if defined(__SSE2__)
     found:;
-#endif
         const uint8_t byte = *source;
         if (byte == '"') break;
         if (byte != '\\') return NULL;  // a control character
-        if (end - source < 2) return NULL;
-        const uint8_t escape = source[1];
-        uint8_t decoded;
-        switch (escape) {
-        case '"': case '\\': case '/': decoded = escape; break;
-        case 'b': decoded = '\b'; break;
-        case 'f': decoded = '\f'; break;
-        case 'n': decoded = '\n'; break;
-        case 'r': decoded = '\r'; break;
-        case 't': decoded = '\t'; break;
-        case 'u': {
-            if (end - source < 6) return NULL;
-            const int32_t unit = hex4(source + 2);
-            if (unit < 0 || (unit & 0xFC00) == 0xDC00) return NULL;
-            uint32_t code_point = (uint32_t)unit;
-            if ((unit & 0xFC00) == 0xD800) {
-                if (end - source < 12 || source[6] != '\\' || source[7] != 'u') return NULL;
-                const int32_t low = hex4(source + 8);
-                if (low < 0 || (low & 0xFC00) != 0xDC00) return NULL;
-                code_point = 0x10000 + (((uint32_t)unit - 0xD800) << 10) + ((uint32_t)low - 0xDC00);
-                source += 12;
-            } else {
-                source += 6;
-            }
-            if (code_point >= 0x80) escaped_high = true;
-            out += encode_utf8(code_point, out);
-            continue;
-        }
-        default: return NULL;
-        }
-        *out++ = decoded;
-        source += 2;
+        uint32_t code_point;
+        const intptr_t escape = escape_sequence(source, end, &code_point);
+        if (escape == 0) return NULL;
+        source += escape;
+        escaped_high |= code_point >= 0x80;
+        if (copying) length += encode_utf8(code_point, target + length);
     }
-    const size_t length = (size_t)(out - target);
-    if (high != 0) {
-#if defined(__x86_64__) && defined(__SSE2__)
-        // The sixteen bytes after the text are the tape's spare room (see `end`).
-        if (has_ssse3() ? !utf8_text_valid_ssse3(target, length) : !utf8_text_valid(target, length)) return NULL;
-#else
-        if (!utf8_text_valid(target, length)) return NULL;
-#endif
+    if (high != 0 && !(copying ? utf8_text_valid_fast(target, length) : utf8_text_valid(at + 1, (size_t)(source - at - 1)))) return NULL;
+    if (copying) {
+        *written = length;
+        *is_ascii = high == 0 && !escaped_high;
     }
-    *written = length;
-    *is_ascii = high == 0 && !escaped_high;
     return source;
 }
+
+/// `string_pass` copying the text: the path of every string the short path does not take. Out
+/// of line: the usual string is the short path's, and these registers would be taken from every
+/// token.
+__attribute__((noinline)) static const uint8_t *copy_string(const uint8_t *at, const uint8_t *end, uint8_t *target, size_t *written, bool *is_ascii) {
+    return string_pass(at, end, true, target, written, is_ascii);
+}
+
+/// `string_pass` finding the string's closing quote only: where `copy_string` may not write (its
+/// end past the tape's room), and for the last token when the tokenizer stops. Out of line: both
+/// are rare, and inlined into the tokenizer it took registers from every token.
+__attribute__((noinline)) static const uint8_t *scan_string(const uint8_t *at, const uint8_t *end) { return string_pass(at, end, false, NULL, NULL, NULL); }
 
 /// The number at `at`: its length with `*digits` filled, or 0 where it is not one or reaches
 /// `limit` (more digits may follow in the next chunk: yajl takes it). Out of line: inside the
@@ -657,18 +507,16 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
         const uint8_t *const scan_end = room_limit < limit ? room_limit : limit;                               \
         const uint8_t *close = copy_string(at, scan_end, text, &length, &ascii);                               \
         if (close == NULL) {                                                                                    \
-            /* Not closed before the tape's room ends, or a fault: the exact path decides. */                   \
+            /* Not closed before the tape's room ends, or a fault: found first, and copied once */              \
+            /* the room for it is sure. */                                                                      \
             if (scan_end == limit) goto stop;                                                                   \
-            bool escaped = false;                                                                               \
-            close = scan_string(at, limit, &ascii, &escaped);                                                   \
+            const uint8_t *const found = scan_string(at, limit);                                                \
+            if (found == NULL) goto stop;                                                                       \
+            SLUICE_CHECK_ROOM(found + 1, found - at - 1 + 16);                                                  \
+            close = copy_string(at, found + 1, text, &length, &ascii);                                          \
             if (close == NULL) goto stop;                                                                       \
-            const intptr_t raw_length = close - at - 1;                                                        \
-            if (raw_length > max_token_bytes) goto stop;                                                        \
-            SLUICE_CHECK_ROOM(close + 1, raw_length + 16);                                                      \
-            length = escaped ? decode_string(at + 1, raw_length, text) : (copy_text(text, at + 1, (size_t)raw_length), (size_t)raw_length); \
-        } else if (close - at - 1 > max_token_bytes) {                                                         \
-            goto stop;                                                                                          \
         }                                                                                                       \
+        if (close - at - 1 > max_token_bytes) goto stop;                                                       \
         write_token(token, (is_key) ? kind_key : kind_string, ascii, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, \
                     (intptr_t)text + text_origin, (intptr_t)at + origin);                                      \
         token += 1;                                                                                             \
@@ -680,8 +528,8 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
 /// Reads the usual string at `at` as a token and goes to `done`: at most sixteen bytes of ASCII
 /// without escapes, with its closing quote and two bytes more before `limit` (so that the
 /// code after it may look at them unchecked). One load and one mask find its end, one move copies
-/// it; through `scan_string` and `SLUICE_STRING` a short key cost some 40 instructions more, most
-/// of it their cases for long, escaped and non-ASCII text. Anything else falls through to them.
+/// it; through `SLUICE_STRING` a short key cost some 40 instructions more, most of it its cases
+/// for long, escaped and non-ASCII text. Anything else falls through to it.
 #define SLUICE_SHORT_STRING(is_key, done)                                                                       \
     if (limit - at > 32 && short_strings) {                                                                     \
         const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)(at + 1));                        \
@@ -948,8 +796,7 @@ finish:;
         case kind_key:
         case kind_string: {
             // Taken whole before, so its closing quote is found again.
-            bool ascii = true, escaped = false;
-            last_end = scan_string(start, limit, &ascii, &escaped) + 1;
+            last_end = scan_string(start, limit) + 1;
             break;
         }
         case kind_number: last_end = start + final_token->length; break;
