@@ -200,6 +200,8 @@ void sluice_tape_callbacks(yajl_callbacks *table) {
     table->yajl_end_array = on_end_array;
 }
 
+int sluice_small_string_layout = 0;
+
 intptr_t sluice_first_invalid_utf8(const uint8_t *bytes, intptr_t count) {
     bool is_ascii;
     return sluice_check_utf8(bytes, count, &is_ascii);

@@ -185,6 +185,18 @@ intptr_t sluice_check_utf8(const uint8_t *bytes, intptr_t count, bool *is_ascii)
 /// Whether every byte of `bytes` is ASCII.
 bool sluice_is_ascii(const uint8_t *bytes, intptr_t count);
 
+/// What Swift's `UTF8Validation` found of the standard library's small-string layout: 0 not
+/// checked yet, 1 it matches, -1 it does not. Held here, read and written through the two
+/// functions below, because every short string made asks: a Swift `static let` is read through
+/// a call to the runtime's once-guard at each use, some 20 instructions per string.
+extern int sluice_small_string_layout;
+
+/// `sluice_small_string_layout`, read (inline: one load).
+static inline int sluice_small_string_layout_known(void) { return __atomic_load_n(&sluice_small_string_layout, __ATOMIC_RELAXED); }
+
+/// Records the check's answer. Threads that race to check write the same answer.
+static inline void sluice_record_small_string_layout(int answer) { __atomic_store_n(&sluice_small_string_layout, answer, __ATOMIC_RELAXED); }
+
 /// The index of the backslash of the first `\u` escape in `content` (a string's bytes between
 /// its quotes, escapes already checked by yajl) that names one half of a UTF-16 surrogate pair
 /// without the other, or -1 when there is none.

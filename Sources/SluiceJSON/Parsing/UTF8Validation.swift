@@ -97,7 +97,25 @@ enum UTF8Validation {
     /// checked once, on strings of every small length, ASCII and not, by equality, hash, UTF-8
     /// view and character count. False on a platform with another layout (big-endian or 32-bit
     /// ones, or a future library), where every string takes `String(copying:)`.
-    static let smallStringsMatch: Bool = {
+    ///
+    /// The answer is kept in C (`sluice_small_string_layout`), where reading it is one load.
+    @inline(__always)
+    static var smallStringsMatch: Bool {
+        let known = sluice_small_string_layout_known()
+        if known != 0 { return known > 0 }
+        return checkSmallStrings()
+    }
+
+    /// Checks the layout and records the answer (see ``smallStringsMatch``). Out of line: asked
+    /// once per process, by the first short string.
+    @inline(never)
+    private static func checkSmallStrings() -> Bool {
+        let matches = smallStringsMatchLayout()
+        sluice_record_small_string_layout(matches ? 1 : -1)
+        return matches
+    }
+
+    private static func smallStringsMatchLayout() -> Bool {
         #if _endian(little) && _pointerBitWidth(_64)
         guard MemoryLayout<String>.size == 16 else { return false }
         let samples = [
@@ -121,5 +139,5 @@ enum UTF8Validation {
         #else
         return false
         #endif
-    }()
+    }
 }
