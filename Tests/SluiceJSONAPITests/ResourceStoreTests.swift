@@ -1,6 +1,7 @@
 import Foundation
 import SluiceJSON
 import SluiceJSONAPI
+import Synchronization
 import Testing
 
 private struct StoreArticle: Resource {
@@ -262,8 +263,8 @@ struct ResourceStoreTests {
         // through its model: the entries after it are the next resources', whole.
         let count = 1_500
         let decoder = JSONAPIDecoder(registry: [StorePerson.self, StoreComment.self])
-        let skipped = LockedList()
-        decoder.onUndecodableResource = { skipped.append($0.pointer) }
+        let skipped = Mutex<[String]>([])
+        decoder.onUndecodableResource = { resource in skipped.withLock { $0.append(resource.pointer) } }
         var kept: [AnyResource] = []
         var people: [Linked<StorePerson>] = []
         do {
@@ -275,7 +276,7 @@ struct ResourceStoreTests {
                 #expect(person.id == "\(number)" && person.name == "person number \(number), named at length")
             }
         }
-        #expect(skipped.items == ["/included/700"])
+        #expect(skipped.withLock { $0 } == ["/included/700"])
         #expect(kept.count == count - 1)
         for (offset, resource) in kept.enumerated() {
             let number = offset < 700 ? offset : offset + 1
@@ -345,23 +346,5 @@ struct ResourceStoreTests {
         }
         #expect(store.count == 5000)
         #expect(store.resources(ofType: "people").count == 5000)
-    }
-}
-
-/// What a `@Sendable` callback collects.
-private final class LockedList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [String] = []
-
-    func append(_ item: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        list.append(item)
-    }
-
-    var items: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return list
     }
 }

@@ -115,6 +115,8 @@ enum UTF8Validation {
         return matches
     }
 
+    /// The check itself: each sample made by ``smallString(_:count:isASCII:)`` against the
+    /// library's own.
     private static func smallStringsMatchLayout() -> Bool {
         #if _endian(little) && _pointerBitWidth(_64)
         guard MemoryLayout<String>.size == 16 else { return false }
