@@ -132,23 +132,30 @@ struct ConcurrentPostgresImportTests {
         // slices: a fast import commits several batches in a long one, and can finish before a
         // slice happens to end between two.
         let watcher = try await PostgresImporter.connect(to: try PostgresTarget(url: concurrent))
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, victim.isRunning {
-            ImportCommandTests.runSlice(of: victim, microseconds: 4_000)
-            let committed = try? await watcher.rows(
-                "SELECT COALESCE(MAX(resources), 0) FROM documents WHERE source LIKE '%/b.json'"
-            )
+        /// Whether no other session of the database is inside a statement or a transaction.
+        func othersIdle() async -> Bool {
             let open = try? await watcher.rows(
                 """
                 SELECT COUNT(*) FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'
                 """
             )
-            if (committed?.first?.first.flatMap { $0.flatMap(Int.init) } ?? 0) >= 300,
-                open?.first?.first == "0"
-            {
-                break
+            return open?.first?.first == "0"
+        }
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, victim.isRunning {
+            ImportCommandTests.runSlice(of: victim, microseconds: 4_000)
+            let committed = try? await watcher.rows(
+                "SELECT COALESCE(MAX(resources), 0) FROM documents WHERE source LIKE '%/b.json'"
+            )
+            guard (committed?.first?.first.flatMap { $0.flatMap(Int.init) } ?? 0) >= 300, await othersIdle() else {
+                continue
             }
+            // Asked again a moment later: a statement the import wrote just before it stopped may
+            // still wait in its socket, and the server runs it (taking its locks) while the
+            // import stands still. Seen idle once, such a stop left the others waiting.
+            try await Task.sleep(for: .milliseconds(200))
+            if await othersIdle() { break }
         }
         try await watcher.close()
         #expect(victim.isRunning, "the import finished before it could be stopped")
