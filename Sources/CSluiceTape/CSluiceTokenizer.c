@@ -226,6 +226,12 @@ static inline __attribute__((always_inline)) const uint8_t *string_pass(const ui
     // Nonzero where a byte of the input's own text (not of an escape) is not ASCII.
     uint64_t high = 0;
     bool escaped_high = false;
+#if defined(__SSE2__)
+    // The sixteen-byte blocks passed whole, OR-ed: their sign bits join `high` once, at the end,
+    // rather than a mask and three operations per block (a long string's loop was 27
+    // instructions a block, now 16).
+    __m128i passed = _mm_setzero_si128();
+#endif
     for (;;) {
 #if defined(__SSE2__)
         const __m128i quotes = _mm_set1_epi8('"'), backslashes = _mm_set1_epi8('\\'), controls = _mm_set1_epi8(0x1F);
@@ -237,14 +243,15 @@ static inline __attribute__((always_inline)) const uint8_t *string_pass(const ui
             const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, quotes), _mm_cmpeq_epi8(chunk, backslashes)),
                                                _mm_cmpeq_epi8(_mm_min_epu8(chunk, controls), chunk));
             const unsigned mask = (unsigned)_mm_movemask_epi8(stops);
-            // The sign bits of the bytes before the first stop (all sixteen where there is none).
-            high |= (unsigned)_mm_movemask_epi8(chunk) & ((mask & -mask) - 1);
             if (mask != 0) {
+                // The sign bits of the bytes before the first stop.
+                high |= (unsigned)_mm_movemask_epi8(chunk) & ((mask & -mask) - 1);
                 const unsigned skipped = (unsigned)__builtin_ctz(mask);
                 source += skipped;
                 length += skipped;
                 goto found;
             }
+            passed = _mm_or_si128(passed, chunk);
             source += 16;
             length += 16;
         }
@@ -290,6 +297,9 @@ static inline __attribute__((always_inline)) const uint8_t *string_pass(const ui
         escaped_high |= code_point >= 0x80;
         if (copying) length += encode_utf8(code_point, target + length);
     }
+#if defined(__SSE2__)
+    high |= (unsigned)_mm_movemask_epi8(passed);
+#endif
     if (high != 0 && !(copying ? utf8_text_valid_fast(target, length) : utf8_text_valid(at + 1, (size_t)(source - at - 1)))) return NULL;
     if (copying) {
         *written = length;
@@ -525,18 +535,27 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
     }
 
 #if defined(__SSE2__)
-/// Reads the usual string at `at` as a token and goes to `done`: at most sixteen bytes of ASCII
-/// without escapes, with its closing quote and two bytes more before `limit` (so that the
-/// code after it may look at them unchecked). One load and one mask find its end, one move copies
-/// it; through `SLUICE_STRING` a short key cost some 40 instructions more, most of it its cases
-/// for long, escaped and non-ASCII text. Anything else falls through to it.
+/// The bytes of `chunk` a string's short path stops at: quotes, backslashes, control characters
+/// and (signed: at or above 0x80 is below 0x20) every byte that is not ASCII, one bit each.
+static inline __attribute__((always_inline)) unsigned short_string_stops(__m128i chunk) {
+    const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, _mm_set1_epi8('"')), _mm_cmpeq_epi8(chunk, _mm_set1_epi8('\\'))),
+                                       _mm_cmplt_epi8(chunk, _mm_set1_epi8(0x20)));
+    return (unsigned)_mm_movemask_epi8(stops);
+}
+
+/// Reads the usual string at `at` as a token and goes to `done`: at most thirty-two bytes of
+/// ASCII without escapes, with its closing quote and two bytes more before `limit` (so that the
+/// code after it may look at them unchecked). One load and one mask find the end of one of up to
+/// sixteen bytes, one move copies it; the next sixteen bytes are looked at only when the first
+/// sixteen hold no stop. Through `SLUICE_STRING` a short key cost some 40 instructions more,
+/// most of it its cases for long, escaped and non-ASCII text, and one of 17 to 32 bytes (a
+/// quarter of twitter.json's keys, `in_reply_to_status_id_str`, and its dates) some 120 more
+/// with the call. Anything else falls through to it.
 #define SLUICE_SHORT_STRING(is_key, done)                                                                       \
     if (limit - at > 32 && short_strings) {                                                                     \
         const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)(at + 1));                        \
-        const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, _mm_set1_epi8('"')), _mm_cmpeq_epi8(chunk, _mm_set1_epi8('\\'))), \
-                                           _mm_cmplt_epi8(chunk, _mm_set1_epi8(0x20)));                        \
-        const unsigned mask = (unsigned)_mm_movemask_epi8(stops);                                                \
-        const intptr_t length = __builtin_ctz(mask | 0x10000u);                                                 \
+        const unsigned mask = short_string_stops(chunk);                                                        \
+        intptr_t length = __builtin_ctz(mask | 0x10000u);                                                       \
         if (at[1 + length] == '"' && at + length + 2 <= room_limit) {                                           \
             /* The move writes past the text into free space: `room_limit` keeps sixteen spare. */             \
             _mm_storeu_si128((__m128i *)(void *)text, chunk);                                                   \
@@ -546,6 +565,21 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
             text += length;                                                                                     \
             at += length + 2;                                                                                   \
             goto done;                                                                                          \
+        }                                                                                                       \
+        if (mask == 0 && limit - at > 48) {                                                                     \
+            const __m128i more = _mm_loadu_si128((const __m128i *)(const void *)(at + 17));                    \
+            length = 16 + __builtin_ctz(short_string_stops(more) | 0x10000u);                                   \
+            if (at[1 + length] == '"' && length <= max_token_bytes && at + length + 2 <= room_limit) {          \
+                /* At least seventeen bytes of text: the second move's spare bytes are fifteen at most. */      \
+                _mm_storeu_si128((__m128i *)(void *)text, chunk);                                               \
+                _mm_storeu_si128((__m128i *)(void *)(text + 16), more);                                         \
+                write_token(token, (is_key) ? kind_key : kind_string, true, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, \
+                            (intptr_t)text + text_origin, (intptr_t)at + origin);                             \
+                token += 1;                                                                                     \
+                text += length;                                                                                 \
+                at += length + 2;                                                                               \
+                goto done;                                                                                      \
+            }                                                                                                   \
         }                                                                                                       \
     }
 #else
