@@ -69,7 +69,9 @@ extension Model {
             }
             lines.append("        )")
         }
-        lines.append("        jsonModelReader.finish(model)")
+        // A struct is no child's parent (parents are classes): the reader's `finish()` without
+        // the model, so that the model is built where it is returned rather than copied there.
+        lines.append("        jsonModelReader.finish()")
         lines.append("        return model")
         lines.append("    }")
         lines.append("")

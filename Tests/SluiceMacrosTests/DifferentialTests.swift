@@ -332,6 +332,46 @@ struct DifferentialTests {
         }
     }
 
+    final class Board: Decodable {
+        let column: Column
+        enum CodingKeys: CodingKey { case column }
+        required init(from decoder: any Decoder) throws {
+            column = try decoder.container(keyedBy: CodingKeys.self).decode(Column.self, forKey: .column)
+        }
+    }
+
+    /// A struct between a child and its parent: its generated reader ends its object without the
+    /// model (a struct is no parent), and the child must still reach the class above it.
+    @JSONModel
+    struct Column: Codable {
+        let title: String
+        let cards: [Card]
+    }
+
+    final class Card: Codable {
+        let text: String
+        weak var board: Board?
+        enum CodingKeys: CodingKey { case text }
+        init(from decoder: any Decoder) throws {
+            text = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .text)
+            decoder.linkToParent(Board.self) { [weak self] board in self?.board = board }
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(text, forKey: .text)
+        }
+    }
+
+    @Test("a child inside a generated struct links to the class that holds the struct")
+    func parentAcrossStruct() throws {
+        let json = Data(#"{"column": {"title": "to do", "cards": [{"text": "a"}, {"text": "b"}]}}"#.utf8)
+        for generated in [true, false] {
+            let board = try Self.decoder(generated: generated).decode(Board.self, from: json)
+            #expect(board.column.cards.map(\.text) == ["a", "b"])
+            #expect(board.column.cards.allSatisfy { $0.board === board }, "generated readers: \(generated)")
+        }
+    }
+
     @Test("a final class reads the same way, nested in itself")
     func finalClass() throws {
         let json = Data(#"{"name": "root", "weight": 2, "children": [{"name": "leaf", "weight": 3}]}"#.utf8)

@@ -65,7 +65,7 @@ struct MacroExpansionTests {
                             id: jsonModelReader.decode(at: 0),
                             text: jsonModelReader.decodeIfPresent(at: 1)
                         )
-                        jsonModelReader.finish(model)
+                        jsonModelReader.finish()
                         return model
                     }
 
@@ -187,7 +187,7 @@ struct MacroExpansionTests {
                             quoted: jsonModelReader.decode(at: 1),
                             zeta: jsonModelReader.decode(at: 2)
                         )
-                        jsonModelReader.finish(model)
+                        jsonModelReader.finish()
                         return model
                     }
 
@@ -285,7 +285,7 @@ struct MacroExpansionTests {
                         let model = try Self(
                             items: jsonModelReader.decode(at: 0)
                         )
-                        jsonModelReader.finish(model)
+                        jsonModelReader.finish()
                         return model
                     }
 
