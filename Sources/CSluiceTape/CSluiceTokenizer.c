@@ -338,6 +338,17 @@ static inline intptr_t room_for(intptr_t tokens, intptr_t bytes) {
     return room > 0 ? room : 0;
 }
 
+/// `room_limit` for the tokenizer at `at` with room for `tokens` tokens and `bytes` bytes of
+/// text: `at` plus `room_for`, and at least fourteen bytes before the chunk's `limit`, so that a
+/// string the short path may take (opening quote, up to 32 bytes, closing quote, ending before
+/// `room_limit`) has the 48 bytes it reads and looks at before `limit` too. One comparison per
+/// string for both, where there were four; a token in a chunk's last fourteen bytes is checked
+/// exactly instead (`SLUICE_CHECK_ROOM`).
+static inline const uint8_t *room_limit_at(const uint8_t *at, const uint8_t *limit, intptr_t tokens, intptr_t bytes) {
+    const uintptr_t by_room = (uintptr_t)at + (uintptr_t)room_for(tokens, bytes), by_end = (uintptr_t)limit - 14;
+    return (const uint8_t *)(by_room < by_end ? by_room : by_end);
+}
+
 /// Four bytes of text as one word, to compare a literal with one load.
 static inline uint32_t literal_word(const char *text) {
     uint32_t word;
@@ -505,7 +516,7 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
 #define SLUICE_CHECK_ROOM(token_end, text_bytes)                                        \
     if ((token_end) > room_limit) {                                                      \
         if (token == token_limit || (intptr_t)(text_bytes) > text_limit - text) goto stop; \
-        room_limit = at + room_for(token_limit - token, text_limit - text);             \
+        room_limit = room_limit_at(at, limit, token_limit - token, text_limit - text);  \
     }
 
 /// Reads the string at `at` as a token, a key or a value (`is_key`, a constant at each use, so
@@ -514,12 +525,11 @@ static inline __attribute__((always_inline)) const uint8_t *indented_token(const
     {                                                                                                           \
         bool ascii = true;                                                                                      \
         size_t length = 0;                                                                                      \
-        const uint8_t *const scan_end = room_limit < limit ? room_limit : limit;                               \
-        const uint8_t *close = copy_string(at, scan_end, text, &length, &ascii);                               \
+        /* `room_limit` lies before `limit` (`room_limit_at`). */                                             \
+        const uint8_t *close = copy_string(at, room_limit, text, &length, &ascii);                             \
         if (close == NULL) {                                                                                    \
-            /* Not closed before the tape's room ends, or a fault: found first, and copied once */              \
-            /* the room for it is sure. */                                                                      \
-            if (scan_end == limit) goto stop;                                                                   \
+            /* Not closed before the tape's room ends (or the chunk's), or a fault: found first, */            \
+            /* and copied once the room for it is sure. */                                                      \
             const uint8_t *const found = scan_string(at, limit);                                                \
             if (found == NULL) goto stop;                                                                       \
             SLUICE_CHECK_ROOM(found + 1, found - at - 1 + 16);                                                  \
@@ -544,19 +554,20 @@ static inline __attribute__((always_inline)) unsigned short_string_stops(__m128i
 }
 
 /// Reads the usual string at `at` as a token and goes to `done`: at most thirty-two bytes of
-/// ASCII without escapes, with its closing quote and two bytes more before `limit` (so that the
-/// code after it may look at them unchecked). One load and one mask find the end of one of up to
+/// ASCII without escapes, within the limit on token length, its closing quote before
+/// `room_limit` (so that its text fits, and the code after it may look at the bytes after it
+/// unchecked). One load and one mask find the end of one of up to
 /// sixteen bytes, one move copies it; the next sixteen bytes are looked at only when the first
 /// sixteen hold no stop. Through `SLUICE_STRING` a short key cost some 40 instructions more,
 /// most of it its cases for long, escaped and non-ASCII text, and one of 17 to 32 bytes (a
 /// quarter of twitter.json's keys, `in_reply_to_status_id_str`, and its dates) some 120 more
 /// with the call. Anything else falls through to it.
 #define SLUICE_SHORT_STRING(is_key, done)                                                                       \
-    if (limit - at > 32 && short_strings) {                                                                     \
+    if (at + 34 < room_limit) {                                                                                 \
         const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)(at + 1));                        \
         const unsigned mask = short_string_stops(chunk);                                                        \
         intptr_t length = __builtin_ctz(mask | 0x10000u);                                                       \
-        if (at[1 + length] == '"' && at + length + 2 <= room_limit) {                                           \
+        if (at[1 + length] == '"') {                                                                            \
             /* The move writes past the text into free space: `room_limit` keeps sixteen spare. */             \
             _mm_storeu_si128((__m128i *)(void *)text, chunk);                                                   \
             write_token(token, (is_key) ? kind_key : kind_string, true, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, \
@@ -566,10 +577,10 @@ static inline __attribute__((always_inline)) unsigned short_string_stops(__m128i
             at += length + 2;                                                                                   \
             goto done;                                                                                          \
         }                                                                                                       \
-        if (mask == 0 && limit - at > 48) {                                                                     \
+        if (mask == 0) {                                                                                        \
             const __m128i more = _mm_loadu_si128((const __m128i *)(const void *)(at + 17));                    \
             length = 16 + __builtin_ctz(short_string_stops(more) | 0x10000u);                                   \
-            if (at[1 + length] == '"' && length <= max_token_bytes && at + length + 2 <= room_limit) {          \
+            if (at[1 + length] == '"' && length <= max_token_bytes) {                                           \
                 /* At least seventeen bytes of text: the second move's spare bytes are fifteen at most. */      \
                 _mm_storeu_si128((__m128i *)(void *)text, chunk);                                               \
                 _mm_storeu_si128((__m128i *)(void *)(text + 16), more);                                         \
@@ -638,7 +649,9 @@ static inline __attribute__((always_inline)) unsigned short_string_stops(__m128i
 
 int sluice_fast_tokenize(sluice_parser_hot *h) {
     const uint8_t *const base = h->chunk;
-    if (base == NULL || h->chunk_is_virtual || h->pending_start >= 0) return 0;
+    // A limit on token length under sixteen bytes is yajl's to keep: the short path takes
+    // strings of sixteen unchecked.
+    if (base == NULL || h->chunk_is_virtual || h->pending_start >= 0 || h->max_token_bytes < 16) return 0;
     // Why this shape: every token passes through here, so the state a token changes lives in
     // few locals that the compiler can keep in registers (a cursor into the chunk, the next free
     // token and text byte), and where the grammar stands is where the code stands: each label
@@ -648,9 +661,6 @@ int sluice_fast_tokenize(sluice_parser_hot *h) {
     // A byte's absolute offset is its address plus `origin`; a text byte's, plus `text_origin`.
     const intptr_t origin = h->chunk_base - (intptr_t)base;
     const intptr_t max_token_bytes = h->max_token_bytes;
-    // Whether a string of sixteen bytes is within the limit: `SLUICE_SHORT_STRING` need not
-    // check each.
-    const bool short_strings = max_token_bytes >= 16;
     const intptr_t max_depth = h->max_depth;
     sluice_token *const first_token = *h->tokens;
     sluice_token *token = first_token + *h->token_count;
@@ -682,7 +692,7 @@ int sluice_fast_tokenize(sluice_parser_hot *h) {
     // (but for one sixteen-byte move, see `string`), so tokens that end before `room_limit` fit
     // in the tape: one comparison per token instead of one per buffer. A token that ends past
     // it is checked exactly, and the limit worked out again from there.
-    const uint8_t *room_limit = at + room_for(token_limit - token, text_limit - text);
+    const uint8_t *room_limit = room_limit_at(at, limit, token_limit - token, text_limit - text);
     int outcome;
 
     // The state the last token left, and whether the gap read before this chunk held the

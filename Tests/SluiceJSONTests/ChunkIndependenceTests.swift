@@ -164,14 +164,17 @@ struct ChunkIndependenceTests {
         // A literal cut by a chunk's end is not a long token.
         limits.maxStringBytes = 2
         verify(Array(#"{"a":true, "b": false, "c": null}"#.utf8), limits: limits)
-        // Strings of 17 to 32 bytes, which the tokenizer reads in two sixteen-byte halves, about a
-        // limit that falls between the halves (space after them, so that the tokenizer reads
-        // them whole rather than near the input's end).
+        // Strings of 17 to 32 bytes, which the tokenizer reads in two sixteen-byte halves, and
+        // numbers, about a limit that falls between the halves (space after them, so that the
+        // tokenizer reads them whole rather than near the input's end). Limits under sixteen
+        // bytes, above, are yajl's alone.
         limits = JSONLimits(maxStringBytes: 20)
         for length in [17, 20, 21, 31, 32, 33] {
             let text = String(repeating: "x", count: length)
-            verify(Array("[\"\(text)\", {\"\(text)\": 1}\(String(repeating: " ", count: 64))]".utf8), limits: limits)
-            verify(Array("[\"\(text)\", {\"\(text)\": 1}\(String(repeating: " ", count: 64))]".utf8))
+            let number = String(repeating: "7", count: length)
+            let space = String(repeating: " ", count: 64)
+            verify(Array("[\"\(text)\", {\"\(text)\": \(number)}\(space)]".utf8), limits: limits)
+            verify(Array("[\"\(text)\", {\"\(text)\": \(number)}\(space)]".utf8))
         }
         limits = JSONLimits(maxDepth: 3)
         verify(Array("[[[1]]]".utf8), limits: limits)
