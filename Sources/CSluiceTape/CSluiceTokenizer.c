@@ -553,6 +553,16 @@ static inline __attribute__((always_inline)) unsigned short_string_stops(__m128i
     return (unsigned)_mm_movemask_epi8(stops);
 }
 
+/// The short path's token for the ASCII string of `length` bytes at `at`, its text already moved
+/// to `text`; then on to `done`.
+#define SLUICE_SHORT_TOKEN(is_key, length, done)                                                                \
+    write_token(token, (is_key) ? kind_key : kind_string, true, (uint32_t)(length), SLUICE_COLUMN(), lines.line_number, \
+                (intptr_t)text + text_origin, (intptr_t)at + origin);                                         \
+    token += 1;                                                                                                 \
+    text += (length);                                                                                           \
+    at += (length) + 2;                                                                                         \
+    goto done;
+
 /// Reads the usual string at `at` as a token and goes to `done`: at most thirty-two bytes of
 /// ASCII without escapes, within the limit on token length, its closing quote before
 /// `room_limit` (so that its text fits, and the code after it may look at the bytes after it
@@ -570,12 +580,7 @@ static inline __attribute__((always_inline)) unsigned short_string_stops(__m128i
         if (at[1 + length] == '"') {                                                                            \
             /* The move writes past the text into free space: `room_limit` keeps sixteen spare. */             \
             _mm_storeu_si128((__m128i *)(void *)text, chunk);                                                   \
-            write_token(token, (is_key) ? kind_key : kind_string, true, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, \
-                        (intptr_t)text + text_origin, (intptr_t)at + origin);                                 \
-            token += 1;                                                                                         \
-            text += length;                                                                                     \
-            at += length + 2;                                                                                   \
-            goto done;                                                                                          \
+            SLUICE_SHORT_TOKEN(is_key, length, done);                                                           \
         }                                                                                                       \
         if (mask == 0) {                                                                                        \
             const __m128i more = _mm_loadu_si128((const __m128i *)(const void *)(at + 17));                    \
@@ -584,12 +589,7 @@ static inline __attribute__((always_inline)) unsigned short_string_stops(__m128i
                 /* At least seventeen bytes of text: the second move's spare bytes are fifteen at most. */      \
                 _mm_storeu_si128((__m128i *)(void *)text, chunk);                                               \
                 _mm_storeu_si128((__m128i *)(void *)(text + 16), more);                                         \
-                write_token(token, (is_key) ? kind_key : kind_string, true, (uint32_t)length, SLUICE_COLUMN(), lines.line_number, \
-                            (intptr_t)text + text_origin, (intptr_t)at + origin);                             \
-                token += 1;                                                                                     \
-                text += length;                                                                                 \
-                at += length + 2;                                                                               \
-                goto done;                                                                                      \
+                SLUICE_SHORT_TOKEN(is_key, length, done);                                                       \
             }                                                                                                   \
         }                                                                                                       \
     }
@@ -892,6 +892,7 @@ finish:;
 #undef SLUICE_AFTER_VALUE
 #undef SLUICE_STRING
 #undef SLUICE_SHORT_STRING
+#undef SLUICE_SHORT_TOKEN
 #undef SLUICE_OPEN
 #undef SLUICE_CLOSE
 
