@@ -338,14 +338,24 @@ static inline intptr_t room_for(intptr_t tokens, intptr_t bytes) {
     return room > 0 ? room : 0;
 }
 
+enum {
+    /// A string the short path (`SLUICE_SHORT_STRING`) may take, from its opening quote: at most
+    /// 32 bytes between its quotes.
+    short_string_span = 32 + 2,
+    /// The bytes from a string's opening quote that must lie before the chunk's end for the short
+    /// path: the 32 it reads after the quote, and the ones after the string that the code after it
+    /// looks at unchecked, with room to spare.
+    short_string_reach = 48,
+};
+
 /// `room_limit` for the tokenizer at `at` with room for `tokens` tokens and `bytes` bytes of
-/// text: `at` plus `room_for`, and at least fourteen bytes before the chunk's `limit`, so that a
-/// string the short path may take (opening quote, up to 32 bytes, closing quote, ending before
-/// `room_limit`) has the 48 bytes it reads and looks at before `limit` too. One comparison per
-/// string for both, where there were four; a token in a chunk's last fourteen bytes is checked
-/// exactly instead (`SLUICE_CHECK_ROOM`).
+/// text: `at` plus `room_for`, and far enough before the chunk's `limit` that a string whose
+/// `short_string_span` ends before it has its `short_string_reach` before `limit`. So one
+/// comparison per string decides the short path, where there were four; a token in a chunk's
+/// last few bytes is checked exactly instead (`SLUICE_CHECK_ROOM`).
 static inline const uint8_t *room_limit_at(const uint8_t *at, const uint8_t *limit, intptr_t tokens, intptr_t bytes) {
-    const uintptr_t by_room = (uintptr_t)at + (uintptr_t)room_for(tokens, bytes), by_end = (uintptr_t)limit - 14;
+    const uintptr_t by_room = (uintptr_t)at + (uintptr_t)room_for(tokens, bytes);
+    const uintptr_t by_end = (uintptr_t)limit - (short_string_reach - short_string_span);
     return (const uint8_t *)(by_room < by_end ? by_room : by_end);
 }
 
@@ -573,7 +583,7 @@ static inline __attribute__((always_inline)) unsigned short_string_stops(__m128i
 /// quarter of twitter.json's keys, `in_reply_to_status_id_str`, and its dates) some 120 more
 /// with the call. Anything else falls through to it.
 #define SLUICE_SHORT_STRING(is_key, done)                                                                       \
-    if (at + 34 < room_limit) {                                                                                 \
+    if (at + short_string_span < room_limit) {                                                                  \
         const __m128i chunk = _mm_loadu_si128((const __m128i *)(const void *)(at + 1));                        \
         const unsigned mask = short_string_stops(chunk);                                                        \
         intptr_t length = __builtin_ctz(mask | 0x10000u);                                                       \

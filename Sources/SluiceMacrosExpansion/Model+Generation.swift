@@ -42,9 +42,16 @@ extension Model {
             }
             lines.append("        )")
         }
-        lines.append("        jsonModelReader.finish(self)")
+        lines.append("        jsonModelReader.\(finishCall)")
         lines.append("    }")
         return lines.joined(separator: "\n")
+    }
+
+    /// The initializer's call that ends the object: a class hands itself to the children waiting
+    /// for their parent; a struct, which no child can take as its parent, ends it without itself,
+    /// so that it is not copied into a temporary for a generic call.
+    var finishCall: String {
+        isClass ? "finish(self)" : "finish()"
     }
 
     /// `readJSONModel(_:)` for a struct with a usable memberwise initializer: every property
@@ -69,8 +76,7 @@ extension Model {
             }
             lines.append("        )")
         }
-        // A struct is no child's parent (parents are classes): the reader's `finish()` without
-        // the model, so that the model is built where it is returned rather than copied there.
+        // Built whole means a struct: no parent, so no model handed over (see `finishCall`).
         lines.append("        jsonModelReader.finish()")
         lines.append("        return model")
         lines.append("    }")

@@ -172,9 +172,9 @@ struct ChunkIndependenceTests {
         for length in [17, 20, 21, 31, 32, 33] {
             let text = String(repeating: "x", count: length)
             let number = String(repeating: "7", count: length)
-            let space = String(repeating: " ", count: 64)
-            verify(Array("[\"\(text)\", {\"\(text)\": \(number)}\(space)]".utf8), limits: limits)
-            verify(Array("[\"\(text)\", {\"\(text)\": \(number)}\(space)]".utf8))
+            let bytes = Array("[\"\(text)\", {\"\(text)\": \(number)}\(String(repeating: " ", count: 64))]".utf8)
+            verify(bytes, limits: limits)
+            verify(bytes)
         }
         limits = JSONLimits(maxDepth: 3)
         verify(Array("[[[1]]]".utf8), limits: limits)

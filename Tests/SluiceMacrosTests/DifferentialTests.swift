@@ -334,9 +334,12 @@ struct DifferentialTests {
 
     final class Board: Decodable {
         let column: Column
-        enum CodingKeys: CodingKey { case column }
+        let shelf: Shelf
+        enum CodingKeys: CodingKey { case column, shelf }
         required init(from decoder: any Decoder) throws {
-            column = try decoder.container(keyedBy: CodingKeys.self).decode(Column.self, forKey: .column)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            column = try container.decode(Column.self, forKey: .column)
+            shelf = try container.decode(Shelf.self, forKey: .shelf)
         }
     }
 
@@ -346,6 +349,14 @@ struct DifferentialTests {
     struct Column: Codable {
         let title: String
         let cards: [Card]
+    }
+
+    /// The same, for a struct whose generated initializer assigns its properties (it has an
+    /// initializer of its own, so no memberwise one).
+    @JSONModel
+    struct Shelf: Codable {
+        var cards: [Card]
+        init(cards: [Card]) { self.cards = cards }
     }
 
     final class Card: Codable {
@@ -364,11 +375,16 @@ struct DifferentialTests {
 
     @Test("a child inside a generated struct links to the class that holds the struct")
     func parentAcrossStruct() throws {
-        let json = Data(#"{"column": {"title": "to do", "cards": [{"text": "a"}, {"text": "b"}]}}"#.utf8)
+        let json = Data(
+            #"{"column": {"title": "to do", "cards": [{"text": "a"}, {"text": "b"}]}, "shelf": {"cards": [{"text": "c"}]}}"#
+                .utf8
+        )
         for generated in [true, false] {
             let board = try Self.decoder(generated: generated).decode(Board.self, from: json)
             #expect(board.column.cards.map(\.text) == ["a", "b"])
             #expect(board.column.cards.allSatisfy { $0.board === board }, "generated readers: \(generated)")
+            #expect(board.shelf.cards.map(\.text) == ["c"])
+            #expect(board.shelf.cards.allSatisfy { $0.board === board }, "generated readers: \(generated)")
         }
     }
 

@@ -249,6 +249,8 @@ struct MacroExpansionTests {
         let expanded = Self.expansionText("@JSONModel\n" + source)
         #expect(!expanded.contains("readJSONModel"), "\(expanded)")
         #expect(expanded.contains("self.x = try jsonModelReader.decode(at: 0)"), "\(expanded)")
+        // A struct is no parent: it ends its object without handing itself over.
+        #expect(expanded.contains("jsonModelReader.finish()\n"), "\(expanded)")
     }
 
     @Test("a property CodingKeys leaves out, with a default value, is left to the memberwise initializer")

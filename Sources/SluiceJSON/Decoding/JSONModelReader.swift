@@ -569,21 +569,19 @@ public struct JSONModelReader: ~Copyable {
         return TapeDecoder(value: value, context: context).missingMember(members.names[field])
     }
 
-    /// Ends the object: hands `model` to the values decoded inside it that asked for their parent.
+    /// Ends the object of a class: hands `model` to the values decoded inside it that asked for
+    /// their parent. Only a class can be a parent (`Decoder.linkToParent`); a struct's reader ends
+    /// its object with ``finish()``.
     ///
-    /// Inlinable, with the model touched only when a child waits: called out of line, the generic
-    /// function would take the model indirectly from every initializer, copied whether or not a
-    /// child waits.
+    /// Inlinable, with the model touched only when a child waits.
     @inlinable
-    public func finish<T>(_ model: T) {
+    public func finish<T: AnyObject>(_ model: T) {
         if endObject() { attachWaitingChildren(to: model) }
     }
 
-    /// Ends the object of a value type: ``finish(_:)`` without the model, which no child can wait
-    /// for (a parent is a class, see `Decoder.linkToParent`). What the macro writes for a struct:
-    /// handed to the generic ``finish(_:)``, the model was built in a temporary and copied out
-    /// (twice for each model nested in it, as it was made and as it was returned: on twitter.json
-    /// eight copies of a kilobyte or so for every post).
+    /// Ends the object of a struct, which no child can wait for: ``finish(_:)`` without the model.
+    /// Why a function of its own: handed to a generic function, a struct is built in a temporary
+    /// and copied out, with every model nested in it.
     @inlinable
     public func finish() {
         _ = endObject()
@@ -602,7 +600,7 @@ public struct JSONModelReader: ~Copyable {
 
     /// Hands `model` to the children waiting for it (after ``endObject()`` said some do).
     @usableFromInline
-    func attachWaitingChildren<T>(to model: T) {
+    func attachWaitingChildren<T: AnyObject>(to model: T) {
         let state = stateReference.takeUnretainedValue()
         state.attachChildren(since: pendingMark, to: model, depth: state.nesting + 1)
     }
