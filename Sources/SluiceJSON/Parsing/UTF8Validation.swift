@@ -39,8 +39,21 @@ enum UTF8Validation {
     /// A `String` of bytes the parser has checked (every key and string on a tape): made without
     /// the check and repair that `String(decoding:as:)` runs, which would be a second pass over
     /// bytes already known to be well formed.
-    @usableFromInline
+    ///
+    /// Inlined, a short string made in place once the layout is known to match: most strings
+    /// are short, and the call cost more than making one.
+    @usableFromInline @inline(__always)
     static func string(ofChecked bytes: UnsafeRawBufferPointer, isASCII: Bool) -> String {
+        if bytes.count <= 15, sluice_small_string_layout_known() > 0, let base = bytes.baseAddress {
+            return smallString(base, count: bytes.count, isASCII: isASCII)
+        }
+        return madeString(ofChecked: bytes, isASCII: isASCII)
+    }
+
+    /// `string(ofChecked:isASCII:)` out of line: every longer string, and the short ones until
+    /// the layout has been checked (which the first one does).
+    @usableFromInline @inline(never)
+    static func madeString(ofChecked bytes: UnsafeRawBufferPointer, isASCII: Bool) -> String {
         if bytes.count <= 15, smallStringsMatch, let base = bytes.baseAddress {
             return smallString(base, count: bytes.count, isASCII: isASCII)
         }
@@ -60,7 +73,7 @@ enum UTF8Validation {
     /// one that is two loads here, and the short strings of a document (ids, names, codes) are
     /// most of its strings. The layout is the standard library's own, not public API, so
     /// ``smallStringsMatch`` checks it against strings the library makes before this is used.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func smallString(_ base: UnsafeRawPointer, count: Int, isASCII: Bool) -> String {
         var leading: UInt64 = 0
         var trailing: UInt64 = 0

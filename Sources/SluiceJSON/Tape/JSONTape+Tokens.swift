@@ -17,6 +17,7 @@ package struct TapeTokens {
     @usableFromInline let count: Int
     @usableFromInline let bytes: UnsafePointer<UInt8>
     @usableFromInline let arenaBase: Int
+    @usableFromInline let makesSmallStrings: Bool
 
     @inlinable
     init(_ buffer: UnsafePointer<TapeBuffer>) {
@@ -25,6 +26,7 @@ package struct TapeTokens {
         count = buffer.pointee.tokenCount
         bytes = UnsafePointer(buffer.pointee.bytes)
         arenaBase = buffer.pointee.arenaBase
+        makesSmallStrings = buffer.pointee.makesSmallStrings
     }
 
     /// The token at the absolute index `index`, which must be on the tape.
@@ -53,10 +55,16 @@ package struct TapeTokens {
         return UnsafeRawBufferPointer(start: bytes + (token.payload &- arenaBase), count: Int(token.length))
     }
 
-    /// `token`'s text as a `String`, made as ``JSONTape/text(of:)`` makes it.
+    /// `token`'s text as a `String`, made as ``JSONTape/text(of:)`` makes it. A short one is made
+    /// in place: these readers make a `type` and an `id` for every resource identifier, and in
+    /// another module the call cost some thirty instructions on a string that is two loads.
     @inlinable
     package func string(of token: JSONToken) -> String {
-        UTF8Validation.string(ofChecked: text(of: token), isASCII: token.isASCII)
+        let text = text(of: token)
+        if text.count <= 15 && makesSmallStrings, let base = text.baseAddress {
+            return UTF8Validation.smallString(base, count: text.count, isASCII: token.isASCII)
+        }
+        return UTF8Validation.string(ofChecked: text, isASCII: token.isASCII)
     }
 
     /// The absolute index just past the value at `index`, whose first token is `token`; `nil` for

@@ -93,10 +93,14 @@ struct TapeBuffer {
     @usableFromInline var arenaBase = 0
     var peakTokenCount = 0
     var peakByteCount = 0
+    /// `UTF8Validation.smallStringsMatch`, asked when the buffer is made, for readers inlined into
+    /// other modules (`TapeTokens.string(of:)`), which cannot reach the answer kept in C.
+    @usableFromInline let makesSmallStrings: Bool
 
     init(tokenCapacity: Int = 64, byteCapacity: Int = 512) {
         self.tokenCapacity = tokenCapacity
         self.byteCapacity = byteCapacity
+        makesSmallStrings = UTF8Validation.smallStringsMatch
         tokens = .allocate(capacity: tokenCapacity)
         bytes = .allocate(capacity: byteCapacity)
     }
