@@ -317,14 +317,33 @@ public final class PostgresImporter {
     /// Runs `sql` on a new connection, which replaces the import's own (gone after a connection
     /// loss): how the `documents` row still says `failed`. Does nothing when no connection can be made.
     func executeOnNewConnection(_ sql: PostgresQuery) async {
+        guard await reconnect() else { return }
+        _ = try? await connection.query(sql, logger: logger)
+    }
+
+    /// The resources the `documents` row of `source` records as committed, read on the import's
+    /// connection or, when that is gone, on a new one that replaces it; `nil` when neither answers.
+    func recordedResources(source: String) async -> Int? {
+        let sql: PostgresQuery = "SELECT resources FROM documents WHERE source = \(source)"
+        if !connection.isClosed, let rows = try? await query(sql) {
+            return try? rows.first?.decode(Int?.self) ?? nil
+        }
+        guard await reconnect(), let rows = try? await connection.query(sql, logger: logger).collect() else {
+            return nil
+        }
+        return try? rows.first?.decode(Int?.self) ?? nil
+    }
+
+    /// Replaces the import's connection with a new one; false when none can be made.
+    private func reconnect() async -> Bool {
         guard let configuration = try? target.configuration(),
             let fresh = try? await PostgresConnection.connect(configuration: configuration, id: 2, logger: logger)
-        else { return }
-        _ = try? await fresh.query(sql, logger: logger)
+        else { return false }
         try? await connection.close()
         connection = fresh
         stagesCreated = []
         stageNames = [:]
+        return true
     }
 }
 

@@ -337,6 +337,8 @@ final class PostgresSession: ImportWriter {
 
     /// The batch being written, and the counts that become committed when it is.
     private var inFlight: (task: Task<Void, any Error>, mark: ImportMark, linkRows: Int, toOne: Int)?
+    /// The batch whose write failed, until `fail` has learned whether the server kept it.
+    private var unsettled: (mark: ImportMark, linkRows: Int, toOne: Int)?
 
     /// Hands this batch to the writer, which writes it in one transaction while the next one is
     /// staged: first the previous batch must be in (the connection takes one at a time), then the
@@ -367,6 +369,9 @@ final class PostgresSession: ImportWriter {
             try await task.value
         } catch {
             flushFailed = true
+            // A connection lost during the batch's COMMIT may have lost only the answer: the
+            // server may have committed it. `fail` asks the row (see `committedUncertainBatch`).
+            unsettled = (mark, linkRows, toOne)
             throw error
         }
         relationshipRowsWritten += linkRows
@@ -474,6 +479,7 @@ final class PostgresSession: ImportWriter {
         // The batch being written goes in (or fails) first; then what was staged after it, unless
         // the caller stopped the import, which commits nothing more.
         var durable = (try? await settleInFlight()) ?? []
+        durable += await committedUncertainBatch()
         let cancelled = Self.stoppedByCaller(error)
         if !isServerFault, !flushFailed, !cancelled {
             durable += (try? await flush(mark)) ?? []
@@ -481,6 +487,22 @@ final class PostgresSession: ImportWriter {
         }
         // What the row records is what was committed: a batch the server did not take is gone.
         return (durable, !(isServerFault || flushFailed || cancelled))
+    }
+
+    /// The batch whose write failed, when the server committed it all the same: its `COMMIT` went
+    /// out and the connection was lost before the answer came back. The batch's transaction
+    /// wrote how far it reaches into the `documents` row, so the row (read on a new connection
+    /// when the old one is gone) tells; otherwise the report would count a batch fewer than the
+    /// tables hold.
+    private func committedUncertainBatch() async -> [ImportMark] {
+        guard let (mark, linkRows, toOne) = unsettled else { return [] }
+        unsettled = nil
+        guard let recorded = await importer.recordedResources(source: source), recorded >= mark.resources else {
+            return []
+        }
+        relationshipRowsWritten += linkRows
+        toOneLinksWritten += toOne
+        return [mark]
     }
 
     /// Marks the row failed (on a new connection when the old one is gone).
