@@ -76,8 +76,7 @@ extension Model {
             }
             lines.append("        )")
         }
-        // Built whole means a struct: no parent, so no model handed over (see `finishCall`).
-        lines.append("        jsonModelReader.finish()")
+        lines.append("        jsonModelReader.\(finishCall)")
         lines.append("        return model")
         lines.append("    }")
         lines.append("")

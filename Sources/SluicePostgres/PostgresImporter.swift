@@ -317,21 +317,16 @@ public final class PostgresImporter {
     /// Runs `sql` on a new connection, which replaces the import's own (gone after a connection
     /// loss): how the `documents` row still says `failed`. Does nothing when no connection can be made.
     func executeOnNewConnection(_ sql: PostgresQuery) async {
-        guard await reconnect() else { return }
-        _ = try? await connection.query(sql, logger: logger)
+        if await reconnect() { try? await execute(sql) }
     }
 
     /// The resources the `documents` row of `source` records as committed, read on the import's
     /// connection or, when that is gone, on a new one that replaces it; `nil` when neither answers.
     func recordedResources(source: String) async -> Int? {
         let sql: PostgresQuery = "SELECT resources FROM documents WHERE source = \(source)"
-        if !connection.isClosed, let rows = try? await query(sql) {
-            return try? rows.first?.decode(Int?.self) ?? nil
-        }
-        guard await reconnect(), let rows = try? await connection.query(sql, logger: logger).collect() else {
-            return nil
-        }
-        return try? rows.first?.decode(Int?.self) ?? nil
+        var rows = connection.isClosed ? nil : try? await query(sql)
+        if rows == nil, await reconnect() { rows = try? await query(sql) }
+        return rows?.first.flatMap { try? $0.decode(Int?.self) } ?? nil
     }
 
     /// Replaces the import's connection with a new one; false when none can be made.

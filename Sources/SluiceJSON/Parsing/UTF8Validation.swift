@@ -41,10 +41,18 @@ enum UTF8Validation {
     /// bytes already known to be well formed.
     ///
     /// Inlined, a short string made in place once the layout is known to match: most strings
-    /// are short, and the call cost more than making one.
+    /// are short, and the call cost some forty instructions on a string that is two loads.
     @usableFromInline @inline(__always)
     static func string(ofChecked bytes: UnsafeRawBufferPointer, isASCII: Bool) -> String {
-        if bytes.count <= 15, sluice_small_string_layout_known() > 0, let base = bytes.baseAddress {
+        string(ofChecked: bytes, isASCII: isASCII, layoutMatches: sluice_small_string_layout_known() > 0)
+    }
+
+    /// `string(ofChecked:isASCII:)` for inlined code in other modules, which cannot read the
+    /// layout's answer kept in C: the caller passes it (`TapeTokens` carries it from its tape).
+    /// `layoutMatches` false sends a short string out of line, which asks the answer itself.
+    @inlinable @inline(__always)
+    static func string(ofChecked bytes: UnsafeRawBufferPointer, isASCII: Bool, layoutMatches: Bool) -> String {
+        if bytes.count <= 15, layoutMatches, let base = bytes.baseAddress {
             return smallString(base, count: bytes.count, isASCII: isASCII)
         }
         return madeString(ofChecked: bytes, isASCII: isASCII)

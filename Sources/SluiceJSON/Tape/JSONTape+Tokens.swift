@@ -55,16 +55,11 @@ package struct TapeTokens {
         return UnsafeRawBufferPointer(start: bytes + (token.payload &- arenaBase), count: Int(token.length))
     }
 
-    /// `token`'s text as a `String`, made as ``JSONTape/text(of:)`` makes it. A short one is made
-    /// in place: these readers make a `type` and an `id` for every resource identifier, and in
-    /// another module the call cost some thirty instructions on a string that is two loads.
+    /// `token`'s text as a `String`, made as ``JSONTape/text(of:)`` makes it; a short one in place
+    /// (these readers make a `type` and an `id` for every resource identifier).
     @inlinable
     package func string(of token: JSONToken) -> String {
-        let text = text(of: token)
-        if text.count <= 15 && makesSmallStrings, let base = text.baseAddress {
-            return UTF8Validation.smallString(base, count: text.count, isASCII: token.isASCII)
-        }
-        return UTF8Validation.string(ofChecked: text, isASCII: token.isASCII)
+        UTF8Validation.string(ofChecked: text(of: token), isASCII: token.isASCII, layoutMatches: makesSmallStrings)
     }
 
     /// The absolute index just past the value at `index`, whose first token is `token`; `nil` for
