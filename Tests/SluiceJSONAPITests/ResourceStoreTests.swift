@@ -26,6 +26,17 @@ private struct StoreComment: Resource {
     var author: ToOne<StorePerson>
 }
 
+private struct StoreReview: Resource {
+    static let resourceType = "reviews"
+    var id: String
+    var author: ToOne<StorePerson>
+    var editor: ToOne<StorePerson>?
+    var readers: ToMany<StorePerson>
+    var critics: ToMany<StorePerson>?
+    /// A relationship no stored property holds: views follow it through its key path.
+    var firstReader: ToOne<StorePerson> { ToOne(identifier: readers.identifiers.first) }
+}
+
 /// The identity map behind linking (linking by index: type numbers, per-type arrays, a table
 /// per type keyed by the id's bytes), checked against a plain dictionary of identities.
 @Suite("Resource store")
@@ -195,6 +206,66 @@ struct ResourceStoreTests {
         }
         #expect(store[ResourceIdentity(type: "people", id: "8")] == nil)
         #expect(store[ResourceIdentity(type: "people", id: heapForm("1234567890123456"))] == nil)
+    }
+
+    @Test("views follow stored, optional and computed relationships, whatever form the identifiers take")
+    func followsEveryShape() {
+        func heapForm(_ text: String) -> String {
+            var string = ""
+            string.reserveCapacity(64)
+            string.append(text)
+            return string
+        }
+        // Ids and types in Swift's small form, on the heap, past fifteen bytes, not ASCII, and a
+        // local id: the views read small ones in place and hand the rest to the general lookup.
+        let ids = ["1", heapForm("2"), "a-uuid-like-id-0000-1111-2222-3333", "née", heapForm("4")]
+        let store = ResourceStore()
+        for id in ids {
+            let model = StorePerson(id: id, name: "name of \(id)")
+            #expect(
+                store.add(
+                    AnyResource(type: "people", identity: ResourceIdentity(type: "people", id: id), model: model, raw: nil)
+                )
+            )
+        }
+        let local = AnyResource(
+            type: "people",
+            identity: ResourceIdentity(type: "people", lid: "local"),
+            model: StorePerson(id: "", name: "a local one"),
+            raw: nil
+        )
+        #expect(store.add(local))
+        func person(_ id: String, type: String = "people") -> ResourceIdentifier {
+            ResourceIdentifier(type: type, id: id)
+        }
+        let review = StoreReview(
+            id: "r",
+            author: ToOne(identifier: person(heapForm("1"))),
+            editor: ToOne(identifier: person("a-uuid-like-id-0000-1111-2222-3333", type: heapForm("people"))),
+            readers: ToMany(identifiers: [
+                person("née"), person("missing"), person("4"), ResourceIdentifier(type: "people", lid: "local"),
+            ]),
+            critics: ToMany(identifiers: [person(heapForm("2")), person("1", type: "robots")])
+        )
+        let linked = Linked(review, store: store)
+        #expect(linked.author?.name == "name of 1")
+        #expect(linked.editor?.name == "name of a-uuid-like-id-0000-1111-2222-3333")
+        #expect(linked.readers.map(\.name) == ["name of née", "name of 4", "a local one"])
+        #expect(linked.critics.map(\.name) == ["name of 2"])
+        #expect(linked.firstReader?.name == "name of née")
+        // Absent: no identifier, an optional relationship that is nil, a type the store lacks.
+        var bare = review
+        bare.author = ToOne(identifier: nil)
+        bare.editor = nil
+        bare.critics = nil
+        let unlinked = Linked(bare, store: store)
+        #expect(unlinked.author == nil)
+        #expect(unlinked.editor == nil)
+        #expect(unlinked.critics.isEmpty)
+        bare.editor = ToOne(identifier: nil)
+        #expect(Linked(bare, store: store).editor == nil)
+        bare.author = ToOne(identifier: person("1", type: "robots"))
+        #expect(Linked(bare, store: store).author == nil)
     }
 
     @Test("views outlive the document and the models they were made from")

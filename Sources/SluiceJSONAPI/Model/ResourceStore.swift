@@ -108,6 +108,30 @@ public final class ResourceStore: @unchecked Sendable {
         held(for: identifier)?.resource
     }
 
+    /// ``held(for:)`` for the identifier at `identifier`, read where it lies: linking follows
+    /// relationships inside models the store holds, and a copy of each identifier retained its
+    /// strings and its box for the lookup alone.
+    ///
+    /// An identifier whose type and id are both held in Swift's small form (up to 15 ASCII
+    /// bytes in the String value itself, as nearly all are) is looked up on copies of those
+    /// words: a small string owns no storage, so its words are the whole string, with nothing
+    /// to retain or release. Any other goes through ``held(for:)``.
+    @usableFromInline
+    func held(identifierAt identifier: UnsafePointer<ResourceIdentifier>) -> HeldResource? {
+        #if _endian(little) && (arch(x86_64) || arch(arm64))
+        if let id = identifier.pointer(to: \.id), holdsValue(id), let type = identifier.pointer(to: \.type) {
+            // An optional's payload lies at its start, and this one is present.
+            let key = UnsafeRawPointer(id).load(as: (UInt64, UInt64).self)
+            let name = UnsafeRawPointer(type).load(as: (UInt64, UInt64).self)
+            if key.1 >> 60 == 0xE && name.1 >> 60 == 0xE {
+                let (type, key) = (unsafeBitCast(name, to: String.self), unsafeBitCast(key, to: String.self))
+                return lock.withLock { tables.pointee.find(type: type, key: key, isLocal: false) }
+            }
+        }
+        #endif
+        return held(for: identifier.pointee)
+    }
+
     /// Where the resource an identifier names lies, its storage not retained. Safe while the
     /// caller holds the store: a store never removes or replaces a resource, so each storage
     /// lives as long as the store. Why: a `Linked` view made from it need not retain it at all
@@ -577,15 +601,43 @@ public struct Linked<Model: Resource>: Sendable {
     }
 
     /// A to-one relationship, resolved.
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>>) -> Linked<Target>? {
-        follow { $0.pointee[keyPath: keyPath].identifier }
+        follow { model in
+            // A stored property is read where it lies (see `identifierAddress`).
+            if let relationship = model.pointer(to: keyPath) {
+                return Self.identifierAddress(in: relationship).flatMap { store.held(identifierAt: $0) }
+            }
+            return model.pointee[keyPath: keyPath].identifier.flatMap { store.held(for: $0) }
+        }
     }
 
     /// An optional to-one relationship, resolved.
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>?>) -> Linked<Target>? {
-        follow { $0.pointee[keyPath: keyPath]?.identifier }
+        follow { model in
+            if let relationship = model.pointer(to: keyPath) {
+                guard holdsValue(relationship) else { return nil }
+                // An optional's payload lies at its start: the optional is not nil.
+                let present = UnsafeRawPointer(relationship).assumingMemoryBound(to: ToOne<Target>.self)
+                return Self.identifierAddress(in: present).flatMap { store.held(identifierAt: $0) }
+            }
+            return model.pointee[keyPath: keyPath]?.identifier.flatMap { store.held(for: $0) }
+        }
+    }
+
+    /// Where the identifier of the to-one relationship at `relationship` lies, `nil` when it has
+    /// none. Why addresses: a relationship read through its key path was copied whole (its
+    /// identifier's strings and its boxes retained, then released) to take one field, which
+    /// cost more than the lookup it was for; the key path's offset is a constant once the
+    /// subscript is specialized where the model is declared.
+    @inlinable @inline(__always)
+    static func identifierAddress<Target>(
+        in relationship: UnsafePointer<ToOne<Target>>
+    ) -> UnsafePointer<ResourceIdentifier>? {
+        guard let identifier = relationship.pointer(to: \.identifier), holdsValue(identifier) else { return nil }
+        // An optional's payload lies at its start, and this one is present.
+        return UnsafeRawPointer(identifier).assumingMemoryBound(to: ResourceIdentifier.self)
     }
 
     /// `body` of the model where the storage holds it. Why a pointer: handed over as a value
@@ -605,31 +657,41 @@ public struct Linked<Model: Resource>: Sendable {
     /// the runtime's generic witnesses for its optional fields), then its identifier, which cost
     /// more than the lookup.
     @inlinable @inline(__always)
-    func follow<Target>(_ read: (UnsafePointer<Model>) -> ResourceIdentifier?) -> Linked<Target>? {
-        guard let found = reading({ read($0).flatMap { store.held(for: $0) } }) else { return nil }
+    func follow<Target>(_ find: (UnsafePointer<Model>) -> HeldResource?) -> Linked<Target>? {
+        guard let found = reading(find) else { return nil }
         return Linked<Target>(resolving: found, store: store)
     }
 
     /// A to-many relationship, resolved; members the document does not include are left out.
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToMany<Target>>) -> [Linked<Target>] {
-        resolve(self[dynamicMember: keyPath].identifiers)
+        reading { model in
+            // The identifiers read where the model holds them, as a to-one's are.
+            if let relationship = model.pointer(to: keyPath) {
+                return relationship.pointee.identifiers.withUnsafeBufferPointer(resolve)
+            }
+            return model.pointee[keyPath: keyPath].identifiers.withUnsafeBufferPointer(resolve)
+        }
     }
 
     /// An optional to-many relationship, resolved.
     @inlinable
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToMany<Target>?>) -> [Linked<Target>] {
-        resolve(self[dynamicMember: keyPath]?.identifiers ?? [])
+        reading { model in
+            (model.pointee[keyPath: keyPath]?.identifiers ?? []).withUnsafeBufferPointer(resolve)
+        }
     }
 
     /// The resources `identifiers` name, in order, without those the document lacks: in one
-    /// array sized up front (`compactMap` grew it as it went).
+    /// array sized up front (`compactMap` grew it as it went). Each identifier is looked up
+    /// where it lies, not copied out.
     @inlinable
-    func resolve<Target>(_ identifiers: [ResourceIdentifier]) -> [Linked<Target>] {
+    func resolve<Target>(_ identifiers: UnsafeBufferPointer<ResourceIdentifier>) -> [Linked<Target>] {
         var linked: [Linked<Target>] = []
+        guard let base = identifiers.baseAddress else { return linked }
         linked.reserveCapacity(identifiers.count)
-        for identifier in identifiers {
-            if let found = store.held(for: identifier),
+        for offset in 0..<identifiers.count {
+            if let found = store.held(identifierAt: base + offset),
                 let view = Linked<Target>(resolving: found, store: store)
             {
                 linked.append(view)
@@ -684,4 +746,13 @@ extension Linked {
 extension Linked: Identifiable where Model: Identifiable {
     /// The model's identity.
     public var id: Model.ID { model.id }
+}
+
+/// Whether the optional at `optional` holds a value, told without copying it: `!= nil` on an
+/// optional of an `Equatable` type picks the operator that compares two optionals, which copies
+/// this one (retaining what it holds) to compare it with `nil`.
+@inlinable @inline(__always)
+func holdsValue<Wrapped>(_ optional: UnsafePointer<Wrapped?>) -> Bool {
+    if case .some = optional.pointee { return true }
+    return false
 }
