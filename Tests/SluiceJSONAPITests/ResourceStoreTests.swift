@@ -222,11 +222,8 @@ struct ResourceStoreTests {
         let store = ResourceStore()
         for id in ids {
             let model = StorePerson(id: id, name: "name of \(id)")
-            #expect(
-                store.add(
-                    AnyResource(type: "people", identity: ResourceIdentity(type: "people", id: id), model: model, raw: nil)
-                )
-            )
+            let identity = ResourceIdentity(type: "people", id: id)
+            #expect(store.add(AnyResource(type: "people", identity: identity, model: model, raw: nil)))
         }
         let local = AnyResource(
             type: "people",
