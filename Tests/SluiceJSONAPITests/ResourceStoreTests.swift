@@ -37,6 +37,13 @@ private struct StoreReview: Resource {
     var firstReader: ToOne<StorePerson> { ToOne(identifier: readers.identifiers.first) }
 }
 
+/// Any resources at all, for following relationships into a store of raw ones.
+private struct StoreCrowd: Resource {
+    static let resourceType = "crowds"
+    var id: String
+    var members: ToMany<AnyResource>
+}
+
 /// The identity map behind linking (linking by index: type numbers, per-type arrays, a table
 /// per type keyed by the id's bytes), checked against a plain dictionary of identities.
 @Suite("Resource store")
@@ -108,6 +115,11 @@ struct ResourceStoreTests {
         for (identity, resource) in reference {
             #expect(store[identity]?.identity == resource.identity)
         }
+        // Followed from a model, as linking reads them: ids, and one absent, in their order.
+        let ids = reference.keys.filter { !$0.isLocal }.map(\.key).sorted() + ["absent"]
+        let identifiers = ids.map { ResourceIdentifier(type: "people", id: $0) }
+        let crowd = StoreCrowd(id: "c", members: ToMany(identifiers: identifiers))
+        #expect(Linked(crowd, store: store).members.map { $0.model.id ?? "" } == Array(ids.dropLast()))
         // Keys that land inside the run of occupied slots but are not there: each answers
         // nil after a bounded walk (a walk to the end of the run, 20 000 slots, for every
         // relationship naming them, would make such a document take minutes).
@@ -218,7 +230,7 @@ struct ResourceStoreTests {
         }
         // Ids and types in Swift's small form, on the heap, past fifteen bytes, not ASCII, and a
         // local id: the views read small ones in place and hand the rest to the general lookup.
-        let ids = ["1", heapForm("2"), "a-uuid-like-id-0000-1111-2222-3333", "née", heapForm("4")]
+        let ids = ["1", heapForm("2"), "a-uuid-like-id-0000-1111-2222-3333", "née", heapForm("4"), "x7"]
         let store = ResourceStore()
         for id in ids {
             let model = StorePerson(id: id, name: "name of \(id)")
@@ -241,13 +253,14 @@ struct ResourceStoreTests {
             editor: ToOne(identifier: person("a-uuid-like-id-0000-1111-2222-3333", type: heapForm("people"))),
             readers: ToMany(identifiers: [
                 person("née"), person("missing"), person("4"), ResourceIdentifier(type: "people", lid: "local"),
+                person("x7"),
             ]),
             critics: ToMany(identifiers: [person(heapForm("2")), person("1", type: "robots")])
         )
         let linked = Linked(review, store: store)
         #expect(linked.author?.name == "name of 1")
         #expect(linked.editor?.name == "name of a-uuid-like-id-0000-1111-2222-3333")
-        #expect(linked.readers.map(\.name) == ["name of née", "name of 4", "a local one"])
+        #expect(linked.readers.map(\.name) == ["name of née", "name of 4", "a local one", "name of x7"])
         #expect(linked.critics.map(\.name) == ["name of 2"])
         #expect(linked.firstReader?.name == "name of née")
         // Absent: no identifier, an optional relationship that is nil, a type the store lacks.

@@ -131,14 +131,19 @@ final class ResourceObjectReader {
             )
         }
         let view = ResourceObjectView(value)
-        guard let typeValue = view.type else {
+        guard view.members.type >= 0 else {
             throw JSONAPIDecodingError(
                 pointer: pointer,
                 position: view.value.position,
                 message: SpecificationText.resourceWithoutType
             )
         }
-        guard typeValue.kind == .string else {
+        // The type's token alone: a value made of it (a counted reference to the tape and a walk
+        // to its end) is made only for an error, or for a type without a model.
+        let typeToken = tape[view.members.type]
+        var typeValue: JSONTape.Value { get throws { try tape.value(at: view.members.type) } }
+        guard typeToken.kind == .string else {
+            let typeValue = try typeValue
             throw JSONAPIDecodingError(
                 pointer: pointer + "/type",
                 position: typeValue.position,
@@ -147,7 +152,7 @@ final class ResourceObjectReader {
         }
         try requireString(view.nonString(at: view.members.id), named: "id", pointer: place)
         try requireString(view.nonString(at: view.members.lid), named: "lid", pointer: place)
-        if let model = registry.model(forTypeToken: typeValue.token, on: tape) {
+        if let model = registry.model(forTypeToken: typeToken, on: tape) {
             do {
                 // A generated reader counts no reference to the tape: the view holds it until here.
                 defer { withExtendedLifetime(view) {} }
@@ -183,12 +188,13 @@ final class ResourceObjectReader {
                 )
             }
         }
-        let typeName = try typeValue.string()
+        let unknownType = try typeValue
+        let typeName = try unknownType.string()
         if rejectsUnknownTypes {
             let known = registry.typeNames.map { "\"\($0)\"" }.joined(separator: ", ")
             throw JSONAPIDecodingError(
                 pointer: pointer + "/type",
-                position: typeValue.position,
+                position: unknownType.position,
                 message:
                     "No model is registered for the resource type \"\(typeName)\" (registered: \(known.isEmpty ? "none" : known))."
             )

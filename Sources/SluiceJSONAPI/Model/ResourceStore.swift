@@ -123,9 +123,10 @@ public final class ResourceStore: @unchecked Sendable {
             // An optional's payload lies at its start, and this one is present.
             let key = UnsafeRawPointer(id).load(as: (UInt64, UInt64).self)
             let name = UnsafeRawPointer(type).load(as: (UInt64, UInt64).self)
-            if key.1 >> 60 == 0xE && name.1 >> 60 == 0xE {
-                let (type, key) = (unsafeBitCast(name, to: String.self), unsafeBitCast(key, to: String.self))
-                return lock.withLock { tables.pointee.find(type: type, key: key, isLocal: false) }
+            if isSmallASCII(key) && isSmallASCII(name),
+                let answer = lock.withLock({ tables.pointee.find(smallType: name, smallKey: key) })
+            {
+                return answer
             }
         }
         #endif
@@ -239,6 +240,20 @@ private struct StoreTables {
     /// append).
     func resources(ofTypeNumber number: Int) -> [AnyResource] {
         types.map { $0[number].resources } ?? []
+    }
+
+    /// ``find(type:key:isLocal:)`` for a type name and an id both held in Swift's small ASCII
+    /// form, given as the words of their String values: matched and hashed on those words, with
+    /// no String made or retained. The answer is `nil` when the words alone cannot tell (a
+    /// type name or key held in another form could be equal), for the caller to ask `find`.
+    @inline(__always)
+    mutating func find(smallType type: (UInt64, UInt64), smallKey key: (UInt64, UInt64)) -> HeldResource?? {
+        // Two small ASCII strings are equal exactly when their words are.
+        guard let names, let types, typeCount <= Self.scannedTypes else { return nil }
+        for number in 0..<typeCount where unsafeBitCast(names[number], to: (UInt64, UInt64).self) == type {
+            return types[number].held(smallKey: key)
+        }
+        return nil
     }
 
     /// The number of the type named `name`, if it has one (`mutating` for `find`'s reason).
@@ -355,6 +370,47 @@ private struct TypeTable {
             storage: .passUnretained(resource.pointee.resource.storage),
             index: resource.pointee.resource.index
         )
+    }
+
+    /// ``held(key:isLocal:)`` for an id in Swift's small ASCII form, given as its String's
+    /// words (see `StoreTables.find(smallType:smallKey:)`): `nil` when an entry whose hash
+    /// matches holds its key in another form, which only a String comparison can judge.
+    @inline(__always)
+    func held(smallKey key: (UInt64, UInt64)) -> HeldResource?? {
+        guard slotCount > 0, let slots, let entries else { return .some(nil) }
+        var hash: UInt64
+        if !scrambled, let value = Self.smallDecimalValue(words: key) {
+            hash = value
+        } else {
+            // The bytes lie in order from the first word's low byte (see `smallDecimalValue`).
+            let count = Int(truncatingIfNeeded: (key.1 >> 56) & 0xF)
+            hash = withUnsafeBytes(of: key) { words in
+                let bytes = UnsafeRawBufferPointer(rebasing: words.prefix(count))
+                if !scrambled, let value = decimalIDValue(bytes) { return value }
+                return ByteHash.hash(bytes, seed: 0x2545_F491_4F6C_DD1D)
+            }
+        }
+        let mask = slotCount - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        for _ in 0...maxProbe {
+            let entry = slots[slot]
+            if entry == 0 { return .some(nil) }
+            if entry >> 32 == hash >> 32 {
+                let found = entries + (Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1)
+                if !found.pointee.isLocal {
+                    let stored = UnsafeRawPointer(found.pointer(to: \.key)!).load(as: (UInt64, UInt64).self)
+                    if stored == key {
+                        return HeldResource(
+                            storage: .passUnretained(found.pointee.resource.storage),
+                            index: found.pointee.resource.index
+                        )
+                    }
+                    if !isSmallASCII(stored) { return nil }
+                }
+            }
+            slot = (slot + 1) & mask
+        }
+        return .some(nil)
     }
 
     @inline(__always)
@@ -494,9 +550,15 @@ private struct TypeTable {
     /// bytes; that word's top nibble 0xE marks a small ASCII string, the next its byte count.
     @inline(__always)
     static func smallDecimalValue(_ key: String) -> UInt64? {
+        smallDecimalValue(words: unsafeBitCast(key, to: (UInt64, UInt64).self))
+    }
+
+    /// ``smallDecimalValue(_:)`` of the String whose words are `words`.
+    @inline(__always)
+    static func smallDecimalValue(words: (UInt64, UInt64)) -> UInt64? {
         #if _endian(little) && (arch(x86_64) || arch(arm64))
-        let (low, high) = unsafeBitCast(key, to: (UInt64, UInt64).self)
-        guard high >> 60 == 0xE else { return nil }
+        let (low, high) = words
+        guard isSmallASCII(words) else { return nil }
         let count = Int(truncatingIfNeeded: (high >> 56) & 0xF)
         // No leading zero but in "0" itself, as `decimalIDValue` has it.
         guard count > 0, low & 0xFF != UInt64(UInt8(ascii: "0")) || count == 1 else { return nil }
@@ -746,6 +808,18 @@ extension Linked {
 extension Linked: Identifiable where Model: Identifiable {
     /// The model's identity.
     public var id: Model.ID { model.id }
+}
+
+/// Whether `words`, a String value's two words, hold a string in Swift's small ASCII form: up to
+/// 15 bytes kept in the value itself, no storage to retain. The layout is the standard
+/// library's, fixed by its ABI on 64-bit platforms: the second word's top nibble 0xE marks it.
+@inline(__always)
+func isSmallASCII(_ words: (UInt64, UInt64)) -> Bool {
+    #if _endian(little) && (arch(x86_64) || arch(arm64))
+    words.1 >> 60 == 0xE
+    #else
+    false
+    #endif
 }
 
 /// Whether the optional at `optional` holds a value, told without copying it: `!= nil` on an
