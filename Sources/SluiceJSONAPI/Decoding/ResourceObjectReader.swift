@@ -157,8 +157,8 @@ final class ResourceObjectReader {
                 // A generated reader counts no reference to the tape: the view holds it until here.
                 defer { withExtendedLifetime(view) {} }
                 let identity = view.identity(type: model.name)
-                if let generated = model.generated,
-                    case let reader = filedReader(for: view, members: generated.jsonModelMembers, fixed: model.fields),
+                if let generated = model.generated, let members = model.members,
+                    case let reader = filedReader(for: view, members: members, fixed: model.fields),
                     !reader.needsGeneralPath
                 {
                     return try makeResource(

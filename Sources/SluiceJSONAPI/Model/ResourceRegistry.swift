@@ -70,6 +70,9 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
 final class RegisteredModel {
     let type: any Resource.Type
     let generated: (any GeneratedResource.Type)?
+    /// `generated`'s member table, taken once: asked of the type for every resource, it was a
+    /// call through the protocol's witness and a retain and a release of the table.
+    let members: JSONModelMembers?
     let fields: ResourceFieldIndices
     let name: String
 
@@ -81,6 +84,7 @@ final class RegisteredModel {
     ) {
         self.type = type
         self.generated = generated
+        self.members = generated?.jsonModelMembers
         self.fields = fields
         self.name = name
     }
