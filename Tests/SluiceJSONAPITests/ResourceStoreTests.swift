@@ -192,16 +192,19 @@ struct ResourceStoreTests {
         #expect(document.store.resolve(ResourceIdentifier(type: "people"), as: StorePerson.self) == nil)
     }
 
+    /// `text` held on the heap: built up with spare room, where a literal or a short String
+    /// made from bytes is kept inside the String value.
+    private func heapForm(_ text: String) -> String {
+        var string = ""
+        string.reserveCapacity(64)
+        string.append(text)
+        return string
+    }
+
     @Test("an id resolves whether its String is held in the small form or on the heap")
     func idsInEitherForm() {
         // Short ids are kept inside the String value, the same text built up with spare room is
         // kept on the heap; the store hashes the two forms by different paths.
-        func heapForm(_ text: String) -> String {
-            var string = ""
-            string.reserveCapacity(64)
-            string.append(text)
-            return string
-        }
         let ids = [
             "0", "7", "10", "00", "01", "123456789", "123456789012345", "12345678901234", "1a", "a1", " 1", "-1",
             "é1", "99999999",
@@ -222,12 +225,6 @@ struct ResourceStoreTests {
 
     @Test("views follow stored, optional and computed relationships, whatever form the identifiers take")
     func followsEveryShape() {
-        func heapForm(_ text: String) -> String {
-            var string = ""
-            string.reserveCapacity(64)
-            string.append(text)
-            return string
-        }
         // Ids and types in Swift's small form, on the heap, past fifteen bytes, not ASCII, and a
         // local id: the views read small ones in place and hand the rest to the general lookup.
         let ids = ["1", heapForm("2"), "a-uuid-like-id-0000-1111-2222-3333", "née", heapForm("4"), "x7"]
