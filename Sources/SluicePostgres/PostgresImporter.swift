@@ -326,7 +326,8 @@ public final class PostgresImporter {
         let sql: PostgresQuery = "SELECT resources FROM documents WHERE source = \(source)"
         var rows = connection.isClosed ? nil : try? await query(sql)
         if rows == nil, await reconnect() { rows = try? await query(sql) }
-        return rows?.first.flatMap { try? $0.decode(Int?.self) } ?? nil
+        guard let row = rows?.first else { return nil }
+        return try? row.decode(Int?.self)
     }
 
     /// Replaces the import's connection with a new one; false when none can be made.

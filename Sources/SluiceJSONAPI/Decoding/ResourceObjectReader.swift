@@ -141,9 +141,9 @@ final class ResourceObjectReader {
         // The type's token alone: a value made of it (a counted reference to the tape and a walk
         // to its end) is made only for an error, or for a type without a model.
         let typeToken = tape[view.members.type]
-        var typeValue: JSONTape.Value { get throws { try tape.value(at: view.members.type) } }
+        func typeValue() throws -> JSONTape.Value { try tape.value(at: view.members.type) }
         guard typeToken.kind == .string else {
-            let typeValue = try typeValue
+            let typeValue = try typeValue()
             throw JSONAPIDecodingError(
                 pointer: pointer + "/type",
                 position: typeValue.position,
@@ -188,7 +188,7 @@ final class ResourceObjectReader {
                 )
             }
         }
-        let unknownType = try typeValue
+        let unknownType = try typeValue()
         let typeName = try unknownType.string()
         if rejectsUnknownTypes {
             let known = registry.typeNames.map { "\"\($0)\"" }.joined(separator: ", ")

@@ -34,21 +34,7 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
         guard type != AnyResource.self else { return }
         let name = Array(type.resourceType.utf8)
         entries.removeAll { $0.name == name }
-        // Asked once here rather than per resource: a failed conformance cast walks the
-        // runtime's tables.
-        let generated = type as? any GeneratedResource.Type
-        let fields = generated.map { ResourceFieldIndices($0.jsonModelMembers) } ?? ResourceFieldIndices()
-        entries.append(
-            Entry(
-                name: name,
-                model: RegisteredModel(
-                    type: type,
-                    generated: generated,
-                    fields: fields,
-                    name: type.resourceType
-                )
-            )
-        )
+        entries.append(Entry(name: name, model: RegisteredModel(type: type)))
     }
 
     /// The names of the registered types.
@@ -69,24 +55,22 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
 /// field by field.
 final class RegisteredModel {
     let type: any Resource.Type
+    /// The type as a `@JSONModel` resource, when it is one, and its member table. Both asked
+    /// once, here: per resource, a failed conformance cast walks the runtime's tables, and the
+    /// table through the protocol's witness was a call and a retain and a release. (Two
+    /// properties, not an optional pair: binding a pair copied it through an outlined copy for
+    /// every resource.)
     let generated: (any GeneratedResource.Type)?
-    /// `generated`'s member table, taken once: asked of the type for every resource, it was a
-    /// call through the protocol's witness and a retain and a release of the table.
     let members: JSONModelMembers?
     let fields: ResourceFieldIndices
     let name: String
 
-    init(
-        type: any Resource.Type,
-        generated: (any GeneratedResource.Type)?,
-        fields: ResourceFieldIndices,
-        name: String
-    ) {
+    init(type: any Resource.Type) {
         self.type = type
-        self.generated = generated
-        self.members = generated?.jsonModelMembers
-        self.fields = fields
-        self.name = name
+        generated = type as? any GeneratedResource.Type
+        members = generated?.jsonModelMembers
+        fields = members.map(ResourceFieldIndices.init) ?? ResourceFieldIndices()
+        name = type.resourceType
     }
 }
 

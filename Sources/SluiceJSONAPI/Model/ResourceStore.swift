@@ -119,8 +119,7 @@ public final class ResourceStore: @unchecked Sendable {
     @usableFromInline
     func held(identifierAt identifier: UnsafePointer<ResourceIdentifier>) -> HeldResource? {
         #if _endian(little) && (arch(x86_64) || arch(arm64))
-        if let id = identifier.pointer(to: \.id), holdsValue(id), let type = identifier.pointer(to: \.type) {
-            // An optional's payload lies at its start, and this one is present.
+        if let id = identifier.pointer(to: \.id).flatMap(payload), let type = identifier.pointer(to: \.type) {
             let key = UnsafeRawPointer(id).load(as: (UInt64, UInt64).self)
             let name = UnsafeRawPointer(type).load(as: (UInt64, UInt64).self)
             if isSmallASCII(key) && isSmallASCII(name),
@@ -249,11 +248,8 @@ private struct StoreTables {
     @inline(__always)
     mutating func find(smallType type: (UInt64, UInt64), smallKey key: (UInt64, UInt64)) -> HeldResource?? {
         // Two small ASCII strings are equal exactly when their words are.
-        guard let names, let types, typeCount <= Self.scannedTypes else { return nil }
-        for number in 0..<typeCount where unsafeBitCast(names[number], to: (UInt64, UInt64).self) == type {
-            return types[number].held(smallKey: key)
-        }
-        return nil
+        guard typeCount <= Self.scannedTypes, let types, let number = number(ofTypeWords: type) else { return nil }
+        return types[number].held(smallKey: key)
     }
 
     /// The number of the type named `name`, if it has one (`mutating` for `find`'s reason).
@@ -261,18 +257,27 @@ private struct StoreTables {
     mutating func number(ofType name: String) -> Int? {
         guard let names else { return nil }
         if typeCount <= Self.scannedTypes {
-            // Equal raw bits are the same string: two small Strings (up to 15 bytes of UTF-8, as
-            // type names mostly are) made alike, or one storage. Compared first for every name,
-            // since `==` on two that differ is a call of some seventy instructions, and a lookup
-            // scans past the other types before it reaches its own.
-            let bits = unsafeBitCast(name, to: (UInt64, UInt64).self)
-            for number in 0..<typeCount where unsafeBitCast(names[number], to: (UInt64, UInt64).self) == bits {
-                return number
-            }
+            // Compared by their words first for every name, since `==` on two that differ is a
+            // call of some seventy instructions, and a lookup scans past the other types before
+            // it reaches its own.
+            if let number = number(ofTypeWords: unsafeBitCast(name, to: (UInt64, UInt64).self)) { return number }
             for number in 0..<typeCount where names[number] == name { return number }
             return nil
         }
         return byName[name]
+    }
+
+    /// The number of the type whose name's String value has the words `words`, among the first
+    /// `typeCount`. Equal words are the same string: two small Strings (up to 15 bytes of UTF-8,
+    /// as type names mostly are) made alike, or one storage; `nil` says only that no name has
+    /// these words.
+    @inline(__always)
+    private func number(ofTypeWords words: (UInt64, UInt64)) -> Int? {
+        guard let names else { return nil }
+        for number in 0..<typeCount where unsafeBitCast(names[number], to: (UInt64, UInt64).self) == words {
+            return number
+        }
+        return nil
     }
 
     /// The number of the type named `name`, a new one for a name not seen before.
@@ -362,10 +367,16 @@ private struct TypeTable {
     @inline(__always)
     func held(key: String, isLocal: Bool) -> HeldResource? {
         // An empty table answers before the key is hashed.
-        guard slotCount > 0, let entries,
-            let index = index(key: key, isLocal: isLocal, hash: hash(key, isLocal: isLocal))
-        else { return nil }
-        let resource = entries + index
+        guard slotCount > 0, let index = index(key: key, isLocal: isLocal, hash: hash(key, isLocal: isLocal)) else {
+            return nil
+        }
+        return held(at: index)
+    }
+
+    /// The resource of entry `index`, its storage not retained.
+    @inline(__always)
+    private func held(at index: Int) -> HeldResource {
+        let resource = entries.unsafelyUnwrapped + index
         return HeldResource(
             storage: .passUnretained(resource.pointee.resource.storage),
             index: resource.pointee.resource.index
@@ -377,58 +388,45 @@ private struct TypeTable {
     /// matches holds its key in another form, which only a String comparison can judge.
     @inline(__always)
     func held(smallKey key: (UInt64, UInt64)) -> HeldResource?? {
-        guard slotCount > 0, let slots, let entries else { return .some(nil) }
-        var hash: UInt64
-        if !scrambled, let value = Self.smallDecimalValue(words: key) {
-            hash = value
-        } else {
-            // The bytes lie in order from the first word's low byte (see `smallDecimalValue`).
-            let count = Int(truncatingIfNeeded: (key.1 >> 56) & 0xF)
-            hash = withUnsafeBytes(of: key) { words in
-                let bytes = UnsafeRawBufferPointer(rebasing: words.prefix(count))
-                if !scrambled, let value = decimalIDValue(bytes) { return value }
-                return ByteHash.hash(bytes, seed: 0x2545_F491_4F6C_DD1D)
-            }
+        guard slotCount > 0 else { return .some(nil) }
+        let found = probe(hash: hash(words: key)) { entry -> Bool? in
+            if entry.pointee.isLocal { return false }
+            let stored = UnsafeRawPointer(entry.pointer(to: \.key)!).load(as: (UInt64, UInt64).self)
+            if stored == key { return true }
+            return isSmallASCII(stored) ? false : nil
         }
+        guard let found else { return nil }
+        return .some(found.map(held(at:)))
+    }
+
+    @inline(__always)
+    private func index(key: String, isLocal: Bool, hash: UInt64) -> Int? {
+        probe(hash: hash) { $0.pointee.isLocal == isLocal && $0.pointee.key == key } ?? nil
+    }
+
+    /// The entry the probe for `hash` finds: the first whose hash matches and that `judge`
+    /// takes (`true`), `.some(nil)` when it meets an empty slot or has stepped over `maxProbe`
+    /// first. `nil` when `judge` cannot tell for an entry (`nil`), which only
+    /// ``held(smallKey:)``'s judge answers.
+    @inline(__always)
+    private func probe(hash: UInt64, _ judge: (UnsafeMutablePointer<Entry>) -> Bool?) -> Int?? {
+        guard let slots, let entries else { return .some(nil) }
         let mask = slotCount - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         for _ in 0...maxProbe {
             let entry = slots[slot]
             if entry == 0 { return .some(nil) }
             if entry >> 32 == hash >> 32 {
-                let found = entries + (Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1)
-                if !found.pointee.isLocal {
-                    let stored = UnsafeRawPointer(found.pointer(to: \.key)!).load(as: (UInt64, UInt64).self)
-                    if stored == key {
-                        return HeldResource(
-                            storage: .passUnretained(found.pointee.resource.storage),
-                            index: found.pointee.resource.index
-                        )
-                    }
-                    if !isSmallASCII(stored) { return nil }
+                let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+                switch judge(entries + index) {
+                case true?: return index
+                case nil: return nil
+                case false?: break
                 }
             }
             slot = (slot + 1) & mask
         }
         return .some(nil)
-    }
-
-    @inline(__always)
-    private func index(key: String, isLocal: Bool, hash: UInt64) -> Int? {
-        guard let slots, let entries else { return nil }
-        let mask = slotCount - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        for _ in 0...maxProbe {
-            let entry = slots[slot]
-            if entry == 0 { return nil }
-            if entry >> 32 == hash >> 32 {
-                let index = Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
-                let found = entries + index
-                if found.pointee.isLocal == isLocal && found.pointee.key == key { return index }
-            }
-            slot = (slot + 1) & mask
-        }
-        return nil
     }
 
     /// Every resource in the table, in the order added.
@@ -527,13 +525,25 @@ private struct TypeTable {
     private func hash(_ key: String, isLocal: Bool) -> UInt64 {
         if !isLocal && !scrambled, let value = Self.smallDecimalValue(key) { return value }
         var key = key
-        return key.withUTF8 { bytes in
-            if !isLocal && !scrambled, let value = decimalIDValue(UnsafeRawBufferPointer(bytes)) { return value }
-            return ByteHash.hash(
-                UnsafeRawBufferPointer(bytes),
-                seed: isLocal ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D
-            )
+        return key.withUTF8 { hash(bytes: UnsafeRawBufferPointer($0), isLocal: isLocal) }
+    }
+
+    /// `hash` of an id in Swift's small ASCII form, given as its String value's words.
+    @inline(__always)
+    private func hash(words key: (UInt64, UInt64)) -> UInt64 {
+        if !scrambled, let value = Self.smallDecimalValue(words: key) { return value }
+        // The bytes lie in order from the first word's low byte (see `smallDecimalValue`).
+        let count = Int(truncatingIfNeeded: (key.1 >> 56) & 0xF)
+        return withUnsafeBytes(of: key) { words in
+            hash(bytes: UnsafeRawBufferPointer(rebasing: words.prefix(count)), isLocal: false)
         }
+    }
+
+    /// `hash` of a key's UTF-8 bytes, where `smallDecimalValue` did not answer.
+    @inline(__always)
+    private func hash(bytes: UnsafeRawBufferPointer, isLocal: Bool) -> UInt64 {
+        if !isLocal && !scrambled, let value = decimalIDValue(bytes) { return value }
+        return ByteHash.hash(bytes, seed: isLocal ? 0x9E37_79B9_7F4A_7C15 : 0x2545_F491_4F6C_DD1D)
     }
 
     /// `decimalIDValue` of a key held in Swift's small form (up to 15 ASCII bytes, kept in the
@@ -679,10 +689,8 @@ public struct Linked<Model: Resource>: Sendable {
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToOne<Target>?>) -> Linked<Target>? {
         follow { model in
             if let relationship = model.pointer(to: keyPath) {
-                guard holdsValue(relationship) else { return nil }
-                // An optional's payload lies at its start: the optional is not nil.
-                let present = UnsafeRawPointer(relationship).assumingMemoryBound(to: ToOne<Target>.self)
-                return Self.identifierAddress(in: present).flatMap { store.held(identifierAt: $0) }
+                let identifier = payload(of: relationship).flatMap(Self.identifierAddress)
+                return identifier.flatMap { store.held(identifierAt: $0) }
             }
             return model.pointee[keyPath: keyPath]?.identifier.flatMap { store.held(for: $0) }
         }
@@ -697,9 +705,7 @@ public struct Linked<Model: Resource>: Sendable {
     static func identifierAddress<Target>(
         in relationship: UnsafePointer<ToOne<Target>>
     ) -> UnsafePointer<ResourceIdentifier>? {
-        guard let identifier = relationship.pointer(to: \.identifier), holdsValue(identifier) else { return nil }
-        // An optional's payload lies at its start, and this one is present.
-        return UnsafeRawPointer(identifier).assumingMemoryBound(to: ResourceIdentifier.self)
+        relationship.pointer(to: \.identifier).flatMap(payload)
     }
 
     /// `body` of the model where the storage holds it. Why a pointer: handed over as a value
@@ -714,10 +720,9 @@ public struct Linked<Model: Resource>: Sendable {
         return body(models + index)
     }
 
-    /// The resource named by the identifier `read` takes from the model, looked up while the
-    /// model is still borrowed. Why: the relationship taken out first was copied whole (through
-    /// the runtime's generic witnesses for its optional fields), then its identifier, which cost
-    /// more than the lookup.
+    /// A view of the resource `find` looks up from the model, while the model is still borrowed.
+    /// Why: the relationship taken out first was copied whole (through the runtime's generic
+    /// witnesses for its optional fields), then its identifier, which cost more than the lookup.
     @inlinable @inline(__always)
     func follow<Target>(_ find: (UnsafePointer<Model>) -> HeldResource?) -> Linked<Target>? {
         guard let found = reading(find) else { return nil }
@@ -737,10 +742,13 @@ public struct Linked<Model: Resource>: Sendable {
     }
 
     /// An optional to-many relationship, resolved.
-    @inlinable
+    @inlinable @inline(__always)
     public subscript<Target>(dynamicMember keyPath: KeyPath<Model, ToMany<Target>?>) -> [Linked<Target>] {
         reading { model in
-            (model.pointee[keyPath: keyPath]?.identifiers ?? []).withUnsafeBufferPointer(resolve)
+            if let relationship = model.pointer(to: keyPath) {
+                return payload(of: relationship)?.pointee.identifiers.withUnsafeBufferPointer(resolve) ?? []
+            }
+            return (model.pointee[keyPath: keyPath]?.identifiers ?? []).withUnsafeBufferPointer(resolve)
         }
     }
 
@@ -822,11 +830,12 @@ func isSmallASCII(_ words: (UInt64, UInt64)) -> Bool {
     #endif
 }
 
-/// Whether the optional at `optional` holds a value, told without copying it: `!= nil` on an
-/// optional of an `Equatable` type picks the operator that compares two optionals, which copies
-/// this one (retaining what it holds) to compare it with `nil`.
+/// Where the value of the optional at `optional` lies, `nil` when it holds none: told without
+/// copying it (`!= nil` on an optional of an `Equatable` type picks the operator that compares
+/// two optionals, which copies this one, retaining what it holds), and an optional's payload
+/// lies at its start.
 @inlinable @inline(__always)
-func holdsValue<Wrapped>(_ optional: UnsafePointer<Wrapped?>) -> Bool {
-    if case .some = optional.pointee { return true }
-    return false
+func payload<Wrapped>(of optional: UnsafePointer<Wrapped?>) -> UnsafePointer<Wrapped>? {
+    guard case .some = optional.pointee else { return nil }
+    return UnsafeRawPointer(optional).assumingMemoryBound(to: Wrapped.self)
 }
