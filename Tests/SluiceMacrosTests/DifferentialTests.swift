@@ -135,6 +135,8 @@ struct DifferentialTests {
         var scores: [Double]?
         var flags: [Bool]?
         var maybe: [Int?]?
+        var stamp: Int64?
+        var serial: UInt64?
 
         @JSONModel
         struct Inner: Codable, Equatable {
@@ -182,6 +184,15 @@ struct DifferentialTests {
         #"{"id": 1, "name": "a", "tags": [], "maybe": [[1], null]}"#,
         #"{"id": 1, "name": "a", "tags": [], "maybe": [null, null]}"#,
         #"{"id": 1, "name": "a", "tags": ["x", ["y"]]}"#,
+        #"{"id": 1, "name": "a", "tags": [], "stamp": -9223372036854775808, "serial": 18446744073709551615}"#,
+        #"{"id": 1, "name": "a", "tags": [], "stamp": 9223372036854775808}"#,
+        #"{"id": 1, "name": "a", "tags": [], "stamp": 2.5}"#,
+        #"{"id": 1, "name": "a", "tags": [], "stamp": 1e3}"#,
+        #"{"id": 1, "name": "a", "tags": [], "stamp": "7"}"#,
+        #"{"id": 1, "name": "a", "tags": [], "stamp": null, "serial": null}"#,
+        #"{"id": 1, "name": "a", "tags": [], "serial": -1}"#,
+        #"{"id": 1, "name": "a", "tags": [], "serial": 18446744073709551616}"#,
+        #"{"id": 1, "name": "a", "tags": [], "serial": true}"#,
         #"{"id": 1, "name": "a", "tags": [], "scores": [1e400]}"#,
         #"{"id": 1, "name": "a", "tags": [], "flags": [true, {}]}"#,
         #"{"id": 1, "id": 2, "name": "a", "tags": []}"#,

@@ -23,7 +23,7 @@ extension JSONModelReader {
     /// Reads the optional property `field`, a nested `@JSONModel` type.
     @inlinable
     public func decodeIfPresent<T: JSONModelDecodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
-        guard let member = member(field), !member.isNull else { return nil }
+        guard let member = presentMember(field) else { return nil }
         return try readModel(type, from: member, field: field)
     }
 
@@ -37,7 +37,7 @@ extension JSONModelReader {
     /// Reads the optional property `field`, an array of a `@JSONModel` type.
     @inlinable
     public func decodeIfPresent<T: JSONModelDecodable>(_ type: [T].Type = [T].self, at field: Int) throws -> [T]? {
-        guard let member = member(field), !member.isNull else { return nil }
+        guard let member = presentMember(field) else { return nil }
         return try readModels(T.self, from: member, field: field)
     }
 
@@ -200,7 +200,7 @@ extension JSONModelReader {
     @inline(__always)
     private func scalarsIfPresent<S: Decodable>(at field: Int) throws -> [S]? {
         if let plain: [S] = tokenScalarArray(at: field) { return plain }
-        guard let member = member(field), !member.isNull else { return nil }
+        guard let member = presentMember(field) else { return nil }
         return try readScalarArray(from: member, field: field) as [S]
     }
 

@@ -157,7 +157,7 @@ extension JSONModelReader {
     /// member for it or the member is `null`.
     @inlinable
     public func decodeIfPresent<T: TapePlainValue & Decodable>(_ type: T.Type = T.self, at field: Int) throws -> T? {
-        guard let member = member(field), !member.isNull else { return nil }
+        guard let member = presentMember(field) else { return nil }
         if let plain = plainValue(T.self, of: member) { return plain }
         return try read(type, from: member, field: field)
     }
@@ -182,7 +182,7 @@ extension JSONModelReader {
         _ type: [String: T].Type = [String: T].self,
         at field: Int
     ) throws -> [String: T]? {
-        guard let member = member(field), !member.isNull else { return nil }
+        guard let member = presentMember(field) else { return nil }
         return try readModelMap(T.self, from: member, field: field)
     }
 
