@@ -152,40 +152,43 @@ final class ResourceObjectReader {
         }
         try requireString(view.nonString(at: view.members.id), named: "id", pointer: place)
         try requireString(view.nonString(at: view.members.lid), named: "lid", pointer: place)
-        if let model = registry.model(forTypeToken: typeToken, on: tape) {
-            do {
-                // A generated reader counts no reference to the tape: the view holds it until here.
-                defer { withExtendedLifetime(view) {} }
-                let identity = view.identity(type: model.name)
-                if let generated = model.generated, let members = model.members,
-                    case let reader = filedReader(for: view, members: members, fixed: model.fields),
-                    !reader.needsGeneralPath
-                {
+        if let unmanagedModel = registry.model(forTypeToken: typeToken, on: tape) {
+            // Borrowed, not retained: the registry holds the model for the whole decode.
+            return try unmanagedModel._withUnsafeGuaranteedRef { model in
+                do {
+                    // A generated reader counts no reference to the tape: the view holds it until here.
+                    defer { withExtendedLifetime(view) {} }
+                    let identity = view.identity(type: model.name)
+                    if let generated = model.generated, let members = model.members,
+                        case let reader = filedReader(for: view, members: members, fixed: model.fields),
+                        !reader.needsGeneralPath
+                    {
+                        return try makeResource(
+                            generated,
+                            in: blocks,
+                            from: reader,
+                            type: model.name,
+                            identity: identity
+                        )
+                    }
+                    fields.load(view)
+                    let decoder = ResourceDecoder(view: view, context: context, fields: fields)
                     return try makeResource(
-                        generated,
+                        model.type,
                         in: blocks,
-                        from: reader,
+                        from: decoder,
                         type: model.name,
                         identity: identity
                     )
+                } catch let error as DecodingError {
+                    throw JSONAPIDecodingError.translating(
+                        error,
+                        in: view,
+                        pointer: pointer,
+                        model: model.type,
+                        keyStrategy: context.options.keyStrategy
+                    )
                 }
-                fields.load(view)
-                let decoder = ResourceDecoder(view: view, context: context, fields: fields)
-                return try makeResource(
-                    model.type,
-                    in: blocks,
-                    from: decoder,
-                    type: model.name,
-                    identity: identity
-                )
-            } catch let error as DecodingError {
-                throw JSONAPIDecodingError.translating(
-                    error,
-                    in: view,
-                    pointer: pointer,
-                    model: model.type,
-                    keyStrategy: context.options.keyStrategy
-                )
             }
         }
         let unknownType = try typeValue()

@@ -40,10 +40,15 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
     /// The names of the registered types.
     public var typeNames: [String] { entries.map(\.model.name) }
 
-    /// The model registered for the type named by `token`'s text, compared as bytes.
-    func model(forTypeToken token: JSONToken, on tape: JSONTape) -> RegisteredModel? {
+    /// The model registered for the type named by `token`'s text, compared as bytes; unretained,
+    /// for a caller that reads it while this registry lives (a decode reads every resource's
+    /// model this way: retained, it cost a retain and a release per resource).
+    func model(forTypeToken token: JSONToken, on tape: JSONTape) -> Unmanaged<RegisteredModel>? {
         tape.withUnsafeText(of: token) { name in
-            entries.first { entry in entry.name.withUnsafeBytes { $0.hasSameBytes(as: name) } }?.model
+            for entry in entries where entry.name.withUnsafeBytes({ $0.hasSameBytes(as: name) }) {
+                return Unmanaged.passUnretained(entry.model)
+            }
+            return nil
         }
     }
 }
