@@ -425,7 +425,7 @@ public struct JSONModelReader: ~Copyable {
     /// Reads the required `String` property `field`.
     public func decode(_ type: String.Type = String.self, at field: Int) throws -> String {
         if let token = plainToken(field), token.kind == .string { return text(of: token) }
-        return try scalar(.string, at: field)
+        return try readScalar(String.self, at: field)
     }
     /// Reads the optional `String` property `field`.
     public func decodeIfPresent(_ type: String.Type = String.self, at field: Int) throws -> String? {
@@ -433,12 +433,12 @@ public struct JSONModelReader: ~Copyable {
             if token.kind == .string { return text(of: token) }
             if token.kind == .null { return nil }
         }
-        return try scalarIfPresent(.string, at: field)
+        return try readScalarIfPresent(String.self, at: field)
     }
     /// Reads the required `Int` property `field`.
     public func decode(_ type: Int.Type = Int.self, at field: Int) throws -> Int {
         if let token = plainToken(field), let integer = plainInteger(token, as: Int.self) { return integer }
-        return try scalar(.int, at: field)
+        return try readScalar(Int.self, at: field)
     }
     /// Reads the optional `Int` property `field`.
     public func decodeIfPresent(_ type: Int.Type = Int.self, at field: Int) throws -> Int? {
@@ -446,12 +446,12 @@ public struct JSONModelReader: ~Copyable {
             if let integer = plainInteger(token, as: Int.self) { return integer }
             if token.kind == .null { return nil }
         }
-        return try scalarIfPresent(.int, at: field)
+        return try readScalarIfPresent(Int.self, at: field)
     }
     /// Reads the required `Double` property `field`.
     public func decode(_ type: Double.Type = Double.self, at field: Int) throws -> Double {
         if let token = plainToken(field), let number = plainDouble(token) { return number }
-        return try scalar(.double, at: field)
+        return try readScalar(Double.self, at: field)
     }
     /// Reads the optional `Double` property `field`.
     public func decodeIfPresent(_ type: Double.Type = Double.self, at field: Int) throws -> Double? {
@@ -459,12 +459,12 @@ public struct JSONModelReader: ~Copyable {
             if let number = plainDouble(token) { return number }
             if token.kind == .null { return nil }
         }
-        return try scalarIfPresent(.double, at: field)
+        return try readScalarIfPresent(Double.self, at: field)
     }
     /// Reads the required `Bool` property `field`.
     public func decode(_ type: Bool.Type = Bool.self, at field: Int) throws -> Bool {
         if let token = plainToken(field), token.kind == .true || token.kind == .false { return token.kind == .true }
-        return try scalar(.bool, at: field)
+        return try readScalar(Bool.self, at: field)
     }
     /// Reads the optional `Bool` property `field`.
     public func decodeIfPresent(_ type: Bool.Type = Bool.self, at field: Int) throws -> Bool? {
@@ -472,7 +472,46 @@ public struct JSONModelReader: ~Copyable {
             if token.kind == .true || token.kind == .false { return token.kind == .true }
             if token.kind == .null { return nil }
         }
-        return try scalarIfPresent(.bool, at: field)
+        return try readScalarIfPresent(Bool.self, at: field)
+    }
+
+    // The slow paths, out of line: the general read of a scalar property, which converts it
+    // through a registered converter, reads it in another form or words the error. In line, its
+    // frame and saved registers were paid by every read: 13 of the 40 instructions a `Bool`
+    // took. (The generated initializers are too large for the optimizer to inline these reads
+    // into them, even when marked so.)
+
+    @inline(never) private func readScalar(_: String.Type, at field: Int) throws -> String {
+        try scalar(.string, at: field)
+    }
+    @inline(never) private func readScalarIfPresent(_: String.Type, at field: Int) throws -> String? {
+        try scalarIfPresent(.string, at: field)
+    }
+    @inline(never) private func readScalar(_: Int.Type, at field: Int) throws -> Int { try scalar(.int, at: field) }
+    @inline(never) private func readScalarIfPresent(_: Int.Type, at field: Int) throws -> Int? {
+        try scalarIfPresent(.int, at: field)
+    }
+    @inline(never) private func readScalar(_: Int64.Type, at field: Int) throws -> Int64 {
+        try scalar(.int64, at: field)
+    }
+    @inline(never) private func readScalarIfPresent(_: Int64.Type, at field: Int) throws -> Int64? {
+        try scalarIfPresent(.int64, at: field)
+    }
+    @inline(never) private func readScalar(_: UInt64.Type, at field: Int) throws -> UInt64 {
+        try scalar(.uint64, at: field)
+    }
+    @inline(never) private func readScalarIfPresent(_: UInt64.Type, at field: Int) throws -> UInt64? {
+        try scalarIfPresent(.uint64, at: field)
+    }
+    @inline(never) private func readScalar(_: Double.Type, at field: Int) throws -> Double {
+        try scalar(.double, at: field)
+    }
+    @inline(never) private func readScalarIfPresent(_: Double.Type, at field: Int) throws -> Double? {
+        try scalarIfPresent(.double, at: field)
+    }
+    @inline(never) private func readScalar(_: Bool.Type, at field: Int) throws -> Bool { try scalar(.bool, at: field) }
+    @inline(never) private func readScalarIfPresent(_: Bool.Type, at field: Int) throws -> Bool? {
+        try scalarIfPresent(.bool, at: field)
     }
 
     /// The first token of property `field`'s member, when it has one and no converter may claim it.
@@ -535,7 +574,7 @@ public struct JSONModelReader: ~Copyable {
     /// Reads the required `Int64` property `field`.
     public func decode(_ type: Int64.Type = Int64.self, at field: Int) throws -> Int64 {
         if let token = plainToken(field), let integer = plainInteger(token, as: Int64.self) { return integer }
-        return try scalar(.int64, at: field)
+        return try readScalar(Int64.self, at: field)
     }
     /// Reads the optional `Int64` property `field`.
     public func decodeIfPresent(_ type: Int64.Type = Int64.self, at field: Int) throws -> Int64? {
@@ -543,12 +582,12 @@ public struct JSONModelReader: ~Copyable {
             if let integer = plainInteger(token, as: Int64.self) { return integer }
             if token.kind == .null { return nil }
         }
-        return try scalarIfPresent(.int64, at: field)
+        return try readScalarIfPresent(Int64.self, at: field)
     }
     /// Reads the required `UInt64` property `field`.
     public func decode(_ type: UInt64.Type = UInt64.self, at field: Int) throws -> UInt64 {
         if let token = plainToken(field), let integer = plainInteger(token, as: UInt64.self) { return integer }
-        return try scalar(.uint64, at: field)
+        return try readScalar(UInt64.self, at: field)
     }
     /// Reads the optional `UInt64` property `field`.
     public func decodeIfPresent(_ type: UInt64.Type = UInt64.self, at field: Int) throws -> UInt64? {
@@ -556,7 +595,7 @@ public struct JSONModelReader: ~Copyable {
             if let integer = plainInteger(token, as: UInt64.self) { return integer }
             if token.kind == .null { return nil }
         }
-        return try scalarIfPresent(.uint64, at: field)
+        return try readScalarIfPresent(UInt64.self, at: field)
     }
 
     @inline(__always)
