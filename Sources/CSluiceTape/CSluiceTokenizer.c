@@ -21,6 +21,7 @@
 #if defined(__x86_64__) && defined(__SSE2__)
 #include <cpuid.h>
 #include <tmmintrin.h>
+#include <immintrin.h>
 #endif
 
 static inline bool is_digit(uint8_t byte) { return byte >= '0' && byte <= '9'; }
@@ -81,63 +82,80 @@ static bool utf8_text_valid(const uint8_t *text, size_t length) {
 }
 
 #if defined(__x86_64__) && defined(__SSE2__)
-/// Whether the `length` bytes of text at `text` are UTF-8, sixteen at a time, the sixteen bytes
-/// after them readable: each byte classed by table lookups on its high and low nibbles and the
-/// next byte's high nibble, where a fault is a class the three share, and the bytes two and three
-/// before it say whether it must be a continuation (Keiser and Lemire's check, "Validating UTF-8
-/// in less than one instruction per byte", 2021). Checked a sequence at a time, text in most
-/// scripts but Latin, where every few bytes start a sequence, cost a mispredicted branch for most
-/// of them.
-__attribute__((target("ssse3"))) static bool utf8_text_valid_ssse3(const uint8_t *text, size_t length) {
-    // The faults a pair of bytes can show, one bit each.
-    enum {
-        too_short = 1 << 0,     // a lead or ASCII byte, then a lead or ASCII byte where a continuation must be
-        too_long = 1 << 1,      // ASCII, then a continuation
-        overlong_3 = 1 << 2,    // E0, then 80-9F
-        too_large = 1 << 3,     // F4 then 90-BF, or F5-FF then 90-BF
-        surrogate = 1 << 4,     // ED, then A0-BF
-        overlong_2 = 1 << 5,    // C0 or C1, then a continuation
-        too_large_1000 = 1 << 6, // F5-FF, then 80-8F
-        overlong_4 = 1 << 6,    // F0, then 80-8F
-        two_continuations = 1 << 7,
-        carry = too_short | too_long | two_continuations,
-    };
-    const __m128i first_high = _mm_setr_epi8(too_long, too_long, too_long, too_long, too_long, too_long, too_long, too_long,
-                                             (char)two_continuations, (char)two_continuations, (char)two_continuations, (char)two_continuations,
-                                             too_short | overlong_2, too_short, too_short | overlong_3 | surrogate,
-                                             too_short | too_large | too_large_1000 | overlong_4);
-    const __m128i first_low = _mm_setr_epi8((char)(carry | overlong_3 | overlong_2 | overlong_4), (char)(carry | overlong_2), (char)carry, (char)carry,
-                                            (char)(carry | too_large), (char)(carry | too_large | too_large_1000), (char)(carry | too_large | too_large_1000),
-                                            (char)(carry | too_large | too_large_1000), (char)(carry | too_large | too_large_1000),
-                                            (char)(carry | too_large | too_large_1000), (char)(carry | too_large | too_large_1000),
-                                            (char)(carry | too_large | too_large_1000), (char)(carry | too_large | too_large_1000),
-                                            (char)(carry | too_large | too_large_1000 | surrogate), (char)(carry | too_large | too_large_1000),
-                                            (char)(carry | too_large | too_large_1000));
-    const __m128i second_high = _mm_setr_epi8(too_short, too_short, too_short, too_short, too_short, too_short, too_short, too_short,
-                                              (char)(too_long | overlong_2 | two_continuations | overlong_3 | too_large_1000 | overlong_4),
-                                              (char)(too_long | overlong_2 | two_continuations | overlong_3 | too_large),
-                                              (char)(too_long | overlong_2 | two_continuations | surrogate | too_large),
-                                              (char)(too_long | overlong_2 | two_continuations | surrogate | too_large),
-                                              too_short, too_short, too_short, too_short);
-    // A sliding mask: sixteen kept bytes, then sixteen cleared, for the last, partial sixteen.
-    static const uint8_t kept[32] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+// The UTF-8 check sixteen or 32 bytes at a time: each byte classed by table lookups on its high
+// and low nibbles and the next byte's high nibble, where a fault is a class the three share, and
+// the bytes two and three before it say whether it must be a continuation (Keiser and Lemire's
+// check, "Validating UTF-8 in less than one instruction per byte", 2021). Checked a sequence at
+// a time, text in most scripts but Latin, where every few bytes start a sequence, cost a
+// mispredicted branch for most of them.
+
+/// The faults a pair of bytes can show, one bit each.
+enum {
+    utf8_too_short = 1 << 0,     // a lead or ASCII byte, then a lead or ASCII byte where a continuation must be
+    utf8_too_long = 1 << 1,      // ASCII, then a continuation
+    utf8_overlong_3 = 1 << 2,    // E0, then 80-9F
+    utf8_too_large = 1 << 3,     // F4 then 90-BF, or F5-FF then 90-BF
+    utf8_surrogate = 1 << 4,     // ED, then A0-BF
+    utf8_overlong_2 = 1 << 5,    // C0 or C1, then a continuation
+    utf8_too_large_1000 = 1 << 6, // F5-FF, then 80-8F
+    utf8_overlong_4 = 1 << 6,    // F0, then 80-8F
+    utf8_two_continuations = 1 << 7,
+    utf8_carry = utf8_too_short | utf8_too_long | utf8_two_continuations,
+};
+
+/// The three lookup tables, by the first byte's high nibble, its low nibble, and the second
+/// byte's high nibble.
+static const uint8_t utf8_first_high[16] = {
+    utf8_too_long, utf8_too_long, utf8_too_long, utf8_too_long, utf8_too_long, utf8_too_long, utf8_too_long, utf8_too_long,
+    utf8_two_continuations, utf8_two_continuations, utf8_two_continuations, utf8_two_continuations,
+    utf8_too_short | utf8_overlong_2, utf8_too_short, utf8_too_short | utf8_overlong_3 | utf8_surrogate,
+    utf8_too_short | utf8_too_large | utf8_too_large_1000 | utf8_overlong_4};
+static const uint8_t utf8_first_low[16] = {
+    utf8_carry | utf8_overlong_3 | utf8_overlong_2 | utf8_overlong_4, utf8_carry | utf8_overlong_2, utf8_carry, utf8_carry,
+    utf8_carry | utf8_too_large, utf8_carry | utf8_too_large | utf8_too_large_1000, utf8_carry | utf8_too_large | utf8_too_large_1000,
+    utf8_carry | utf8_too_large | utf8_too_large_1000, utf8_carry | utf8_too_large | utf8_too_large_1000,
+    utf8_carry | utf8_too_large | utf8_too_large_1000, utf8_carry | utf8_too_large | utf8_too_large_1000,
+    utf8_carry | utf8_too_large | utf8_too_large_1000, utf8_carry | utf8_too_large | utf8_too_large_1000,
+    utf8_carry | utf8_too_large | utf8_too_large_1000 | utf8_surrogate, utf8_carry | utf8_too_large | utf8_too_large_1000,
+    utf8_carry | utf8_too_large | utf8_too_large_1000};
+static const uint8_t utf8_second_high[16] = {
+    utf8_too_short, utf8_too_short, utf8_too_short, utf8_too_short, utf8_too_short, utf8_too_short, utf8_too_short, utf8_too_short,
+    utf8_too_long | utf8_overlong_2 | utf8_two_continuations | utf8_overlong_3 | utf8_too_large_1000 | utf8_overlong_4,
+    utf8_too_long | utf8_overlong_2 | utf8_two_continuations | utf8_overlong_3 | utf8_too_large,
+    utf8_too_long | utf8_overlong_2 | utf8_two_continuations | utf8_surrogate | utf8_too_large,
+    utf8_too_long | utf8_overlong_2 | utf8_two_continuations | utf8_surrogate | utf8_too_large,
+    utf8_too_short, utf8_too_short, utf8_too_short, utf8_too_short};
+
+/// A sliding mask: sixteen kept bytes, then sixteen cleared, for the last, partial sixteen.
+static const uint8_t utf8_kept[32] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+
+/// The faults of the sixteen bytes `input`, `previous` the sixteen before them (zeros at the
+/// text's start): zero where there are none.
+__attribute__((target("ssse3"))) static inline __attribute__((always_inline)) __m128i utf8_faults16(__m128i input, __m128i previous) {
     const __m128i nibble = _mm_set1_epi8(0x0F);
-    __m128i faults = _mm_setzero_si128();
-    __m128i previous = _mm_setzero_si128();
-    for (size_t at = 0; at < length; at += 16) {
+    const __m128i before1 = _mm_alignr_epi8(input, previous, 15);
+    const __m128i classes =
+        _mm_and_si128(_mm_and_si128(_mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)utf8_first_high), _mm_and_si128(_mm_srli_epi16(before1, 4), nibble)),
+                                    _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)utf8_first_low), _mm_and_si128(before1, nibble))),
+                      _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)utf8_second_high), _mm_and_si128(_mm_srli_epi16(input, 4), nibble)));
+    // Third and fourth bytes of a sequence (two or three after a lead of E0-FF or F0-FF) must be
+    // continuations: the pair check marks those as two continuations, which this cancels.
+    const __m128i third = _mm_subs_epu8(_mm_alignr_epi8(input, previous, 14), _mm_set1_epi8((char)(0xE0 - 0x80)));
+    const __m128i fourth = _mm_subs_epu8(_mm_alignr_epi8(input, previous, 13), _mm_set1_epi8((char)(0xF0 - 0x80)));
+    const __m128i continuing = _mm_and_si128(_mm_or_si128(third, fourth), _mm_set1_epi8((char)0x80));
+    return _mm_xor_si128(continuing, classes);
+}
+
+/// The check from byte `at` of the `length` bytes at `text` to their end, sixteen at a time, the
+/// sixteen bytes after them readable, `previous` the sixteen before `at` and `faults` those found
+/// before it: whether the whole text is UTF-8.
+__attribute__((target("ssse3"))) static inline __attribute__((always_inline)) bool utf8_finish16(const uint8_t *text, size_t length, size_t at,
+                                                                                                  __m128i previous, __m128i faults) {
+    for (; at < length; at += 16) {
         __m128i input = _mm_loadu_si128((const __m128i *)(const void *)(text + at));
         // Past the end, zeros: ASCII, which ends a sequence left open as too short.
-        if (length - at < 16) input = _mm_and_si128(input, _mm_loadu_si128((const __m128i *)(const void *)(kept + 16 - (length - at))));
-        const __m128i before1 = _mm_alignr_epi8(input, previous, 15);
-        const __m128i classes = _mm_and_si128(_mm_and_si128(_mm_shuffle_epi8(first_high, _mm_and_si128(_mm_srli_epi16(before1, 4), nibble)),
-                                                            _mm_shuffle_epi8(first_low, _mm_and_si128(before1, nibble))),
-                                              _mm_shuffle_epi8(second_high, _mm_and_si128(_mm_srli_epi16(input, 4), nibble)));
-        // Third and fourth bytes of a sequence (two or three after a lead of E0-FF or F0-FF) must be
-        // continuations: the pair check marks those as two continuations, which this cancels.
-        const __m128i third = _mm_subs_epu8(_mm_alignr_epi8(input, previous, 14), _mm_set1_epi8((char)(0xE0 - 0x80)));
-        const __m128i fourth = _mm_subs_epu8(_mm_alignr_epi8(input, previous, 13), _mm_set1_epi8((char)(0xF0 - 0x80)));
-        const __m128i continuing = _mm_and_si128(_mm_or_si128(third, fourth), _mm_set1_epi8((char)0x80));
-        faults = _mm_or_si128(faults, _mm_xor_si128(continuing, classes));
+        if (length - at < 16) input = _mm_and_si128(input, _mm_loadu_si128((const __m128i *)(const void *)(utf8_kept + 16 - (length - at))));
+        faults = _mm_or_si128(faults, utf8_faults16(input, previous));
         previous = input;
     }
     // A sequence left open by the last sixteen bytes, where they were whole: a lead in the last
@@ -147,26 +165,86 @@ __attribute__((target("ssse3"))) static bool utf8_text_valid_ssse3(const uint8_t
     return _mm_movemask_epi8(_mm_cmpeq_epi8(faults, _mm_setzero_si128())) == 0xFFFF;
 }
 
-/// Whether this processor has SSSE3 (the byte shuffle `utf8_text_valid_ssse3` is made of): 1 or
-/// 0, or -1 before the first string that needs it has asked.
-static int ssse3_at_hand = -1;
-
-static bool has_ssse3(void) {
-    int known = __atomic_load_n(&ssse3_at_hand, __ATOMIC_RELAXED);
-    if (known < 0) {
-        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-        known = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSSE3) != 0;
-        __atomic_store_n(&ssse3_at_hand, known, __ATOMIC_RELAXED);
-    }
-    return known != 0;
+/// Whether the `length` bytes of text at `text` are UTF-8, sixteen at a time, the sixteen bytes
+/// after them readable.
+__attribute__((target("ssse3"))) static bool utf8_text_valid_ssse3(const uint8_t *text, size_t length) {
+    return utf8_finish16(text, length, 0, _mm_setzero_si128(), _mm_setzero_si128());
 }
+
+/// `utf8_text_valid_ssse3` 32 bytes at a time while 32 remain, then sixteen: the same tables
+/// in both halves of each register, the bytes before each half taken across the halves. Long
+/// strings in scripts but Latin (most of twitter.json's text) take half the steps.
+__attribute__((target("avx2"))) static bool utf8_text_valid_avx2(const uint8_t *text, size_t length) {
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    const __m256i first_high = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)utf8_first_high));
+    const __m256i first_low = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)utf8_first_low));
+    const __m256i second_high = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)utf8_second_high));
+    __m256i faults = _mm256_setzero_si256();
+    __m256i previous = _mm256_setzero_si256();
+    size_t at = 0;
+    for (; length - at >= 32; at += 32) {
+        const __m256i input = _mm256_loadu_si256((const __m256i *)(const void *)(text + at));
+        // The 32 bytes before each byte's lane: the previous block's high half, then this
+        // block's low half.
+        const __m256i shifted = _mm256_permute2x128_si256(previous, input, 0x21);
+        const __m256i before1 = _mm256_alignr_epi8(input, shifted, 15);
+        const __m256i classes = _mm256_and_si256(
+            _mm256_and_si256(_mm256_shuffle_epi8(first_high, _mm256_and_si256(_mm256_srli_epi16(before1, 4), nibble)),
+                             _mm256_shuffle_epi8(first_low, _mm256_and_si256(before1, nibble))),
+            _mm256_shuffle_epi8(second_high, _mm256_and_si256(_mm256_srli_epi16(input, 4), nibble)));
+        const __m256i third = _mm256_subs_epu8(_mm256_alignr_epi8(input, shifted, 14), _mm256_set1_epi8((char)(0xE0 - 0x80)));
+        const __m256i fourth = _mm256_subs_epu8(_mm256_alignr_epi8(input, shifted, 13), _mm256_set1_epi8((char)(0xF0 - 0x80)));
+        const __m256i continuing = _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8((char)0x80));
+        faults = _mm256_or_si256(faults, _mm256_xor_si256(continuing, classes));
+        previous = input;
+    }
+    return utf8_finish16(text, length, at, _mm256_extracti128_si256(previous, 1),
+                         _mm_or_si128(_mm256_castsi256_si128(faults), _mm256_extracti128_si256(faults, 1)));
+}
+
+/// The widest check this processor runs, asked once: 2 for AVX2 (with the OS saving its
+/// registers), 1 for SSSE3, 0 for neither; -1 before the first string that needs it has asked.
+static int utf8_vector_level = -1;
+/// The widest check allowed (`sluice_limit_utf8_vectors`), for tests of the narrower ones.
+static int utf8_vector_limit = 2;
+
+static int utf8_vector_support(void) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || (c & bit_SSSE3) == 0) return 0;
+    if ((c & (bit_OSXSAVE | bit_AVX)) != (bit_OSXSAVE | bit_AVX)) return 1;
+    // The OS must save the 256-bit registers on a context switch (XCR0's SSE and AVX bits).
+    unsigned xcr0, xcr0_high;
+    __asm__ volatile("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+    if ((xcr0 & 6) != 6) return 1;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || (b & bit_AVX2) == 0) return 1;
+    return 2;
+}
+
+static int utf8_vectors(void) {
+    int known = __atomic_load_n(&utf8_vector_level, __ATOMIC_RELAXED);
+    if (known < 0) {
+        known = utf8_vector_support();
+        __atomic_store_n(&utf8_vector_level, known, __ATOMIC_RELAXED);
+    }
+    const int limit = __atomic_load_n(&utf8_vector_limit, __ATOMIC_RELAXED);
+    return known < limit ? known : limit;
+}
+
+void sluice_limit_utf8_vectors(int level) { __atomic_store_n(&utf8_vector_limit, level, __ATOMIC_RELAXED); }
+#else
+void sluice_limit_utf8_vectors(int level) { (void)level; }
 #endif
 
 /// Whether the `length` bytes of text at `text` are UTF-8, with the sixteen bytes after them
-/// readable: sixteen at a time where the processor has SSSE3, else a sequence at a time.
+/// readable: 32 or sixteen at a time where the processor has AVX2 or SSSE3, else a sequence at
+/// a time.
 static inline bool utf8_text_valid_fast(const uint8_t *text, size_t length) {
 #if defined(__x86_64__) && defined(__SSE2__)
-    if (has_ssse3()) return utf8_text_valid_ssse3(text, length);
+    switch (utf8_vectors()) {
+    case 2: return utf8_text_valid_avx2(text, length);
+    case 1: return utf8_text_valid_ssse3(text, length);
+    default: break;
+    }
 #endif
     return utf8_text_valid(text, length);
 }

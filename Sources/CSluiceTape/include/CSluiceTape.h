@@ -182,6 +182,11 @@ intptr_t sluice_first_invalid_utf8(const uint8_t *bytes, intptr_t count);
 /// when the answer is -1): one pass gives both the check and the flag a String is made with.
 intptr_t sluice_check_utf8(const uint8_t *bytes, intptr_t count, bool *is_ascii);
 
+/// The widest vectors the tokenizer's UTF-8 check of long strings may use: 2 (the default) lets
+/// it take AVX2 where the processor has it, 1 only sixteen-byte SSSE3, 0 none. Every width gives
+/// the same answers; a processor runs only its widest, so tests narrow it to check the others.
+void sluice_limit_utf8_vectors(int level);
+
 /// Whether every byte of `bytes` is ASCII.
 bool sluice_is_ascii(const uint8_t *bytes, intptr_t count);
 

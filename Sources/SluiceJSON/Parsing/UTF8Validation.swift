@@ -164,3 +164,8 @@ enum UTF8Validation {
         #endif
     }
 }
+
+/// Narrows the vectors the tokenizer's UTF-8 check of long strings may use (2: AVX2 where the
+/// processor has it, 1: sixteen-byte SSSE3, 0: none), so that tests can hold each width to the
+/// same answers: a processor runs only its widest.
+package func limitUTF8CheckVectors(to level: Int) { sluice_limit_utf8_vectors(Int32(level)) }
