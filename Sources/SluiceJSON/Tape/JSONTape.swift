@@ -1,4 +1,5 @@
 internal import CSluiceTape
+import Synchronization
 
 /// The tokens of the JSON value being built, in input order, with their text in one byte arena.
 ///
@@ -178,6 +179,17 @@ struct TapeBuffer {
     /// known beforehand is not grown (and copied) a dozen times on the way there. Capacities
     /// double as appending grows them, so they are the sizes growth would have reached.
     mutating func reserve(tokens: Int, bytes: Int) {
+        // A fresh tape takes the buffers a released one left, where they are large enough.
+        if tokens > tokenCapacity || bytes > byteCapacity, tokenCount == 0, byteCount == 0,
+            let spare = SpareTapeMemory.take(tokens: tokens, bytes: bytes)
+        {
+            deallocate()
+            self.tokens = spare.tokens
+            tokenCapacity = spare.tokenCapacity
+            self.bytes = spare.bytes
+            byteCapacity = spare.byteCapacity
+            return
+        }
         if tokens > tokenCapacity { growTokens(toHold: tokens) }
         if bytes > byteCapacity { growBytes(toHold: bytes) }
     }
@@ -258,9 +270,101 @@ final class TapeStorage {
     }
 
     deinit {
-        buffer.pointee.deallocate()
+        let released = buffer.pointee
+        SpareTapeMemory.keepOrFree(
+            SpareTapeMemory.Buffers(
+                tokens: released.tokens,
+                tokenCapacity: released.tokenCapacity,
+                bytes: released.bytes,
+                byteCapacity: released.byteCapacity
+            )
+        )
         buffer.deinitialize(count: 1)
         buffer.deallocate()
+    }
+}
+
+/// The buffers of the last tape released, kept for the next tape sized up front (a document
+/// decoded whole, a parallel batch).
+///
+/// Why: a tape of a few megabytes is above malloc's threshold for mapping memory afresh, and
+/// each decode of a document that size asked the kernel for new pages, touched them (a fault
+/// each, some 2 500 for canada.json) and gave them back; the second decode in a process paid it
+/// again as malloc moved the tape into its heap. Handing the same buffers to the next tape costs
+/// a lock. At most ``JSONTape/spareMemoryLimit`` bytes are kept, one tape's buffers at a time.
+enum SpareTapeMemory {
+    // @unchecked Sendable: the pointers belong to whoever holds the value, and are handed over
+    // whole, under the lock.
+    struct Buffers: @unchecked Sendable {
+        var tokens: UnsafeMutablePointer<JSONToken>
+        var tokenCapacity: Int
+        var bytes: UnsafeMutablePointer<UInt8>
+        var byteCapacity: Int
+
+        var size: Int { tokenCapacity * MemoryLayout<JSONToken>.stride + byteCapacity }
+
+        func free() {
+            tokens.deallocate()
+            bytes.deallocate()
+        }
+    }
+
+    private struct Slot {
+        var buffers: Buffers?
+    }
+
+    private static let slot = Mutex(Slot())
+    static let limit = Atomic<Int>(32 << 20)
+
+    /// Keeps `released` for the next tape, in place of a smaller one kept before, when it is
+    /// within the limit; frees what is not kept.
+    static func keepOrFree(_ released: Buffers) {
+        let limit = limit.load(ordering: .relaxed)
+        guard released.size <= limit, released.size >= 64 << 10 else {
+            released.free()
+            return
+        }
+        let unkept = slot.withLock { slot -> Buffers? in
+            if let kept = slot.buffers, kept.size >= released.size { return released }
+            defer { slot.buffers = released }
+            return slot.buffers
+        }
+        unkept?.free()
+    }
+
+    /// The kept buffers, when they hold `tokens` tokens and `bytes` bytes; they stay kept
+    /// otherwise.
+    static func take(tokens: Int, bytes: Int) -> Buffers? {
+        slot.withLock { slot in
+            guard let kept = slot.buffers, kept.tokenCapacity >= tokens, kept.byteCapacity >= bytes else { return nil }
+            slot.buffers = nil
+            return kept
+        }
+    }
+
+    /// Frees what is kept (a limit lowered to below it).
+    static func drop() {
+        slot.withLock { slot in
+            defer { slot.buffers = nil }
+            return slot.buffers
+        }?.free()
+    }
+}
+
+extension JSONTape {
+    /// The most memory, in bytes of capacity, that the buffers of a released tape are kept for
+    /// the next decode in this process; 32 MiB unless set, 0 to keep none. Repeated decodes of
+    /// documents of a few megabytes then reuse one tape's memory instead of each asking the
+    /// system for new pages. At most one tape's buffers are kept at a time, and of them only the
+    /// pages the last document reached are resident (about five times a document of short
+    /// tokens, such as canada.json's numbers; twice one of long strings). Setting it frees what
+    /// is kept.
+    public static var spareMemoryLimit: Int {
+        get { SpareTapeMemory.limit.load(ordering: .relaxed) }
+        set {
+            SpareTapeMemory.limit.store(Swift.max(newValue, 0), ordering: .relaxed)
+            SpareTapeMemory.drop()
+        }
     }
 }
 
