@@ -317,7 +317,9 @@ enum SpareTapeMemory {
     static let limit = Atomic<Int>(32 << 20)
 
     /// Keeps `released` for the next tape, in place of a smaller one kept before, when it is
-    /// within the limit; frees what is not kept.
+    /// within the limit; frees what is not kept. Buffers under 64 KiB are freed without taking
+    /// the lock: malloc's own bins hand memory that size back as cheaply, and the many small
+    /// tapes of short documents would each take it for nothing.
     static func keepOrFree(_ released: Buffers) {
         let limit = limit.load(ordering: .relaxed)
         guard released.size <= limit, released.size >= 64 << 10 else {
@@ -342,7 +344,7 @@ enum SpareTapeMemory {
         }
     }
 
-    /// Frees what is kept (a limit lowered to below it).
+    /// Frees what is kept (the limit was set anew).
     static func drop() {
         slot.withLock { slot in
             defer { slot.buffers = nil }
