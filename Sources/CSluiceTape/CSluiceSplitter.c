@@ -21,6 +21,7 @@
 //   scanner also takes the bytes after a chunk's last whole block of sixty-four, and the rare
 //   block whose masks cannot be trusted (see `scan_blocks`).
 #include "CSluiceSplitter.h"
+#include "CPUFeatures.h"
 
 #include <string.h>
 
@@ -30,7 +31,6 @@
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define SLUICE_SPLIT_BLOCKS 1
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -197,32 +197,8 @@ static intptr_t scan_bytes(
 /// POPCNT and BMI1 (TZCNT, BLSR) for walking the masks.
 #define SLUICE_SPLIT_BLOCK_TARGET __attribute__((target("avx2,pclmul,popcnt,bmi")))
 
-/// Whether this CPU and its OS run the 64-byte scanner. Asked through CPUID rather than
-/// `__builtin_cpu_supports`, which needs a runtime library's CPU model that a SwiftPM link may
-/// not bring in.
-static bool cpu_runs_blocks(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-    const unsigned needed = bit_PCLMUL | bit_POPCNT | bit_OSXSAVE | bit_AVX;
-    if ((c & needed) != needed) return false;
-    // The OS must save the 256-bit registers on a context switch (XCR0's SSE and AVX bits).
-    unsigned xcr0, xcr0_high;
-    __asm__ volatile("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
-    if ((xcr0 & 6) != 6) return false;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
-    return (b & (bit_AVX2 | bit_BMI)) == (bit_AVX2 | bit_BMI);
-}
-
-/// `cpu_runs_blocks()`, asked once. Threads that race here store the same answer.
-static bool blocks_supported(void) {
-    static int known = 0; // 0: not asked yet; 1: no; 2: yes.
-    int value = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (value == 0) {
-        value = cpu_runs_blocks() ? 2 : 1;
-        __atomic_store_n(&known, value, __ATOMIC_RELAXED);
-    }
-    return value == 2;
-}
+/// Whether this CPU and its OS run the 64-byte scanner.
+static inline bool blocks_supported(void) { return (sluice_cpu_features() & sluice_cpu_avx2_bits) != 0; }
 
 /// A block's bytes of each kind the scanner needs on every block, one bit a byte (bit i for
 /// byte i), whether or not inside a string.

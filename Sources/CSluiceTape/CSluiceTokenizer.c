@@ -13,13 +13,13 @@
 // corpora and generated documents, cut into chunks of many sizes.
 #include "CSluiceTape.h"
 #include "TapeWriting.h"
+#include "CPUFeatures.h"
 
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 #if defined(__x86_64__) && defined(__SSE2__)
-#include <cpuid.h>
 #include <tmmintrin.h>
 #include <immintrin.h>
 #endif
@@ -202,32 +202,16 @@ __attribute__((target("avx2"))) static bool utf8_text_valid_avx2(const uint8_t *
                          _mm_or_si128(_mm256_castsi256_si128(faults), _mm256_extracti128_si256(faults, 1)));
 }
 
-/// The widest check this processor runs, asked once: 2 for AVX2 (with the OS saving its
-/// registers), 1 for SSSE3, 0 for neither; -1 before the first string that needs it has asked.
-static int utf8_vector_level = -1;
 /// The widest check allowed (`sluice_limit_utf8_vectors`), for tests of the narrower ones.
 static int utf8_vector_limit = 2;
 
-static int utf8_vector_support(void) {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || (c & bit_SSSE3) == 0) return 0;
-    if ((c & (bit_OSXSAVE | bit_AVX)) != (bit_OSXSAVE | bit_AVX)) return 1;
-    // The OS must save the 256-bit registers on a context switch (XCR0's SSE and AVX bits).
-    unsigned xcr0, xcr0_high;
-    __asm__ volatile("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
-    if ((xcr0 & 6) != 6) return 1;
-    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || (b & bit_AVX2) == 0) return 1;
-    return 2;
-}
-
+/// The widest check this processor runs and the limit allows: 2 for AVX2, 1 for SSSE3, 0 for
+/// neither.
 static int utf8_vectors(void) {
-    int known = __atomic_load_n(&utf8_vector_level, __ATOMIC_RELAXED);
-    if (known < 0) {
-        known = utf8_vector_support();
-        __atomic_store_n(&utf8_vector_level, known, __ATOMIC_RELAXED);
-    }
+    const unsigned features = sluice_cpu_features();
+    const int level = (features & sluice_cpu_avx2) ? 2 : (features & sluice_cpu_ssse3) ? 1 : 0;
     const int limit = __atomic_load_n(&utf8_vector_limit, __ATOMIC_RELAXED);
-    return known < limit ? known : limit;
+    return level < limit ? level : limit;
 }
 
 void sluice_limit_utf8_vectors(int level) { __atomic_store_n(&utf8_vector_limit, level, __ATOMIC_RELAXED); }

@@ -106,9 +106,26 @@ struct TapeBuffer {
         bytes = .allocate(capacity: byteCapacity)
     }
 
+    /// The two buffers and their capacities, as spare memory holds them.
+    var memory: SpareTapeMemory.Buffers {
+        get {
+            SpareTapeMemory.Buffers(
+                tokens: tokens,
+                tokenCapacity: tokenCapacity,
+                bytes: bytes,
+                byteCapacity: byteCapacity
+            )
+        }
+        set {
+            tokens = newValue.tokens
+            tokenCapacity = newValue.tokenCapacity
+            bytes = newValue.bytes
+            byteCapacity = newValue.byteCapacity
+        }
+    }
+
     func deallocate() {
-        tokens.deallocate()
-        bytes.deallocate()
+        memory.free()
     }
 
     @inline(__always)
@@ -184,10 +201,7 @@ struct TapeBuffer {
             let spare = SpareTapeMemory.take(tokens: tokens, bytes: bytes)
         {
             deallocate()
-            self.tokens = spare.tokens
-            tokenCapacity = spare.tokenCapacity
-            self.bytes = spare.bytes
-            byteCapacity = spare.byteCapacity
+            memory = spare
             return
         }
         if tokens > tokenCapacity { growTokens(toHold: tokens) }
@@ -270,15 +284,7 @@ final class TapeStorage {
     }
 
     deinit {
-        let released = buffer.pointee
-        SpareTapeMemory.keepOrFree(
-            SpareTapeMemory.Buffers(
-                tokens: released.tokens,
-                tokenCapacity: released.tokenCapacity,
-                bytes: released.bytes,
-                byteCapacity: released.byteCapacity
-            )
-        )
+        SpareTapeMemory.keepOrFree(buffer.pointee.memory)
         buffer.deinitialize(count: 1)
         buffer.deallocate()
     }
@@ -360,7 +366,7 @@ extension JSONTape {
     /// system for new pages. At most one tape's buffers are kept at a time, and of them only the
     /// pages the last document reached are resident (about five times a document of short
     /// tokens, such as canada.json's numbers; twice one of long strings). Setting it frees what
-    /// is kept.
+    /// is kept; a negative limit counts as 0.
     public static var spareMemoryLimit: Int {
         get { SpareTapeMemory.limit.load(ordering: .relaxed) }
         set {

@@ -143,11 +143,11 @@ final class ResourceObjectReader {
         let typeToken = tape[view.members.type]
         func typeValue() throws -> JSONTape.Value { try tape.value(at: view.members.type) }
         guard typeToken.kind == .string else {
-            let typeValue = try typeValue()
+            let nonString = try typeValue()
             throw JSONAPIDecodingError(
                 pointer: pointer + "/type",
-                position: typeValue.position,
-                message: SpecificationText.mustBeString("type", typeValue.kind)
+                position: nonString.position,
+                message: SpecificationText.mustBeString("type", nonString.kind)
             )
         }
         try requireString(view.nonString(at: view.members.id), named: "id", pointer: place)

@@ -56,8 +56,8 @@ public struct ResourceRegistry: @unchecked Sendable, ExpressibleByArrayLiteral {
 /// A registered model as the decoder needs it: the type, the same type as a `@JSONModel` resource
 /// when it is one with its fixed members' indices, the type's name as registered (so that a
 /// resource of a registered type makes no `String` for its type). A class: every resource looks
-/// one up, and handing over a reference is one retain where a struct of existentials was copied
-/// field by field.
+/// one up, and a reference is handed over unretained (the registry holds it for the decode) where
+/// a struct of existentials was copied field by field.
 final class RegisteredModel {
     let type: any Resource.Type
     /// The type as a `@JSONModel` resource, when it is one, and its member table. Both asked
